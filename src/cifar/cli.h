@@ -1,0 +1,33 @@
+// cli.h: what both command-line tools share.
+//
+// run_cli() parses the command line with CLI11, then runs the tool's body and
+// turns every failure into one clear log line and an exit status:
+//   0   success (and --help, --version)
+//   1   a runtime failure (bad data, unreadable checkpoint, out of memory, ...)
+//   2   a usage error (bad flag or value, bad config file)
+//   130 training interrupted by the user (a checkpoint was written)
+// The full exception text (a C++ stack trace for LibTorch errors) is logged
+// only with --verbose.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace cifar {
+
+struct LogOptions {
+  bool quiet = false;
+  bool verbose = false;
+};
+
+// Adds --quiet and --verbose to `app`.
+void add_log_flags(CLI::App& app, LogOptions& options);
+
+// Logs to stderr (stdout is kept for results such as --json).
+void setup_logging(const LogOptions& options);
+
+int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
+            const std::function<int()>& body);
+
+}  // namespace cifar

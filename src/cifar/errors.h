@@ -1,0 +1,33 @@
+// errors.h: the two kinds of failure cifar-train reports.
+//
+// A UsageError is the user's to fix on the command line or in a config file
+// (exit status 2); any other std::exception is a runtime failure (exit 1).
+// Messages say what is wrong, where, and how to fix it: main() prints them as
+// one line and never shows a C++ stack trace unless --verbose is given.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace cifar {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown when training stops because the user asked (SIGINT/SIGTERM): the
+// trainer has already written a checkpoint and says how to resume.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The first line of an exception's message: c10::Error appends a C++ stack
+// trace after a newline, which only --verbose should show.
+inline std::string first_line(const std::string& message) {
+  const auto end = message.find('\n');
+  return end == std::string::npos ? message : message.substr(0, end);
+}
+
+}  // namespace cifar

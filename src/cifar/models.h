@@ -1,0 +1,93 @@
+// models.h: the classifiers cifar-train knows, built by name from one factory.
+//
+//   net       the PyTorch CIFAR-10 tutorial's small CNN (62,006 parameters)
+//   resnet18  BasicBlock ResNet-18 with torchvision's parameter names, so a
+//             state dict exchanges with Python; a 32x32 stem by default
+//             (11,173,962 parameters) or torchvision's ImageNet stem.
+//
+// Submodules are registered under the names Python uses (conv1.weight,
+// layer2.0.downsample.0.weight, fc.bias, ...).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cifar {
+
+// Every model maps (N, 3, 32, 32) float images to (N, num_classes) logits.
+class ClassifierImpl : public torch::nn::Module {
+ public:
+  virtual torch::Tensor forward(torch::Tensor x) = 0;
+};
+using Classifier = std::shared_ptr<ClassifierImpl>;
+
+enum class ResNetStem { kCifar, kImageNet };
+
+struct ModelOptions {
+  ModelOptions(std::string name = "net") : name_(std::move(name)) {}
+  TORCH_ARG(std::string, name);
+  TORCH_ARG(int64_t, num_classes) = 10;
+  // ResNet only: kCifar is a 3x3 stride-1 conv and no max-pool (for 32x32
+  // images); kImageNet is torchvision's 7x7 stride-2 conv and 3x3 max-pool.
+  TORCH_ARG(ResNetStem, stem) = ResNetStem::kCifar;
+};
+
+// --- The tutorial's Net ------------------------------------------------------
+class NetImpl : public ClassifierImpl {
+ public:
+  explicit NetImpl(int64_t num_classes = 10);
+  torch::Tensor forward(torch::Tensor x) override;
+
+ private:
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+};
+TORCH_MODULE(Net);
+
+// --- ResNet-18 ---------------------------------------------------------------
+class BasicBlockImpl : public torch::nn::Module {
+ public:
+  BasicBlockImpl(int64_t in_planes, int64_t planes, int64_t stride);
+  torch::Tensor forward(torch::Tensor x);
+
+ private:
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
+  torch::nn::Sequential downsample{nullptr};  // conv 1x1 + bn, when the shape changes
+};
+TORCH_MODULE(BasicBlock);
+
+class ResNetImpl : public ClassifierImpl {
+ public:
+  // blocks: BasicBlocks per stage, {2, 2, 2, 2} for ResNet-18.
+  ResNetImpl(std::vector<int64_t> blocks, int64_t num_classes, ResNetStem stem);
+  torch::Tensor forward(torch::Tensor x) override;
+
+ private:
+  torch::nn::Sequential make_layer(int64_t& in_planes, int64_t planes, int64_t blocks,
+                                   int64_t stride);
+
+  ResNetStem stem_;
+  torch::nn::Conv2d conv1{nullptr};
+  torch::nn::BatchNorm2d bn1{nullptr};
+  torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(ResNet);
+
+// The names make_model() accepts, in the order --help lists them.
+const std::vector<std::string>& model_names();
+
+// Builds a freshly initialised model; an unknown name is an error listing the
+// known ones.
+Classifier make_model(const ModelOptions& options);
+
+int64_t count_parameters(const torch::nn::Module& model);
+
+std::string to_string(ResNetStem stem);
+ResNetStem parse_stem(const std::string& text);
+
+}  // namespace cifar
