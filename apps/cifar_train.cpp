@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
                                         TORCH_VERSION + ")");
   app.set_config("--config", "", "Read options from a TOML file; flags given here override it");
   app.allow_config_extras(CLI::config_extras_mode::error);
-  app.option_defaults()->always_capture_default();
+  app.option_defaults()->always_capture_default()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   const auto model_names = cifar::model_names();
   app.add_option("-m,--model", c.model, "Model (default: net, or the checkpoint's with --resume)")

@@ -296,6 +296,7 @@ def main():
         sys.exit("error: GPU cases asked for, but torch.cuda.is_available() is false in "
                  f"{args.python}")
 
+    load = os.getloadavg()[0]
     cpp_version = subprocess.run([str(args.cpp), "--version"], capture_output=True, text=True)
     header = [
         f"- Machine: {cpu_model()}, {os.cpu_count()} cores"
@@ -305,10 +306,10 @@ def main():
         f"- Threads: {args.threads}; reps: {args.reps}; train images: "
         + (str(args.train_limit) if args.train_limit else "all 50000")
         + "; epochs: " + (str(args.epochs) if args.epochs else "per case"),
-        f"- Data: {args.data}; load average at start: {os.getloadavg()[0]:.2f}",
+        f"- Data: {args.data}; load average at start: {load:.2f}",
     ]
     print("\n".join(header), flush=True)
-    if os.getloadavg()[0] > 0.5:
+    if load > 0.5:
         print("warning: the machine is busy; CPU timings with --threads at all cores can swing "
               "tenfold when other work takes cores (OpenMP threads wait on each other)",
               file=sys.stderr, flush=True)

@@ -317,7 +317,7 @@ def main():
 
     epochs = []
     for epoch in range(1, args.epochs + 1):
-        batches = epoch_batches(epoch)  # the tensor loader's shuffle happens here, untimed
+        batches = epoch_batches(epoch)  # the tensor loader shuffles here, untimed (as C++)
         if device.type == "cuda":
             torch.cuda.reset_peak_memory_stats(device)
         synchronize(device)

@@ -2,6 +2,7 @@
 #include "cifar/cli.h"
 
 #include <c10/util/Exception.h>
+#include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -37,7 +38,19 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    spdlog::error("{} (see {} --help)", e.what(), app.get_name());
+    // Name the config file: its errors otherwise read like command-line ones.
+    std::string where;
+    if (const CLI::Option* config = app.get_config_ptr(); config != nullptr && config->count() > 0) {
+      where = fmt::format(" (in or with --config {})", config->as<std::string>());
+    }
+    std::string message = e.what();
+    const std::string unparsed = "INI was not able to parse ";
+    if (message.rfind(unparsed, 0) == 0) {  // CLI11's words for an unknown key or a bad line
+      message = fmt::format("unknown key or unreadable line '{}'; keys are the long option "
+                            "names without dashes, e.g. batch-size = 32",
+                            message.substr(unparsed.size()));
+    }
+    spdlog::error("{}{}; see {} --help", message, where, app.get_name());
     return 2;
   }
   setup_logging(log);  // now with the parsed --quiet/--verbose

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Every bad input gets one clear line and a non-zero exit: 2 for usage errors,
+# 1 for runtime errors; never a crash or a raw C++ stack trace.
+source "$(dirname "$0")/lib/common.bash"
+make_fake_data data
+ok=(--data data --device cpu --train-limit 100 --epochs 1 --batch-size 50 -q)
+
+# --- data ---------------------------------------------------------------------
+expect 1 "nope does not exist.*download_cifar10.sh" -- "$TRAIN" --data nope --device cpu
+mkdir empty
+expect 1 "data_batch_1.bin is missing from empty" -- "$TRAIN" --data empty --device cpu
+touch afile
+expect 1 "afile is not a directory" -- "$TRAIN" --data afile --device cpu
+mkdir -p noperm/sub && cp -rL data/. noperm/sub/ && chmod 000 noperm/sub
+if [[ $(id -u) -ne 0 ]]; then
+  expect 1 "cannot open|Permission denied|missing" -- "$TRAIN" --data noperm/sub --device cpu
+fi
+chmod 755 noperm/sub
+mkdir part && cp -L data/data_batch_1.bin data/data_batch_2.bin part/
+expect 1 "data_batch_3.bin is missing from part" -- "$TRAIN" --data part --device cpu
+mkdir trunc && cp -L data/* trunc/ && truncate -s 20000000 trunc/data_batch_4.bin
+expect 1 "data_batch_4.bin is 20000000 bytes, expected 30730000.*truncated" -- "$TRAIN" --data trunc --device cpu
+mkdir big && cp -L data/* big/ && printf 'x' >>big/test_batch.bin
+expect 1 "test_batch.bin is 30730001 bytes.*not a CIFAR-10 binary batch file" -- "$TRAIN" --data big --device cpu
+mkdir badlabel && cp -L data/* badlabel/ && printf '\x0c' | dd of=badlabel/data_batch_2.bin bs=1 seek=$((5 * 3073)) conv=notrunc status=none
+expect 1 "data_batch_2.bin: record 5 has label 12, outside 0-9" -- "$TRAIN" --data badlabel --device cpu
+mkdir zero && cp -L data/* zero/ && : >zero/test_batch.bin
+expect 1 "test_batch.bin is 0 bytes" -- "$TRAIN" --data zero --device cpu
+
+# --- options ------------------------------------------------------------------
+expect 2 "model: vgg not in \{net,resnet18\}|unknown model 'vgg'" -- "$TRAIN" "${ok[@]}" --model vgg
+expect 2 "--device 'tpu' is not a device" -- "$TRAIN" "${ok[@]}" --device tpu
+expect 2 "unknown schedule 'linear'" -- "$TRAIN" "${ok[@]}" --schedule linear
+expect 2 "unknown --amp 'fp8'" -- "$TRAIN" "${ok[@]}" --amp fp8
+expect 2 "--amp fp16 needs dynamic loss scaling.*use --amp bf16" -- "$TRAIN" "${ok[@]}" --amp fp16
+expect 2 "--epochs must be at least 1, got 0" -- "$TRAIN" "${ok[@]}" --epochs 0
+expect 2 "--epochs must be at least 1, got -2" -- "$TRAIN" "${ok[@]}" --epochs -2
+expect 2 "--batch-size must be at least 1, got 0" -- "$TRAIN" "${ok[@]}" --batch-size 0
+expect 2 "--batch-size must be at least 1, got -8" -- "$TRAIN" "${ok[@]}" --batch-size -8
+expect 2 "--lr must be positive, got 0" -- "$TRAIN" "${ok[@]}" --lr 0
+expect 2 "--lr must be positive, got -0.1" -- "$TRAIN" "${ok[@]}" --lr -0.1
+expect 2 "--threads must be at least 1" -- "$TRAIN" "${ok[@]}" --threads -1
+expect 2 "Could not convert: --lr = abc" -- "$TRAIN" "${ok[@]}" --lr abc
+expect 2 "The following argument was not expected: --bogus|bogus" -- "$TRAIN" "${ok[@]}" --bogus
+expect 2 "--batch-size must be at least 1, got 0" -- "$EVAL" --checkpoint x.pt --batch-size 0
+expect 2 "--checkpoint is required" -- "$EVAL"
+
+# --- config files ---------------------------------------------------------------
+expect 2 "missing.toml" -- "$TRAIN" --config missing.toml
+printf 'this is not toml\n' >broken.toml
+expect 2 "unreadable line 'this is not toml'.*\\(in or with --config broken.toml\\)" -- "$TRAIN" --config broken.toml "${ok[@]}"
+printf 'momentum = 0.9.1\n' >badvalue.toml
+expect 2 "Could not convert: --momentum = 0.9.1 \\(in or with --config badvalue.toml\\)" -- "$TRAIN" --config badvalue.toml "${ok[@]}"
+printf 'epochs = 1\nlearning-rate = 0.1\n' >unknown.toml
+expect 2 "unknown key or unreadable line 'learning-rate'.*--config unknown.toml" -- "$TRAIN" --config unknown.toml "${ok[@]}"
+
+# --- checkpoints ----------------------------------------------------------------
+expect 1 "checkpoint missing.pt does not exist" -- "$EVAL" --checkpoint missing.pt --data data
+: >empty.pt
+expect 1 "empty.pt: the file is empty" -- "$EVAL" --checkpoint empty.pt --data data
+head -c 5000 /dev/urandom >garbage.pt
+expect 1 "garbage.pt: not a cifar-train checkpoint" -- "$EVAL" --checkpoint garbage.pt --data data
+"$TRAIN" "${ok[@]}" --checkpoint good.pt --run-dir run >/dev/null 2>&1 || fail "could not train a checkpoint"
+head -c 3000 good.pt >truncated.pt
+expect 1 "truncated.pt: .*truncated" -- "$EVAL" --checkpoint truncated.pt --data data
+python3 - <<'PY'
+import struct
+b = bytearray(open("good.pt", "rb").read())
+b[8:12] = struct.pack("<I", 99)
+open("newer.pt", "wb").write(b)
+PY
+expect 1 "newer.pt: format version 99 is newer.*upgrade cifar-train" -- "$EVAL" --checkpoint newer.pt --data data
+printf 'PK\003\004 a zip file, not ours' >foreign.pt
+expect 1 "foreign.pt: not a cifar-train checkpoint" -- "$EVAL" --checkpoint foreign.pt --data data
+expect 2 "holds a net model, but --model is resnet18" -- "$TRAIN" "${ok[@]}" --epochs 2 --resume good.pt --model resnet18
+expect 2 "already trained 1 epochs" -- "$TRAIN" "${ok[@]}" --resume good.pt
+expect 1 "checkpoint run is a directory" -- "$EVAL" --checkpoint run --data data
+
+# --- outputs: found unwritable before training starts ----------------------------
+touch blocker
+start=$(date +%s)
+expect 1 "cannot create directory blocker" -- "$TRAIN" "${ok[@]}" --run-dir blocker/run
+expect 1 "cannot create directory blocker" -- "$TRAIN" "${ok[@]}" --run-dir run3 --checkpoint blocker/x.pt
+expect 1 "is a directory" -- "$TRAIN" "${ok[@]}" --run-dir run4 --checkpoint run
+[[ ! -e run3/metrics.csv ]] || fail "training started although the checkpoint path was unwritable"
+pass "unwritable outputs are refused before any training ($(( $(date +%s) - start ))s for three runs)"
