@@ -89,7 +89,7 @@ TEST_CASE("a non-finite loss stops training with a clear message", "[training]")
   Sgd sgd(model->parameters(), SgdOptions(0.1));
   CHECK_THROWS_WITH(train_one_epoch(*model, sgd, train, train.plan_epoch(true, false, 0, 1),
                                     settings_for(1, 16, 0.1)),
-                    Catch::Contains("loss became nan") && Catch::Contains("Lower --lr"));
+                    Catch::Contains("loss became NaN") && Catch::Contains("Lower --lr"));
 }
 
 TEST_CASE("configuration is validated before anything runs", "[training]") {

@@ -158,10 +158,11 @@ torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const Epoc
 }
 
 [[noreturn]] void throw_non_finite(double loss, const EpochSettings& s, int64_t step) {
+  const char* what = std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf";
   throw std::runtime_error(fmt::format(
       "loss became {} in epoch {} (by step {}): training stopped, and the checkpoints of earlier "
       "epochs are kept as they were. Lower --lr (now {}), add --warmup-epochs, or use --amp off",
-      loss, s.epoch, step, s.schedule.base_lr));
+      what, s.epoch, step, s.schedule.base_lr));
 }
 
 #ifdef CIFAR_HAS_CUDA

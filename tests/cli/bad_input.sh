@@ -84,3 +84,11 @@ expect 1 "cannot create directory blocker" -- "$TRAIN" "${ok[@]}" --run-dir run3
 expect 1 "is a directory" -- "$TRAIN" "${ok[@]}" --run-dir run4 --checkpoint run
 [[ ! -e run3/metrics.csv ]] || fail "training started although the checkpoint path was unwritable"
 pass "unwritable outputs are refused before any training ($(( $(date +%s) - start ))s for three runs)"
+
+# --- a loss that diverges stops training and keeps the last good checkpoint -------
+cp good.pt keep.pt
+expect 1 "loss became (NaN|\\+inf|-inf) in epoch 2.*checkpoints of earlier epochs are kept.*Lower --lr" -- \
+  "$TRAIN" "${ok[@]}" --epochs 3 --resume keep.pt --checkpoint keep.pt --run-dir run5 --lr 1e12 --log-interval 0.01
+cmp -s good.pt keep.pt || fail "the last good checkpoint was overwritten by a diverged run"
+"$EVAL" --checkpoint keep.pt --data data --device cpu --json >/dev/null 2>&1 || fail "the kept checkpoint does not load"
+pass "a diverged run leaves the last good checkpoint untouched"
