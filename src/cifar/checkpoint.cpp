@@ -78,9 +78,10 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     fail(source, fmt::format("header is incomplete or malformed ({}); the file is damaged",
                              first_line(e.what())));
   }
-  const auto& names = model_names();
-  if (std::find(names.begin(), names.end(), info.model) == names.end()) {
-    fail(source, fmt::format("names an unknown model '{}'", info.model));
+  try {
+    check_model_name(info.model);
+  } catch (const UsageError& e) {
+    fail(source, e.what());
   }
   if (info.stem != "cifar" && info.stem != "imagenet") {
     fail(source, fmt::format("names an unknown ResNet stem '{}'", info.stem));

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "cifar/errors.h"
 
 namespace cifar {
@@ -112,15 +114,20 @@ const std::vector<std::string>& model_names() {
   return names;
 }
 
+void check_model_name(const std::string& name) {
+  const auto& names = model_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw UsageError(
+        fmt::format("unknown model '{}': choose one of {}", name, fmt::join(names, ", ")));
+  }
+}
+
 Classifier make_model(const ModelOptions& options) {
   TORCH_CHECK(options.num_classes() > 0, "num_classes must be positive, got ",
               options.num_classes());
+  check_model_name(options.name());
   if (options.name() == "net") return Net(options.num_classes()).ptr();
-  if (options.name() == "resnet18") {
-    return ResNet(std::vector<int64_t>{2, 2, 2, 2}, options.num_classes(), options.stem()).ptr();
-  }
-  throw UsageError(fmt::format("unknown model '{}': choose one of {}", options.name(),
-                               fmt::join(model_names(), ", ")));
+  return ResNet(std::vector<int64_t>{2, 2, 2, 2}, options.num_classes(), options.stem()).ptr();
 }
 
 int64_t count_parameters(const torch::nn::Module& model) {

@@ -81,6 +81,9 @@ TORCH_MODULE(ResNet);
 // The names make_model() accepts, in the order --help lists them.
 const std::vector<std::string>& model_names();
 
+// Throws UsageError, listing the known names, unless `name` is one of them.
+void check_model_name(const std::string& name);
+
 // Builds a freshly initialised model; an unknown name is an error listing the
 // known ones.
 Classifier make_model(const ModelOptions& options);

@@ -50,7 +50,7 @@ void validate(const TrainConfig& c) {
   auto require = [](bool ok, const std::string& message) {
     if (!ok) throw UsageError(message);
   };
-  if (!c.model.empty()) make_model(ModelOptions(c.model).stem(parse_stem(c.stem)));
+  if (!c.model.empty()) check_model_name(c.model);
   parse_stem(c.stem);
   parse_device(c.device);
   parse_schedule(c.schedule);
@@ -165,15 +165,114 @@ torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const Epoc
       what, s.epoch, step, s.schedule.base_lr));
 }
 
+// Refreshes the progress display at most every half second on a terminal,
+// else every --log-interval seconds. The loss read-back (a host sync on a GPU)
+// happens only then, and a non-finite loss stops training there.
+class ProgressTicker {
+ public:
+  ProgressTicker(const EpochSettings& s, int64_t steps)
+      : progress_(s.progress_bar, steps, fmt::format("epoch {}/{}", s.epoch, s.epochs)),
+        s_(s),
+        steps_(steps),
+        interval_(s.progress_bar ? 0.5 : s.log_interval_s),
+        start_(Clock::now()),
+        last_(start_) {}
+
+  void tick(int64_t steps_done, int64_t images, const torch::Tensor& loss_sum) {
+    const auto now = Clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < interval_) return;
+    const double mean = loss_sum.item<double>() / static_cast<double>(images);
+    if (!std::isfinite(mean)) throw_non_finite(mean, s_, steps_done);
+    const double rate =
+        static_cast<double>(images) / std::chrono::duration<double>(now - start_).count();
+    const double eta = static_cast<double>((steps_ - steps_done) * s_.batch_size) / rate;
+    progress_.update(steps_done, mean, rate, eta);
+    last_ = now;
+  }
+  void finish() { progress_.finish(); }
+
+ private:
+  Progress progress_;
+  const EpochSettings& s_;
+  int64_t steps_;
+  double interval_;
+  Clock::time_point start_;
+  Clock::time_point last_;
+};
+
 #ifdef CIFAR_HAS_CUDA
 // The whole training step (forward, backward, optimizer) captured once as a
-// CUDA graph and replayed: one launch per step instead of hundreds. The batch
-// is copied into static tensors first; the learning rate lives in a device
-// scalar the graph reads. Fixed shapes: the last partial batch is dropped.
-EpochStats train_one_epoch_graphed(ClassifierImpl& model, Sgd& optimizer,
-                                   const DeviceDataset& data, const EpochPlan& plan,
-                                   const EpochSettings& s, torch::Tensor& loss_sum,
-                                   torch::Tensor& correct, Progress& progress);
+// CUDA graph and replayed: one launch per step instead of hundreds. Each batch
+// is copied into the static input tensors; the learning rate lives in a device
+// scalar that the captured update reads. Capture and replay run on a side
+// stream, which is synchronised when the object goes.
+class GraphedStep {
+ public:
+  GraphedStep(ClassifierImpl& model, Sgd& optimizer, const Batch& example,
+              const EpochSettings& s, torch::Tensor& loss_sum, torch::Tensor& correct)
+      : side_(c10::cuda::getStreamFromPool(false, example.images.device().index())),
+        guard_(wait_for_current(side_)),
+        x_(example.images.clone()),
+        y_(example.labels.clone()),
+        lr_(torch::zeros({}, example.images.options().dtype(torch::kFloat))) {
+    const Batch batch{x_, y_};
+    // Warm-up (cuDNN picks algorithms, autograd allocates) on throw-away
+    // accumulators, then restore every parameter and buffer it touched.
+    std::vector<torch::Tensor> state, saved;
+    for (const auto& t : model.parameters()) state.push_back(t);
+    for (const auto& t : model.buffers()) state.push_back(t);
+    {
+      torch::NoGradGuard no_grad;
+      for (const auto& t : state) saved.push_back(t.detach().clone());
+    }
+    auto scratch_loss = torch::zeros_like(loss_sum);
+    auto scratch_correct = torch::zeros_like(correct);
+    for (int i = 0; i < 3; ++i) {
+      optimizer.zero_grad();
+      forward_loss(model, batch, s, scratch_loss, scratch_correct).backward();
+    }
+    {
+      torch::NoGradGuard no_grad;
+      for (size_t i = 0; i < state.size(); ++i) state[i].copy_(saved[i]);
+    }
+    optimizer.zero_grad();
+    try {
+      graph_.capture_begin();
+      forward_loss(model, batch, s, loss_sum, correct).backward();
+      optimizer.step(lr_);
+      graph_.capture_end();
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(fmt::format(
+          "--cuda-graph: capturing the training step failed ({}); run without --cuda-graph",
+          first_line(e.what())));
+    }
+  }
+  ~GraphedStep() { side_.synchronize(); }
+  GraphedStep(const GraphedStep&) = delete;
+  GraphedStep& operator=(const GraphedStep&) = delete;
+
+  void run(const Batch& batch, double lr) {
+    lr_.fill_(lr);
+    x_.copy_(batch.images, /*non_blocking=*/true);
+    y_.copy_(batch.labels, /*non_blocking=*/true);
+    graph_.replay();
+  }
+
+ private:
+  // Makes `side` wait for the work queued so far, then makes it current.
+  static c10::cuda::CUDAStream wait_for_current(c10::cuda::CUDAStream side) {
+    c10::cuda::CUDAEvent ready;
+    ready.record(c10::cuda::getCurrentCUDAStream(side.device_index()));
+    ready.block(side);
+    return side;
+  }
+
+  c10::cuda::CUDAStream side_;
+  c10::cuda::CUDAStreamGuard guard_;
+  torch::Tensor x_, y_;  // (B, 3, 32, 32) float and (B) int64, the graph's inputs
+  torch::Tensor lr_;     // () float
+  at::cuda::CUDAGraph graph_;
+};
 #endif
 
 }  // namespace
@@ -184,9 +283,10 @@ EpochStats train_one_epoch(ClassifierImpl& model, Sgd& optimizer, const DeviceDa
                            const EpochPlan& plan, const EpochSettings& s) {
   const auto device = data.device();
   const int64_t n = data.size();
-  const int64_t steps = steps_in_epoch(n, s.batch_size, s.cuda_graph);
+  // A CUDA graph replays fixed shapes: it drops the last partial batch.
+  const bool graphed = s.cuda_graph && device.is_cuda();
+  const int64_t steps = steps_in_epoch(n, s.batch_size, graphed);
   model.train();
-  Progress progress(s.progress_bar, steps, fmt::format("epoch {}/{}", s.epoch, s.epochs));
   auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
   auto correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device));
 
@@ -194,50 +294,43 @@ EpochStats train_one_epoch(ClassifierImpl& model, Sgd& optimizer, const DeviceDa
   reset_peak_memory(device);
   EpochTimer timer(device);
   timer.start();
-#ifdef CIFAR_HAS_CUDA
-  if (s.cuda_graph && device.is_cuda()) {
-    auto graphed = train_one_epoch_graphed(model, optimizer, data, plan, s, loss_sum, correct,
-                                           progress);
-    stats = graphed;
-  } else
-#endif
   {
-    auto last_refresh = Clock::now();
-    const auto epoch_start = last_refresh;
+#ifdef CIFAR_HAS_CUDA
+    std::unique_ptr<GraphedStep> graph;
+    if (graphed) {
+      graph = std::make_unique<GraphedStep>(model, optimizer, data.batch(plan, 0, s.batch_size), s,
+                                            loss_sum, correct);
+    }
+#endif
+    ProgressTicker ticker(s, steps);
     int64_t step = s.first_step;
-    for (; step < steps; ++step) {
+    while (step < steps) {
       const int64_t start = step * s.batch_size;
       const int64_t count = std::min(s.batch_size, n - start);
       stats.last_lr = lr_at(s.schedule, s.global_step + (step - s.first_step));
       const Batch batch = data.batch(plan, start, count);
-      optimizer.zero_grad();
-      auto loss = forward_loss(model, batch, s, loss_sum, correct);
-      loss.backward();
-      optimizer.step(stats.last_lr);
+#ifdef CIFAR_HAS_CUDA
+      if (graph) {
+        graph->run(batch, stats.last_lr);
+      } else
+#endif
+      {
+        optimizer.zero_grad();
+        forward_loss(model, batch, s, loss_sum, correct).backward();
+        optimizer.step(stats.last_lr);
+      }
       stats.images += count;
-
+      ++step;
       if (stop_requested()) {
         stats.interrupted = true;
-        ++step;
         break;
       }
-      const auto now = Clock::now();
-      const double since = std::chrono::duration<double>(now - last_refresh).count();
-      if (since >= (s.progress_bar ? 0.5 : s.log_interval_s)) {
-        // The one host read-back per refresh.
-        const double mean = loss_sum.item<double>() / static_cast<double>(stats.images);
-        if (!std::isfinite(mean)) throw_non_finite(mean, s, step + 1);
-        const double elapsed = std::chrono::duration<double>(now - epoch_start).count();
-        const double rate = static_cast<double>(stats.images) / elapsed;
-        const double eta = static_cast<double>((steps - step - 1) * s.batch_size) / rate;
-        progress.update(step + 1, mean, rate, eta);
-        last_refresh = now;
-      }
+      ticker.tick(step, stats.images, loss_sum);
     }
     stats.steps = step;
+    ticker.finish();
   }
   stats.seconds = timer.stop();
-  progress.finish();
   stats.peak_memory_bytes = peak_memory_bytes(device);
   if (stats.images > 0) {
     stats.loss = loss_sum.item<double>() / static_cast<double>(stats.images);
@@ -246,99 +339,6 @@ EpochStats train_one_epoch(ClassifierImpl& model, Sgd& optimizer, const DeviceDa
   }
   return stats;
 }
-
-#ifdef CIFAR_HAS_CUDA
-namespace {
-
-EpochStats train_one_epoch_graphed(ClassifierImpl& model, Sgd& optimizer,
-                                   const DeviceDataset& data, const EpochPlan& plan,
-                                   const EpochSettings& s, torch::Tensor& loss_sum,
-                                   torch::Tensor& correct, Progress& progress) {
-  const auto device = data.device();
-  const int64_t n = data.size();
-  const int64_t steps = steps_in_epoch(n, s.batch_size, true);
-  EpochStats stats;
-  auto lr = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
-  const Batch first = data.batch(plan, 0, s.batch_size);
-  auto static_x = first.images.clone();
-  auto static_y = first.labels.clone();
-  Batch static_batch{static_x, static_y};
-
-  auto side = c10::cuda::getStreamFromPool(false, device.index());
-  {
-    c10::cuda::CUDAEvent ready;  // the side stream waits for work queued so far
-    ready.record(c10::cuda::getCurrentCUDAStream(device.index()));
-    ready.block(side);
-  }
-  c10::cuda::CUDAStreamGuard stream_guard(side);
-
-  // Warm-up on the side stream (cuDNN picks algorithms, autograd allocates),
-  // on a throw-away copy of the state so the warm-up changes nothing.
-  auto scratch_loss = torch::zeros_like(loss_sum);
-  auto scratch_correct = torch::zeros_like(correct);
-  std::vector<torch::Tensor> saved;
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& p : model.parameters()) saved.push_back(p.detach().clone());
-  }
-  for (int i = 0; i < 3; ++i) {
-    optimizer.zero_grad();
-    forward_loss(model, static_batch, s, scratch_loss, scratch_correct).backward();
-  }
-  {
-    torch::NoGradGuard no_grad;
-    auto params = model.parameters();
-    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(saved[i]);
-  }
-
-  at::cuda::CUDAGraph graph;
-  optimizer.zero_grad();
-  try {
-    graph.capture_begin();
-    forward_loss(model, static_batch, s, loss_sum, correct).backward();
-    optimizer.step(lr);
-    graph.capture_end();
-  } catch (const c10::Error& e) {
-    throw std::runtime_error(fmt::format(
-        "--cuda-graph: capturing the training step failed ({}); run without --cuda-graph",
-        first_line(e.what())));
-  }
-
-  auto last_refresh = Clock::now();
-  const auto epoch_start = last_refresh;
-  int64_t step = s.first_step;
-  for (; step < steps; ++step) {
-    stats.last_lr = lr_at(s.schedule, s.global_step + (step - s.first_step));
-    lr.fill_(stats.last_lr);
-    const Batch batch = data.batch(plan, step * s.batch_size, s.batch_size);
-    static_x.copy_(batch.images, /*non_blocking=*/true);
-    static_y.copy_(batch.labels, /*non_blocking=*/true);
-    graph.replay();
-    stats.images += s.batch_size;
-    if (stop_requested()) {
-      stats.interrupted = true;
-      ++step;
-      break;
-    }
-    const auto now = Clock::now();
-    if (std::chrono::duration<double>(now - last_refresh).count() >=
-        (s.progress_bar ? 0.5 : s.log_interval_s)) {
-      const double mean = loss_sum.item<double>() / static_cast<double>(stats.images);
-      if (!std::isfinite(mean)) throw_non_finite(mean, s, step + 1);
-      const double rate = static_cast<double>(stats.images) /
-                          std::chrono::duration<double>(now - epoch_start).count();
-      progress.update(step + 1, mean, rate,
-                      static_cast<double>((steps - step - 1) * s.batch_size) / rate);
-      last_refresh = now;
-    }
-  }
-  stats.steps = step;
-  c10::cuda::getCurrentCUDAStream(device.index()).synchronize();
-  return stats;
-}
-
-}  // namespace
-#endif
 
 // --- Evaluation ------------------------------------------------------------------
 
@@ -394,10 +394,6 @@ std::string default_run_dir(const std::string& model) {
   return (fs::path("runs") / fmt::format("{}-{}", stamp, model)).string();
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  write_file_atomically(path, text);
-}
-
 // "a = 1\nb = 2\n" -> "a = 1, b = 2" (comments dropped), for the log.
 std::string one_line(const std::string& toml) {
   std::string out;
@@ -410,25 +406,19 @@ std::string one_line(const std::string& toml) {
   return out;
 }
 
-// How the CPU runs training and evaluation, chosen from measurements on 2
-// cores (docs/benchmarks.md). A small batch (8 images or fewer) trains on one
-// thread, since its operations are too small to share (batch 4: 2,053 against
-// 1,672 images/s on two threads, while batch 16 is 66% faster on two), and
-// without oneDNN, whose convolutions cost more than ATen's im2col + GEMM at
-// that size (about 20% per step at batch 4; at batch 256 oneDNN is twice as
-// fast). --threads N fixes the thread count for both phases. Evaluation, in
-// large batches, uses every thread and oneDNN.
+// How the CPU trains, chosen from measurements on 2 cores (full epochs of
+// net, images/s): at batch 8 or fewer, oneDNN's convolutions cost more than
+// ATen's im2col + GEMM (batch 4: 1,672 with oneDNN on 2 threads, 2,053 on one;
+// without oneDNN 2,760 on two, 2,490 on one), while at batch 256 oneDNN is
+// twice as fast. So small batches train without oneDNN; evaluation, in large
+// batches, always uses it. --threads N sets the thread count (default: all).
 struct CpuPlan {
-  int training_threads;
-  int evaluation_threads;
+  int threads;
   bool training_onednn;
 };
 
 CpuPlan choose_cpu_plan(int requested_threads, int64_t batch_size) {
-  const bool small = batch_size <= 8;
-  const int all = torch::get_num_threads();
-  if (requested_threads > 0) return {requested_threads, requested_threads, !small};
-  return {small ? 1 : all, all, !small};
+  return {requested_threads > 0 ? requested_threads : torch::get_num_threads(), batch_size > 8};
 }
 
 // Switches LibTorch's CPU settings for one phase (no-op on a GPU).
@@ -460,10 +450,8 @@ TrainResult train(const TrainConfig& config) {
   if (device.is_cuda()) configure_cuda_math(config.cudnn_benchmark, config.tf32);
   const AmpMode amp = parse_amp(config.amp);
   spdlog::info("device: {}{}", device.str(),
-               device.is_cpu() ? fmt::format(" ({} threads for training{}, {} for evaluation)",
-                                             cpu.training_threads,
-                                             cpu.training_onednn ? "" : " without oneDNN",
-                                             cpu.evaluation_threads)
+               device.is_cpu() ? fmt::format(" ({} threads{})", cpu.threads,
+                                             cpu.training_onednn ? "" : ", training without oneDNN")
                                : "");
   if (config.cuda_graph && !device.is_cuda()) {
     spdlog::warn("--cuda-graph needs a CUDA device; training eagerly on {}", device.str());
@@ -495,7 +483,7 @@ TrainResult train(const TrainConfig& config) {
       config.checkpoint.empty() ? fs::path(model_name + ".pt") : fs::path(config.checkpoint);
   ensure_writable(run_dir / "last.pt");
   ensure_writable(checkpoint_path);
-  write_text(run_dir / "config.toml", config_toml);
+  write_file_atomically(run_dir / "config.toml", config_toml);
 
   // 4. Data: read once, moved to the device once.
   const fs::path data_dir = resolve_data_dir(config.data_dir, std::getenv("CIFAR10_DIR"));
@@ -577,9 +565,9 @@ TrainResult train(const TrainConfig& config) {
                                                  epoch);
     EpochStats stats;
     try {
-      use_cpu_plan(device, cpu.training_threads, cpu.training_onednn);
+      use_cpu_plan(device, cpu.threads, cpu.training_onednn);
       stats = train_one_epoch(*model, optimizer, train_data, plan, settings);
-      use_cpu_plan(device, cpu.evaluation_threads, true);
+      use_cpu_plan(device, cpu.threads, /*onednn=*/true);
     } catch (const c10::OutOfMemoryError& e) {
       throw std::runtime_error(fmt::format(
           "out of GPU memory at --batch-size {} with model {} on {}: try --batch-size {}{}",

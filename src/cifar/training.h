@@ -38,7 +38,7 @@ struct TrainConfig {
   int64_t train_limit = 0;              // use only the first N training images (0: all)
   // Device and threads
   std::string device = "auto";
-  int threads = 0;  // 0: LibTorch's default (the machine's cores)
+  int threads = 0;  // 0: chosen by batch size (see choose_cpu_plan in training.cpp)
   // Optimisation (defaults: the PyTorch tutorial)
   int64_t epochs = 2;
   int64_t batch_size = 4;
