@@ -18,9 +18,9 @@ int main(int argc, char** argv) {
                "cifar-eval"};
   app.set_version_flag("--version", std::string("cifar-eval ") + CIFAR_VERSION + " (LibTorch " +
                                         TORCH_VERSION + ")");
-  app.option_defaults()->always_capture_default()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("-c,--checkpoint", c.checkpoint, "Checkpoint written by cifar-train")
-      ->required();
+  app.option_defaults()->always_capture_default()->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("-c,--checkpoint", c.checkpoint, "Checkpoint written by cifar-train")->required();
   app.add_option("--data", data_dir,
                  "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)");
   app.add_option("-d,--device", c.device, "auto, cpu, cuda or cuda:N (falls back to cpu)");

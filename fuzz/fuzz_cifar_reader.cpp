@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> images(static_cast<size_t>(records * cifar::kImageBytes));
   std::vector<int64_t> labels(static_cast<size_t>(records), -1);
   try {
-    cifar::parse_cifar10_records(std::span(data + 1, size - 1), "fuzz.bin", records,
-                                 images.data(), labels.data());
+    cifar::parse_cifar10_records(std::span(data + 1, size - 1), "fuzz.bin", records, images.data(),
+                                 labels.data());
   } catch (const std::runtime_error&) {
     return 0;
   }

@@ -135,6 +135,7 @@ TEST_CASE("ensure_writable creates folders and refuses unwritable paths", "[chec
   ensure_writable(dir.path() / "a" / "b" / "c.pt");
   CHECK(std::filesystem::is_directory(dir.path() / "a" / "b"));
   test::write_bytes(dir.path() / "file", {1});
-  CHECK_THROWS_WITH(ensure_writable(dir.path() / "file" / "c.pt"), Catch::Contains("cannot create"));
+  CHECK_THROWS_WITH(ensure_writable(dir.path() / "file" / "c.pt"),
+                    Catch::Contains("cannot create"));
   CHECK_THROWS_WITH(ensure_writable(dir.path() / "a"), Catch::Contains("is a directory"));
 }

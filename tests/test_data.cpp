@@ -59,8 +59,9 @@ TEST_CASE("class names come from batches.meta.txt when it holds ten", "[data]") 
 TEST_CASE("reader errors name the file, the problem and the fix", "[data]") {
   TempDir dir;
   SECTION("missing directory") {
-    REQUIRE_THROWS_WITH(read_cifar10(dir.path() / "nope", Split::kTrain, small()),
-                        Catch::Contains("does not exist") && Catch::Contains("download_cifar10.sh"));
+    REQUIRE_THROWS_WITH(
+        read_cifar10(dir.path() / "nope", Split::kTrain, small()),
+        Catch::Contains("does not exist") && Catch::Contains("download_cifar10.sh"));
   }
   SECTION("path is a file") {
     test::write_bytes(dir.path() / "file", {1, 2, 3});
@@ -105,9 +106,8 @@ TEST_CASE("reader errors name the file, the problem and the fix", "[data]") {
 
 TEST_CASE("the real files are 30,730,000 bytes by default", "[data]") {
   std::vector<uint8_t> small_file(3073);
-  REQUIRE_THROWS_WITH(
-      parse_cifar10_records(small_file, "x.bin", kRecordsPerFile, nullptr, nullptr),
-      Catch::Contains("expected 30730000"));
+  REQUIRE_THROWS_WITH(parse_cifar10_records(small_file, "x.bin", kRecordsPerFile, nullptr, nullptr),
+                      Catch::Contains("expected 30730000"));
 }
 
 TEST_CASE("the data folder: --data, then CIFAR10_DIR, then data/", "[data]") {

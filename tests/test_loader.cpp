@@ -68,7 +68,8 @@ TEST_CASE("batches are gathered by index and normalised", "[loader]") {
   const auto mean = torch::tensor({norm.mean[0], norm.mean[1], norm.mean[2]}).view({1, 3, 1, 1});
   const auto std = torch::tensor({norm.std[0], norm.std[1], norm.std[2]}).view({1, 3, 1, 1});
   const auto expected =
-      ((split.images.index_select(0, idx).to(torch::kDouble) / 255.0 - mean) / std).to(torch::kFloat);
+      ((split.images.index_select(0, idx).to(torch::kDouble) / 255.0 - mean) / std)
+          .to(torch::kFloat);
   CHECK(torch::allclose(batch.images, expected, 1e-4, 1e-5));
 }
 

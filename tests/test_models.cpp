@@ -25,10 +25,9 @@ TEST_CASE("net is the tutorial CNN", "[models]") {
   CHECK(count_parameters(*model) == 62006);
   const auto out = model->forward(torch::randn({2, 3, 32, 32}));
   CHECK(out.sizes() == torch::IntArrayRef{2, 10});
-  const std::vector<std::string> expected{"conv1.weight", "conv1.bias", "conv2.weight",
-                                          "conv2.bias",   "fc1.weight", "fc1.bias",
-                                          "fc2.weight",   "fc2.bias",   "fc3.weight",
-                                          "fc3.bias"};
+  const std::vector<std::string> expected{
+      "conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias", "fc1.weight",
+      "fc1.bias",     "fc2.weight", "fc2.bias",     "fc3.weight", "fc3.bias"};
   CHECK(keys(*model) == expected);
   CHECK(model->named_parameters()["fc1.weight"].sizes() == torch::IntArrayRef{120, 400});
 }

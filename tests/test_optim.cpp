@@ -17,10 +17,11 @@ void compare_with_libtorch(double momentum, bool nesterov, double weight_decay) 
   auto w2 = w1.detach().clone().requires_grad_();
   auto b2 = b1.detach().clone().requires_grad_();
   const double lr = 0.05;
-  Sgd ours({w1, b1}, SgdOptions(lr).momentum(momentum).nesterov(nesterov).weight_decay(weight_decay));
+  Sgd ours({w1, b1},
+           SgdOptions(lr).momentum(momentum).nesterov(nesterov).weight_decay(weight_decay));
   torch::optim::SGD theirs(
-      {w2, b2},
-      torch::optim::SGDOptions(lr).momentum(momentum).nesterov(nesterov).weight_decay(weight_decay));
+      {w2, b2}, torch::optim::SGDOptions(lr).momentum(momentum).nesterov(nesterov).weight_decay(
+                    weight_decay));
   for (int step = 0; step < 5; ++step) {
     ours.zero_grad();
     (torch::mm(x, w1) + b1 - y).pow(2).mean().backward();
@@ -35,9 +36,15 @@ void compare_with_libtorch(double momentum, bool nesterov, double weight_decay) 
 }  // namespace
 
 TEST_CASE("Sgd matches torch::optim::SGD", "[optim]") {
-  SECTION("plain") { compare_with_libtorch(0.0, false, 0.0); }
-  SECTION("momentum") { compare_with_libtorch(0.9, false, 0.0); }
-  SECTION("nesterov and weight decay") { compare_with_libtorch(0.9, true, 5e-4); }
+  SECTION("plain") {
+    compare_with_libtorch(0.0, false, 0.0);
+  }
+  SECTION("momentum") {
+    compare_with_libtorch(0.9, false, 0.0);
+  }
+  SECTION("nesterov and weight decay") {
+    compare_with_libtorch(0.9, true, 5e-4);
+  }
 }
 
 TEST_CASE("Sgd with a tensor learning rate equals the scalar one", "[optim]") {

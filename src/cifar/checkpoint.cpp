@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -33,7 +33,9 @@ uint32_t get_u32(const uint8_t* p) {
   throw std::runtime_error(fmt::format("checkpoint {}: {}", source, problem));
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 }  // namespace
 
@@ -49,8 +51,7 @@ json to_json(const CheckpointInfo& info) {
       {"global_step", info.global_step},
       {"test_accuracy", info.test_accuracy},
       {"best_accuracy", info.best_accuracy},
-      {"normalization",
-       {{"mean", info.normalization.mean}, {"std", info.normalization.std}}},
+      {"normalization", {{"mean", info.normalization.mean}, {"std", info.normalization.std}}},
       {"class_names", info.class_names},
       {"config", info.config_toml},
       {"libtorch_version", info.libtorch_version},
@@ -108,8 +109,9 @@ CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes,
   if (bytes.empty()) fail(source, "the file is empty (a write that never finished?)");
   if (bytes.size() < kFixed ||
       std::memcmp(bytes.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) != 0) {
-    fail(source, "not a cifar-train checkpoint (no CIFARTRN magic at the start); pass a file "
-                 "written by cifar-train --checkpoint");
+    fail(source,
+         "not a cifar-train checkpoint (no CIFARTRN magic at the start); pass a file "
+         "written by cifar-train --checkpoint");
   }
   CheckpointHeader header;
   header.version = get_u32(bytes.data() + 8);
@@ -180,9 +182,10 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
   const fs::path tmp = dir / fmt::format(".{}.tmp{:08x}", path.filename().string(), rd());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}; choose a writable --checkpoint "
-                                         "or --run-dir",
-                                         tmp.string(), errno_text()));
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}; choose a writable --checkpoint "
+                    "or --run-dir",
+                    tmp.string(), errno_text()));
   }
   size_t done = 0;
   while (done < bytes.size()) {
@@ -192,7 +195,8 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
       const auto why = errno_text();
       ::close(fd);
       ::unlink(tmp.c_str());
-      throw std::runtime_error(fmt::format("writing {} failed: {} (disk full?)", tmp.string(), why));
+      throw std::runtime_error(
+          fmt::format("writing {} failed: {} (disk full?)", tmp.string(), why));
     }
     done += static_cast<size_t>(n);
   }
@@ -225,9 +229,9 @@ namespace {
 std::string read_whole_file(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    throw std::runtime_error(fmt::format(
-        "checkpoint {} does not exist; train one with cifar-train --checkpoint {}",
-        path.string(), path.string()));
+    throw std::runtime_error(
+        fmt::format("checkpoint {} does not exist; train one with cifar-train --checkpoint {}",
+                    path.string(), path.string()));
   }
   if (fs::is_directory(path, ec)) {
     throw std::runtime_error(
@@ -243,8 +247,8 @@ torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const 
   try {
     archive.load_from(c.bytes.data() + c.header.payload_offset, c.header.payload_size);
   } catch (const c10::Error& e) {
-    fail(src, fmt::format("the weights cannot be read ({}); the file is damaged",
-                          first_line(e.what())));
+    fail(src,
+         fmt::format("the weights cannot be read ({}); the file is damaged", first_line(e.what())));
   }
   return archive;
 }
@@ -265,8 +269,8 @@ LoadedCheckpoint load_checkpoint(const fs::path& path) {
     archive.read("model", model_archive);
     c.model->load(model_archive);
   } catch (const c10::Error& e) {
-    fail(source, fmt::format("its weights do not fit a {} model ({})", c.info.model,
-                             first_line(e.what())));
+    fail(source,
+         fmt::format("its weights do not fit a {} model ({})", c.info.model, first_line(e.what())));
   }
   return c;
 }
@@ -276,8 +280,9 @@ void load_optimizer_state(const LoadedCheckpoint& c, Sgd& optimizer) {
   auto archive = payload_archive(c, source);
   torch::serialize::InputArchive optimizer_archive;
   if (!archive.try_read("optimizer", optimizer_archive)) {
-    throw std::runtime_error("the checkpoint holds no optimizer state, so it cannot be resumed; "
-                             "start a new run from it instead");
+    throw std::runtime_error(
+        "the checkpoint holds no optimizer state, so it cannot be resumed; "
+        "start a new run from it instead");
   }
   try {
     optimizer.load(optimizer_archive);

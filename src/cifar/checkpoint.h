@@ -41,14 +41,14 @@ struct CheckpointInfo {
   std::string model = "net";
   std::string stem = "cifar";  // ResNet stem
   int64_t num_classes = 10;
-  int64_t epoch = 0;           // epochs completed
-  int64_t step_in_epoch = 0;   // > 0 when written mid-epoch (after an interrupt)
+  int64_t epoch = 0;          // epochs completed
+  int64_t step_in_epoch = 0;  // > 0 when written mid-epoch (after an interrupt)
   int64_t global_step = 0;
-  double test_accuracy = -1;   // of this epoch, -1 when not measured
+  double test_accuracy = -1;  // of this epoch, -1 when not measured
   double best_accuracy = -1;
   Normalization normalization;
   std::vector<std::string> class_names;
-  std::string config_toml;     // the resolved settings of the run
+  std::string config_toml;  // the resolved settings of the run
   std::string libtorch_version;
 
   ModelOptions model_options() const;

@@ -40,15 +40,17 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
   } catch (const CLI::ParseError& e) {
     // Name the config file: its errors otherwise read like command-line ones.
     std::string where;
-    if (const CLI::Option* config = app.get_config_ptr(); config != nullptr && config->count() > 0) {
+    if (const CLI::Option* config = app.get_config_ptr();
+        config != nullptr && config->count() > 0) {
       where = fmt::format(" (in or with --config {})", config->as<std::string>());
     }
     std::string message = e.what();
     const std::string unparsed = "INI was not able to parse ";
     if (message.rfind(unparsed, 0) == 0) {  // CLI11's words for an unknown key or a bad line
-      message = fmt::format("unknown key or unreadable line '{}'; keys are the long option "
-                            "names without dashes, e.g. batch-size = 32",
-                            message.substr(unparsed.size()));
+      message = fmt::format(
+          "unknown key or unreadable line '{}'; keys are the long option "
+          "names without dashes, e.g. batch-size = 32",
+          message.substr(unparsed.size()));
     }
     spdlog::error("{}{}; see {} --help", message, where, app.get_name());
     return 2;

@@ -19,7 +19,8 @@ constexpr const char* kDownloadHint =
 
 std::vector<uint8_t> read_file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw std::runtime_error(fmt::format("cannot open {}: {}", path.string(), kDownloadHint));
+  if (!in)
+    throw std::runtime_error(fmt::format("cannot open {}: {}", path.string(), kDownloadHint));
   const auto size = static_cast<std::streamsize>(in.tellg());
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   in.seekg(0);
@@ -51,12 +52,12 @@ void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& so
   const auto expected = static_cast<size_t>(records_per_file * kRecordBytes);
   if (bytes.size() != expected) {
     const bool truncated = bytes.size() < expected;
-    throw std::runtime_error(fmt::format(
-        "{} is {} bytes, expected {} ({} records of {} bytes){}: {}", source, bytes.size(),
-        expected, records_per_file, kRecordBytes,
-        truncated ? "; the file looks truncated (an interrupted download?)"
-                  : "; this is not a CIFAR-10 binary batch file",
-        "download it again with scripts/download_cifar10.sh"));
+    throw std::runtime_error(
+        fmt::format("{} is {} bytes, expected {} ({} records of {} bytes){}: {}", source,
+                    bytes.size(), expected, records_per_file, kRecordBytes,
+                    truncated ? "; the file looks truncated (an interrupted download?)"
+                              : "; this is not a CIFAR-10 binary batch file",
+                    "download it again with scripts/download_cifar10.sh"));
   }
   for (int64_t r = 0; r < records_per_file; ++r) {
     const uint8_t* record = bytes.data() + r * kRecordBytes;
@@ -87,8 +88,8 @@ Cifar10Dataset read_cifar10(const fs::path& dir, Split split, const Cifar10Optio
   const auto files = batch_file_names(split, options);
   for (const auto& name : files) {
     if (!fs::exists(dir / name, ec)) {
-      throw std::runtime_error(fmt::format("{} is missing from {}: {}", name, dir.string(),
-                                           kDownloadHint));
+      throw std::runtime_error(
+          fmt::format("{} is missing from {}: {}", name, dir.string(), kDownloadHint));
     }
   }
 

@@ -40,8 +40,8 @@ struct Cifar10Options {
 
 // One split of CIFAR-10, resident in memory.
 struct Cifar10Dataset {
-  torch::Tensor images;  // (N, 3, 32, 32) uint8
-  torch::Tensor labels;  // (N) int64, values 0..9
+  torch::Tensor images;                  // (N, 3, 32, 32) uint8
+  torch::Tensor labels;                  // (N) int64, values 0..9
   std::vector<std::string> class_names;  // 10 names, in label order
 
   int64_t size() const { return labels.size(0); }

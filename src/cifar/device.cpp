@@ -35,10 +35,10 @@ DeviceRequest parse_device(const std::string& text) {
       return request;
     }
   }
-  throw UsageError(fmt::format(
-      "--device '{}' is not a device: use auto, cpu, cuda or cuda:N (N = 0, 1, ...); "
-      "cifar-train --list-devices shows what this machine has",
-      text));
+  throw UsageError(
+      fmt::format("--device '{}' is not a device: use auto, cpu, cuda or cuda:N (N = 0, 1, ...); "
+                  "cifar-train --list-devices shows what this machine has",
+                  text));
 }
 
 DeviceChoice try_gpu(const DeviceRequest& request, int64_t cuda_device_count) {
@@ -69,8 +69,9 @@ DeviceChoice try_gpu(const DeviceRequest& request, int64_t cuda_device_count) {
 
 DeviceChoice choose_device(const std::string& text) {
   const auto request = parse_device(text);
-  const int64_t count =
-      request.kind == DeviceRequest::Kind::kCpu ? 0 : static_cast<int64_t>(torch::cuda::device_count());
+  const int64_t count = request.kind == DeviceRequest::Kind::kCpu
+                            ? 0
+                            : static_cast<int64_t>(torch::cuda::device_count());
   return try_gpu(request, count);
 }
 

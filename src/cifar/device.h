@@ -17,7 +17,7 @@ namespace cifar {
 struct DeviceRequest {
   enum class Kind { kAuto, kCpu, kCuda };
   Kind kind = Kind::kAuto;
-  int index = 0;  // for kCuda: the N of cuda:N (0 for plain "cuda")
+  int index = 0;     // for kCuda: the N of cuda:N (0 for plain "cuda")
   std::string text;  // as the user wrote it
 };
 

@@ -40,7 +40,11 @@ InterruptGuard::~InterruptGuard() {
   sigaction(SIGTERM, &g_old_term, nullptr);
 }
 
-bool stop_requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
-int stop_signal() { return g_signal.load(); }
+bool stop_requested() {
+  return g_signal.load(std::memory_order_relaxed) != 0;
+}
+int stop_signal() {
+  return g_signal.load();
+}
 
 }  // namespace cifar

@@ -5,7 +5,14 @@ namespace cifar {
 
 namespace {
 constexpr int64_t kPad = 4;
+
+// Host-to-device copies go through pinned memory and do not block the host;
+// on the CPU this is a no-op.
+torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device) {
+  if (!device.is_cuda()) return t.to(device);
+  return t.pin_memory().to(device, /*non_blocking=*/true);
 }
+}  // namespace
 
 DeviceDataset::DeviceDataset(const Cifar10Dataset& data, torch::Device device, Normalization norm,
                              bool channels_last)
@@ -13,8 +20,8 @@ DeviceDataset::DeviceDataset(const Cifar10Dataset& data, torch::Device device, N
   TORCH_CHECK(data.images.defined() && data.images.dim() == 4 && data.images.size(1) == 3,
               "DeviceDataset needs images of shape (N, 3, 32, 32), got ",
               data.images.defined() ? data.images.sizes() : c10::IntArrayRef{});
-  images_ = data.images.to(device);
-  labels_ = data.labels.to(device);
+  images_ = to_device(data.images, device);
+  labels_ = to_device(data.labels, device);
   auto mean = torch::tensor({norm.mean[0], norm.mean[1], norm.mean[2]}, torch::kFloat);
   auto std = torch::tensor({norm.std[0], norm.std[1], norm.std[2]}, torch::kFloat);
   shift_ = (mean * 255.0).view({1, 3, 1, 1}).to(device);
@@ -34,10 +41,10 @@ EpochPlan DeviceDataset::plan_epoch(bool shuffle, bool augment, uint64_t seed,
   }
   // One copy per epoch, not per step.
   const auto device = images_.device();
-  plan.order = plan.order.to(device);
+  plan.order = to_device(plan.order, device);
   if (augment) {
-    plan.offsets = plan.offsets.to(device);
-    plan.flips = plan.flips.to(device);
+    plan.offsets = to_device(plan.offsets, device);
+    plan.flips = to_device(plan.flips, device);
   }
   return plan;
 }
@@ -46,24 +53,24 @@ torch::Tensor crop_and_flip(const torch::Tensor& x, const torch::Tensor& offsets
                             const torch::Tensor& flips) {
   const int64_t b = x.size(0);
   const auto opts = torch::TensorOptions().dtype(torch::kInt64).device(x.device());
-  const auto base = torch::arange(kImageSide, opts);                        // (32)
-  auto padded = torch::constant_pad_nd(x, {kPad, kPad, kPad, kPad}, 0);     // (B, 3, 40, 40)
-  auto rows = offsets.select(1, 0).unsqueeze(1) + base;                     // (B, 32)
+  const auto base = torch::arange(kImageSide, opts);                     // (32)
+  auto padded = torch::constant_pad_nd(x, {kPad, kPad, kPad, kPad}, 0);  // (B, 3, 40, 40)
+  auto rows = offsets.select(1, 0).unsqueeze(1) + base;                  // (B, 32)
   auto cols_base = torch::where(flips.unsqueeze(1), (kImageSide - 1) - base, base);  // (B, 32)
-  auto cols = offsets.select(1, 1).unsqueeze(1) + cols_base;                // (B, 32)
+  auto cols = offsets.select(1, 1).unsqueeze(1) + cols_base;                         // (B, 32)
   auto n_idx = torch::arange(b, opts).view({b, 1, 1, 1});
   auto c_idx = torch::arange(kChannels, opts).view({1, kChannels, 1, 1});
   return padded.index({n_idx, c_idx, rows.view({b, 1, kImageSide, 1}),
-                       cols.view({b, 1, 1, kImageSide})});                  // (B, 3, 32, 32)
+                       cols.view({b, 1, 1, kImageSide})});  // (B, 3, 32, 32)
 }
 
 Batch DeviceDataset::batch(const EpochPlan& plan, int64_t start, int64_t count) const {
-  auto idx = plan.order.narrow(0, start, count);                 // (B)
-  auto x = images_.index_select(0, idx);                         // (B, 3, 32, 32) uint8
+  auto idx = plan.order.narrow(0, start, count);  // (B)
+  auto x = images_.index_select(0, idx);          // (B, 3, 32, 32) uint8
   if (plan.offsets.defined()) {
     x = crop_and_flip(x, plan.offsets.narrow(0, start, count), plan.flips.narrow(0, start, count));
   }
-  auto images = x.to(torch::kFloat).sub_(shift_).mul_(scale_);   // (B, 3, 32, 32) float
+  auto images = x.to(torch::kFloat).sub_(shift_).mul_(scale_);  // (B, 3, 32, 32) float
   if (channels_last_) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
   return {images, labels_.index_select(0, idx)};
 }

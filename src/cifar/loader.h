@@ -43,10 +43,10 @@ class DeviceDataset {
   Batch batch(const EpochPlan& plan, int64_t start, int64_t count) const;
 
  private:
-  torch::Tensor images_;        // (N, 3, 32, 32) uint8 on the device
-  torch::Tensor labels_;        // (N) int64 on the device
-  torch::Tensor shift_;         // (1, 3, 1, 1) float: 255 * mean
-  torch::Tensor scale_;         // (1, 3, 1, 1) float: 1 / (255 * std)
+  torch::Tensor images_;  // (N, 3, 32, 32) uint8 on the device
+  torch::Tensor labels_;  // (N) int64 on the device
+  torch::Tensor shift_;   // (1, 3, 1, 1) float: 255 * mean
+  torch::Tensor scale_;   // (1, 3, 1, 1) float: 1 / (255 * std)
   bool channels_last_;
 };
 

@@ -102,9 +102,10 @@ torch::Tensor ResNetImpl::forward(torch::Tensor x) {
   if (stem_ == ResNetStem::kImageNet) {
     x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));  // (N, 64, 8, 8)
   }
-  x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));// (N, 512, 4, 4) with the CIFAR stem
+  x = layer4->forward(
+      layer3->forward(layer2->forward(layer1->forward(x))));  // (N, 512, 4, 4) with the CIFAR stem
   x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1));  // (N, 512, 1, 1)
-  return fc(torch::flatten(x, 1));                                     // (N, 10)
+  return fc(torch::flatten(x, 1));                                    // (N, 10)
 }
 
 // --- Factory -----------------------------------------------------------------
@@ -136,7 +137,9 @@ int64_t count_parameters(const torch::nn::Module& model) {
   return n;
 }
 
-std::string to_string(ResNetStem stem) { return stem == ResNetStem::kCifar ? "cifar" : "imagenet"; }
+std::string to_string(ResNetStem stem) {
+  return stem == ResNetStem::kCifar ? "cifar" : "imagenet";
+}
 
 ResNetStem parse_stem(const std::string& text) {
   if (text == "cifar") return ResNetStem::kCifar;

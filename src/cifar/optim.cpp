@@ -89,16 +89,20 @@ Schedule parse_schedule(const std::string& text) {
   if (text == "step") return Schedule::kStep;
   if (text == "cosine") return Schedule::kCosine;
   if (text == "onecycle") return Schedule::kOneCycle;
-  throw UsageError(fmt::format(
-      "unknown schedule '{}': choose constant, step, cosine or onecycle", text));
+  throw UsageError(
+      fmt::format("unknown schedule '{}': choose constant, step, cosine or onecycle", text));
 }
 
 std::string to_string(Schedule schedule) {
   switch (schedule) {
-    case Schedule::kConstant: return "constant";
-    case Schedule::kStep: return "step";
-    case Schedule::kCosine: return "cosine";
-    case Schedule::kOneCycle: return "onecycle";
+    case Schedule::kConstant:
+      return "constant";
+    case Schedule::kStep:
+      return "step";
+    case Schedule::kCosine:
+      return "cosine";
+    case Schedule::kOneCycle:
+      return "onecycle";
   }
   return "?";
 }

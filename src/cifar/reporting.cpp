@@ -67,8 +67,8 @@ nlohmann::json eval_to_json(const EvalResult& r, const std::string& model,
   nlohmann::json per_class = nlohmann::json::object();
   const auto acc = r.per_class_accuracy();
   for (size_t c = 0; c < acc.size(); ++c) per_class[names.at(c)] = acc[c];
-  return {{"model", model},       {"device", device},         {"total", r.total},
-          {"correct", r.correct}, {"accuracy", r.accuracy()}, {"loss", r.loss},
+  return {{"model", model},        {"device", device},         {"total", r.total},
+          {"correct", r.correct},  {"accuracy", r.accuracy()}, {"loss", r.loss},
           {"per_class", per_class}};
 }
 
@@ -86,8 +86,8 @@ MetricsCsv::MetricsCsv(const std::filesystem::path& path) {
 
 void MetricsCsv::write(const EpochMetrics& m) {
   out_ << fmt::format("{},{:.6f},{:.6f},{:.6f},{:.6f},{:.8g},{:.3f},{:.1f},{:.3f},{}\n", m.epoch,
-                      m.train_loss, m.train_accuracy, m.test_loss, m.test_accuracy, m.lr,
-                      m.seconds, m.images_per_second, m.eval_seconds, m.peak_memory_bytes);
+                      m.train_loss, m.train_accuracy, m.test_loss, m.test_accuracy, m.lr, m.seconds,
+                      m.images_per_second, m.eval_seconds, m.peak_memory_bytes);
   out_.flush();
 }
 
@@ -97,8 +97,8 @@ Progress::Progress(bool interactive, int64_t total_steps, std::string label)
 void Progress::update(int64_t step, double loss, double images_per_second, double eta_seconds) {
   const double frac = total_ > 0 ? static_cast<double>(step) / total_ : 1.0;
   if (!interactive_) {
-    spdlog::info("{} step {}/{} ({:.0f}%): loss {:.4f}, {:.0f} img/s, ETA {}", label_, step,
-                 total_, 100 * frac, loss, images_per_second, format_duration(eta_seconds));
+    spdlog::info("{} step {}/{} ({:.0f}%): loss {:.4f}, {:.0f} img/s, ETA {}", label_, step, total_,
+                 100 * frac, loss, images_per_second, format_duration(eta_seconds));
     return;
   }
   constexpr int kWidth = 30;

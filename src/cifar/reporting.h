@@ -19,7 +19,7 @@ struct EvalResult {
   int64_t num_classes = 10;
   int64_t total = 0;
   int64_t correct = 0;
-  double loss = 0;                // mean cross-entropy
+  double loss = 0;                 // mean cross-entropy
   std::vector<int64_t> confusion;  // num_classes x num_classes, row = true label
 
   double accuracy() const { return total > 0 ? static_cast<double>(correct) / total : 0.0; }
@@ -32,7 +32,7 @@ struct EpochMetrics {
   double train_accuracy = 0;
   double test_loss = 0;
   double test_accuracy = 0;
-  double lr = 0;  // at the end of the epoch
+  double lr = 0;       // at the end of the epoch
   double seconds = 0;  // training part of the epoch (evaluation excluded)
   double images_per_second = 0;
   double eval_seconds = 0;

@@ -44,7 +44,9 @@ AmpMode parse_amp(const std::string& text) {
   throw UsageError(fmt::format("unknown --amp '{}': choose bf16 or off", text));
 }
 
-std::string to_string(AmpMode amp) { return amp == AmpMode::kBf16 ? "bf16" : "off"; }
+std::string to_string(AmpMode amp) {
+  return amp == AmpMode::kBf16 ? "bf16" : "off";
+}
 
 void validate(const TrainConfig& c) {
   auto require = [](bool ok, const std::string& message) {
@@ -69,8 +71,8 @@ void validate(const TrainConfig& c) {
           fmt::format("--warmup-epochs must be >= 0, got {}", c.warmup_epochs));
   require(c.label_smoothing >= 0 && c.label_smoothing < 1,
           fmt::format("--label-smoothing must be in [0, 1), got {}", c.label_smoothing));
-  require(c.threads >= 0, fmt::format("--threads must be at least 1 (or 0 for all cores), got {}",
-                                      c.threads));
+  require(c.threads >= 0,
+          fmt::format("--threads must be at least 1 (or 0 for all cores), got {}", c.threads));
   require(c.train_limit >= 0, fmt::format("--train-limit must be >= 0, got {}", c.train_limit));
   require(c.log_interval_s > 0,
           fmt::format("--log-interval must be positive, got {}", c.log_interval_s));
@@ -208,8 +210,8 @@ class ProgressTicker {
 // stream, which is synchronised when the object goes.
 class GraphedStep {
  public:
-  GraphedStep(ClassifierImpl& model, Sgd& optimizer, const Batch& example,
-              const EpochSettings& s, torch::Tensor& loss_sum, torch::Tensor& correct)
+  GraphedStep(ClassifierImpl& model, Sgd& optimizer, const Batch& example, const EpochSettings& s,
+              torch::Tensor& loss_sum, torch::Tensor& correct)
       : side_(c10::cuda::getStreamFromPool(false, example.images.device().index())),
         guard_(wait_for_current(side_)),
         x_(example.images.clone()),
@@ -334,7 +336,8 @@ EpochStats train_one_epoch(ClassifierImpl& model, Sgd& optimizer, const DeviceDa
   stats.peak_memory_bytes = peak_memory_bytes(device);
   if (stats.images > 0) {
     stats.loss = loss_sum.item<double>() / static_cast<double>(stats.images);
-    stats.accuracy = static_cast<double>(correct.item<int64_t>()) / static_cast<double>(stats.images);
+    stats.accuracy =
+        static_cast<double>(correct.item<int64_t>()) / static_cast<double>(stats.images);
     if (!std::isfinite(stats.loss)) throw_non_finite(stats.loss, s, stats.steps);
   }
   return stats;
@@ -366,8 +369,8 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
       loss_sum.add_(F::cross_entropy(logits, batch.labels,
                                      F::CrossEntropyFuncOptions().reduction(torch::kSum)));
       const auto pred = logits.argmax(1);
-      confusion.add_(torch::bincount(batch.labels * num_classes + pred, {},
-                                     num_classes * num_classes));
+      confusion.add_(
+          torch::bincount(batch.labels * num_classes + pred, {}, num_classes * num_classes));
     }
     const auto host = confusion.cpu();  // one read-back for the whole split
     result.confusion.assign(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
@@ -463,14 +466,16 @@ TrainResult train(const TrainConfig& config) {
     resumed = load_checkpoint(config.resume);
     const auto& info = resumed->info;
     if (!config.model.empty() && config.model != info.model) {
-      throw UsageError(fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
-                                   "or resume a {} checkpoint",
-                                   config.resume, info.model, config.model, config.model));
+      throw UsageError(
+          fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
+                      "or resume a {} checkpoint",
+                      config.resume, info.model, config.model, config.model));
     }
     if (info.epoch >= config.epochs && info.step_in_epoch == 0) {
-      throw UsageError(fmt::format("--resume {} has already trained {} epochs; pass --epochs above "
-                                   "{} to train further",
-                                   config.resume, info.epoch, info.epoch));
+      throw UsageError(
+          fmt::format("--resume {} has already trained {} epochs; pass --epochs above "
+                      "{} to train further",
+                      config.resume, info.epoch, info.epoch));
     }
   }
   const std::string model_name =
@@ -561,8 +566,8 @@ TrainResult train(const TrainConfig& config) {
   for (int64_t epoch = first_epoch; epoch <= config.epochs; ++epoch) {
     settings.epoch = epoch;
     settings.global_step = global_step;
-    const EpochPlan plan = train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed,
-                                                 epoch);
+    const EpochPlan plan =
+        train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed, epoch);
     EpochStats stats;
     try {
       use_cpu_plan(device, cpu.threads, cpu.training_onednn);

@@ -63,8 +63,8 @@ struct TrainConfig {
   std::string run_dir;     // default: runs/<date>-<time>-<model>
   std::string resume;      // a checkpoint to continue from
   // Reporting
-  bool progress_bar = false;    // redraw a bar (stderr is a terminal)
-  double log_interval_s = 10;   // seconds between progress refreshes
+  bool progress_bar = false;   // redraw a bar (stderr is a terminal)
+  double log_interval_s = 10;  // seconds between progress refreshes
 };
 
 // Throws UsageError naming the option and the offending value.
@@ -109,10 +109,10 @@ EvalReport evaluate_checkpoint(const EvalConfig& config);
 // --- The pieces train() is made of ---------------------------------------------
 
 struct EpochStats {
-  double loss = 0;      // mean over the samples seen
+  double loss = 0;  // mean over the samples seen
   double accuracy = 0;
   int64_t images = 0;
-  int64_t steps = 0;    // steps completed this epoch, counting from step 0
+  int64_t steps = 0;  // steps completed this epoch, counting from step 0
   double seconds = 0;
   int64_t peak_memory_bytes = 0;
   double last_lr = 0;
@@ -120,11 +120,11 @@ struct EpochStats {
 };
 
 struct EpochSettings {
-  int64_t epoch = 1;         // 1-based
+  int64_t epoch = 1;  // 1-based
   int64_t epochs = 1;
   int64_t batch_size = 4;
-  int64_t first_step = 0;    // > 0 when resuming mid-epoch
-  int64_t global_step = 0;   // of first_step
+  int64_t first_step = 0;   // > 0 when resuming mid-epoch
+  int64_t global_step = 0;  // of first_step
   ScheduleOptions schedule;
   double label_smoothing = 0;
   AmpMode amp = AmpMode::kOff;
