@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   app.add_option("--train-limit", c.train_limit, "Train on the first N images only (0: all)")
       ->group("Data");
   app.add_flag("--augment,!--no-augment", c.augment,
-               "Random crop (4-pixel padding) and horizontal flip")
+               "Random crop (4-pixel padding) and horizontal flip (default: off)")
       ->group("Data");
 
   app.add_option("-d,--device", c.device, "auto, cpu, cuda or cuda:N (falls back to cpu)")
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   app.add_option("-b,--batch-size", c.batch_size, "Training batch size")->group("Optimisation");
   app.add_option("--lr", c.lr, "Peak learning rate")->group("Optimisation");
   app.add_option("--momentum", c.momentum, "SGD momentum")->group("Optimisation");
-  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "Nesterov momentum")->group("Optimisation");
+  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "Nesterov momentum (default: off)")->group("Optimisation");
   app.add_option("--weight-decay", c.weight_decay, "L2 weight decay")->group("Optimisation");
   app.add_option("--schedule", c.schedule, "constant, step, cosine or onecycle")
       ->group("Optimisation");
@@ -68,15 +68,15 @@ int main(int argc, char** argv) {
 
   app.add_option("--amp", c.amp, "Mixed precision: bf16 or off")->group("Speed");
   app.add_flag("--channels-last,!--no-channels-last", c.channels_last,
-               "NHWC memory format (faster convolutions on GPUs)")
+               "NHWC memory format, faster convolutions on GPUs (default: off)")
       ->group("Speed");
   app.add_flag("--cuda-graph,!--no-cuda-graph", c.cuda_graph,
-               "Capture the training step in a CUDA graph (GPU only)")
+               "Capture the training step in a CUDA graph, GPU only (default: off)")
       ->group("Speed");
   app.add_flag("--cudnn-benchmark,!--no-cudnn-benchmark", c.cudnn_benchmark,
-               "Let cuDNN time its algorithms")
+               "Let cuDNN time its algorithms (default: on)")
       ->group("Speed");
-  app.add_flag("--tf32,!--no-tf32", c.tf32, "TF32 matrix products on GPUs that have them")
+  app.add_flag("--tf32,!--no-tf32", c.tf32, "TF32 matrix products on GPUs that have them (default: on)")
       ->group("Speed");
   app.add_option("--eval-batch-size", c.eval_batch_size, "Batch size for evaluation")
       ->group("Speed");

@@ -137,10 +137,6 @@ int64_t count_parameters(const torch::nn::Module& model) {
   return n;
 }
 
-std::string to_string(ResNetStem stem) {
-  return stem == ResNetStem::kCifar ? "cifar" : "imagenet";
-}
-
 ResNetStem parse_stem(const std::string& text) {
   if (text == "cifar") return ResNetStem::kCifar;
   if (text == "imagenet") return ResNetStem::kImageNet;

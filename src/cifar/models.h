@@ -90,7 +90,6 @@ Classifier make_model(const ModelOptions& options);
 
 int64_t count_parameters(const torch::nn::Module& model);
 
-std::string to_string(ResNetStem stem);
 ResNetStem parse_stem(const std::string& text);
 
 }  // namespace cifar

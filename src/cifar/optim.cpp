@@ -93,20 +93,6 @@ Schedule parse_schedule(const std::string& text) {
       fmt::format("unknown schedule '{}': choose constant, step, cosine or onecycle", text));
 }
 
-std::string to_string(Schedule schedule) {
-  switch (schedule) {
-    case Schedule::kConstant:
-      return "constant";
-    case Schedule::kStep:
-      return "step";
-    case Schedule::kCosine:
-      return "cosine";
-    case Schedule::kOneCycle:
-      return "onecycle";
-  }
-  return "?";
-}
-
 double lr_at(const ScheduleOptions& o, int64_t step) {
   const double total = static_cast<double>(std::max<int64_t>(1, o.epochs * o.steps_per_epoch));
   const double t = static_cast<double>(step);

@@ -59,7 +59,6 @@ class Sgd {
 enum class Schedule { kConstant, kStep, kCosine, kOneCycle };
 
 Schedule parse_schedule(const std::string& text);  // UsageError when unknown
-std::string to_string(Schedule schedule);
 
 struct ScheduleOptions {
   Schedule schedule = Schedule::kConstant;

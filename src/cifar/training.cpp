@@ -15,15 +15,13 @@
 #include "cifar/gpu.h"
 #include "cifar/interrupt.h"
 
-#ifdef CIFAR_HAS_CUDA
 #include <ATen/autocast_mode.h>
+#ifdef CIFAR_HAS_CUDA
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
-#else
-#include <ATen/autocast_mode.h>
 #endif
 
 namespace cifar {
@@ -42,10 +40,6 @@ AmpMode parse_amp(const std::string& text) {
         "bf16 (as fast on Ampere and newer GPUs, and it needs no loss scaling)");
   }
   throw UsageError(fmt::format("unknown --amp '{}': choose bf16 or off", text));
-}
-
-std::string to_string(AmpMode amp) {
-  return amp == AmpMode::kBf16 ? "bf16" : "off";
 }
 
 void validate(const TrainConfig& c) {

@@ -25,7 +25,6 @@ namespace cifar {
 
 enum class AmpMode { kOff, kBf16 };
 AmpMode parse_amp(const std::string& text);  // UsageError for fp16 and unknown names
-std::string to_string(AmpMode amp);
 
 // Every setting of a run, with its default. Filled from the command line or a
 // config file by cifar-train; validate() checks it before anything runs.
