@@ -8,6 +8,7 @@
 #include <cmath>
 #include <ctime>
 #include <sstream>
+#include <string_view>
 
 #include "cifar/checkpoint.h"
 #include "cifar/device.h"
@@ -425,6 +426,19 @@ void use_cpu_plan(const torch::Device& device, int threads, bool onednn) {
   at::globalContext().setUserEnabledMkldnn(onednn);
 }
 
+// An allocation failure (CUDA's OutOfMemoryError, or the CPU allocator's
+// "can't allocate memory") becomes advice naming the batch size to lower.
+void rethrow_out_of_memory(const c10::Error& e, const std::string& option, int64_t batch_size,
+                           const std::string& model, const torch::Device& device, AmpMode amp) {
+  const bool oom = dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
+                   std::string_view(e.what()).find("can't allocate memory") != std::string_view::npos;
+  if (!oom) return;
+  throw std::runtime_error(fmt::format(
+      "out of memory on {} at {} {} with model {}: try {} {}{}", device.str(), option, batch_size,
+      model, option, std::max<int64_t>(1, batch_size / 2),
+      amp == AmpMode::kOff && device.is_cuda() ? " or --amp bf16" : ""));
+}
+
 void to_channels_last(torch::nn::Module& model) {
   torch::NoGradGuard no_grad;
   for (auto& p : model.parameters()) {
@@ -567,11 +581,9 @@ TrainResult train(const TrainConfig& config) {
       use_cpu_plan(device, cpu.threads, cpu.training_onednn);
       stats = train_one_epoch(*model, optimizer, train_data, plan, settings);
       use_cpu_plan(device, cpu.threads, /*onednn=*/true);
-    } catch (const c10::OutOfMemoryError& e) {
-      throw std::runtime_error(fmt::format(
-          "out of GPU memory at --batch-size {} with model {} on {}: try --batch-size {}{}",
-          config.batch_size, model_name, device.str(), std::max<int64_t>(1, config.batch_size / 2),
-          amp == AmpMode::kOff ? " or --amp bf16" : ""));
+    } catch (const c10::Error& e) {
+      rethrow_out_of_memory(e, "--batch-size", config.batch_size, model_name, device, amp);
+      throw;
     }
     global_step += stats.steps - settings.first_step;
 
@@ -593,7 +605,13 @@ TrainResult train(const TrainConfig& config) {
 
     EpochTimer eval_timer(device);
     eval_timer.start();
-    const EvalResult eval = evaluate(*model, test_data, config.eval_batch_size, amp);
+    EvalResult eval;
+    try {
+      eval = evaluate(*model, test_data, config.eval_batch_size, amp);
+    } catch (const c10::Error& e) {
+      rethrow_out_of_memory(e, "--eval-batch-size", config.eval_batch_size, model_name, device, amp);
+      throw;
+    }
     EpochMetrics m;
     m.epoch = epoch;
     m.train_loss = stats.loss;

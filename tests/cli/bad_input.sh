@@ -85,6 +85,14 @@ expect 1 "is a directory" -- "$TRAIN" "${ok[@]}" --run-dir run4 --checkpoint run
 [[ ! -e run3/metrics.csv ]] || fail "training started although the checkpoint path was unwritable"
 pass "unwritable outputs are refused before any training ($(( $(date +%s) - start ))s for three runs)"
 
+# --- out of memory: the advice names the batch size (address space capped at 6 GB) --
+expect 1 "out of memory on cpu at --batch-size 20000 with model resnet18: try --batch-size 10000" -- \
+  bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
+  --batch-size 20000 --train-limit 20000 --epochs 1 --run-dir run6 --checkpoint oom.pt -q
+expect 1 "out of memory on cpu at --eval-batch-size 10000 with model resnet18: try --eval-batch-size 5000" -- \
+  bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
+  --batch-size 2 --train-limit 2 --eval-batch-size 10000 --epochs 1 --run-dir run7 --checkpoint oom.pt -q
+
 # --- a loss that diverges stops training and keeps the last good checkpoint -------
 cp good.pt keep.pt
 expect 1 "loss became (NaN|\\+inf|-inf) in epoch 2.*checkpoints of earlier epochs are kept.*Lower --lr" -- \
