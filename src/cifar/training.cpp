@@ -661,7 +661,13 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   report.model = info.model;
   report.device = choice.device.str();
   report.class_names = info.class_names;
-  report.result = evaluate(*checkpoint.model, test_data, config.batch_size, amp, info.num_classes);
+  try {
+    report.result =
+        evaluate(*checkpoint.model, test_data, config.batch_size, amp, info.num_classes);
+  } catch (const c10::Error& e) {
+    rethrow_out_of_memory(e, "--batch-size", config.batch_size, info.model, choice.device, amp);
+    throw;
+  }
   return report;
 }
 

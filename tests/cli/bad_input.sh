@@ -92,6 +92,12 @@ expect 1 "out of memory on cpu at --batch-size 20000 with model resnet18: try --
 expect 1 "out of memory on cpu at --eval-batch-size 10000 with model resnet18: try --eval-batch-size 5000" -- \
   bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
   --batch-size 2 --train-limit 2 --eval-batch-size 10000 --epochs 1 --run-dir run7 --checkpoint oom.pt -q
+# cifar-eval under a 3.2 GB cap: batch 1000 fits (the control), batch 10000 does not.
+expect 0 '"accuracy"' -- bash -c 'ulimit -v 3200000 && exec "$@"' oom "$EVAL" --checkpoint good.pt \
+  --data data --device cpu --batch-size 1000 --json
+expect 1 "out of memory on cpu at --batch-size 10000 with model net: try --batch-size 5000" -- \
+  bash -c 'ulimit -v 3200000 && exec "$@"' oom "$EVAL" --checkpoint good.pt --data data --device cpu \
+  --batch-size 10000
 
 # --- a loss that diverges stops training and keeps the last good checkpoint -------
 cp good.pt keep.pt
