@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
   app.add_option("-b,--batch-size", c.batch_size, "Training batch size")->group("Optimisation");
   app.add_option("--lr", c.lr, "Peak learning rate")->group("Optimisation");
   app.add_option("--momentum", c.momentum, "SGD momentum")->group("Optimisation");
-  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "Nesterov momentum (default: off)")->group("Optimisation");
+  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "Nesterov momentum (default: off)")
+      ->group("Optimisation");
   app.add_option("--weight-decay", c.weight_decay, "L2 weight decay")->group("Optimisation");
   app.add_option("--schedule", c.schedule, "constant, step, cosine or onecycle")
       ->group("Optimisation");
@@ -76,7 +77,8 @@ int main(int argc, char** argv) {
   app.add_flag("--cudnn-benchmark,!--no-cudnn-benchmark", c.cudnn_benchmark,
                "Let cuDNN time its algorithms (default: on)")
       ->group("Speed");
-  app.add_flag("--tf32,!--no-tf32", c.tf32, "TF32 matrix products on GPUs that have them (default: on)")
+  app.add_flag("--tf32,!--no-tf32", c.tf32,
+               "TF32 matrix products on GPUs that have them (default: on)")
       ->group("Speed");
   app.add_option("--eval-batch-size", c.eval_batch_size, "Batch size for evaluation")
       ->group("Speed");

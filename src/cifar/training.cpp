@@ -430,13 +430,14 @@ void use_cpu_plan(const torch::Device& device, int threads, bool onednn) {
 // "can't allocate memory") becomes advice naming the batch size to lower.
 void rethrow_out_of_memory(const c10::Error& e, const std::string& option, int64_t batch_size,
                            const std::string& model, const torch::Device& device, AmpMode amp) {
-  const bool oom = dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
-                   std::string_view(e.what()).find("can't allocate memory") != std::string_view::npos;
+  const bool oom =
+      dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
+      std::string_view(e.what()).find("can't allocate memory") != std::string_view::npos;
   if (!oom) return;
-  throw std::runtime_error(fmt::format(
-      "out of memory on {} at {} {} with model {}: try {} {}{}", device.str(), option, batch_size,
-      model, option, std::max<int64_t>(1, batch_size / 2),
-      amp == AmpMode::kOff && device.is_cuda() ? " or --amp bf16" : ""));
+  throw std::runtime_error(
+      fmt::format("out of memory on {} at {} {} with model {}: try {} {}{}", device.str(), option,
+                  batch_size, model, option, std::max<int64_t>(1, batch_size / 2),
+                  amp == AmpMode::kOff && device.is_cuda() ? " or --amp bf16" : ""));
 }
 
 void to_channels_last(torch::nn::Module& model) {
@@ -609,7 +610,8 @@ TrainResult train(const TrainConfig& config) {
     try {
       eval = evaluate(*model, test_data, config.eval_batch_size, amp);
     } catch (const c10::Error& e) {
-      rethrow_out_of_memory(e, "--eval-batch-size", config.eval_batch_size, model_name, device, amp);
+      rethrow_out_of_memory(e, "--eval-batch-size", config.eval_batch_size, model_name, device,
+                            amp);
       throw;
     }
     EpochMetrics m;
