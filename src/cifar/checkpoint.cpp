@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -81,11 +80,9 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
   }
   try {
     check_model_name(info.model);
+    parse_stem(info.stem);
   } catch (const UsageError& e) {
     fail(source, e.what());
-  }
-  if (info.stem != "cifar" && info.stem != "imagenet") {
-    fail(source, fmt::format("names an unknown ResNet stem '{}'", info.stem));
   }
   if (info.num_classes <= 0 || info.num_classes > 100000) {
     fail(source, fmt::format("has an implausible class count {}", info.num_classes));

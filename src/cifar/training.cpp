@@ -570,6 +570,13 @@ TrainResult train(const TrainConfig& config) {
   result.best_checkpoint = run_dir / "best.pt";
   MetricsCsv csv(run_dir / "metrics.csv");
   InterruptGuard interrupt_guard;
+  // The latest state goes to the run folder and to --checkpoint alike.
+  auto save_latest = [&] {
+    auto bytes = encode_checkpoint(info, *model, &optimizer);
+    write_file_atomically(run_dir / "last.pt", bytes);
+    write_file_atomically(checkpoint_path, bytes);
+    return bytes;
+  };
 
   // 7. The epochs.
   for (int64_t epoch = first_epoch; epoch <= config.epochs; ++epoch) {
@@ -593,9 +600,7 @@ TrainResult train(const TrainConfig& config) {
       info.step_in_epoch = stats.steps;
       info.global_step = global_step;
       info.test_accuracy = -1;
-      const auto bytes = encode_checkpoint(info, *model, &optimizer);
-      write_file_atomically(run_dir / "last.pt", bytes);
-      write_file_atomically(checkpoint_path, bytes);
+      save_latest();
       throw Interrupted(fmt::format(
           "interrupted (signal {}) in epoch {} after step {}: checkpoint written to {}; resume "
           "with: cifar-train --config {} --resume {}",
@@ -636,9 +641,7 @@ TrainResult train(const TrainConfig& config) {
     info.test_accuracy = m.test_accuracy;
     const bool best = m.test_accuracy > info.best_accuracy;
     if (best) info.best_accuracy = m.test_accuracy;
-    const auto bytes = encode_checkpoint(info, *model, &optimizer);
-    write_file_atomically(run_dir / "last.pt", bytes);
-    write_file_atomically(checkpoint_path, bytes);
+    const auto bytes = save_latest();
     if (best) write_file_atomically(result.best_checkpoint, bytes);
   }
   return result;
