@@ -41,3 +41,22 @@ function(locate_torch)
     "LibTorch not found. Run scripts/setup.sh (it installs torch==2.11.0 into "
     "${cache}/cifar-train/torch-2.11.0), or pass -DTorch_DIR=/path/to/share/cmake/Torch.")
 endfunction()
+
+# find_package(Torch), without the two warnings the wheel's config prints on
+# every configure that do not concern a C++ consumer: CMAKE_CUDA_ARCHITECTURES
+# (set by CMake's CUDA language support; torch uses TORCH_CUDA_ARCH_LIST) and
+# "library kineto not found" (the profiler library, which the wheel links into
+# libtorch itself). Every other message passes through.
+function(message)
+  if(CIFAR_FILTER_TORCH_WARNINGS AND "${ARGV0}" STREQUAL "WARNING"
+     AND ("${ARGV1}" MATCHES "CMAKE_CUDA_ARCHITECTURES" OR "${ARGV1}" MATCHES "library kineto not found"))
+    return()
+  endif()
+  _message(${ARGV0} "${ARGV1}" "${ARGV2}" "${ARGV3}" "${ARGV4}")
+endfunction()
+
+macro(find_package_torch_quietly)
+  set(CIFAR_FILTER_TORCH_WARNINGS ON)
+  find_package(Torch 2 REQUIRED)
+  set(CIFAR_FILTER_TORCH_WARNINGS OFF)
+endmacro()

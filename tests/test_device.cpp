@@ -1,5 +1,8 @@
-// test_device.cpp: --device parsing, the try_gpu fallback, and GPU-only checks.
+// test_device.cpp: --device parsing, the try_gpu fallback, CPU timing.
 #include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
 
 #include "cifar/device.h"
 #include "cifar/errors.h"
@@ -45,7 +48,7 @@ TEST_CASE("try_gpu falls back to the CPU with one clear warning", "[device]") {
 }
 
 TEST_CASE("choose_device never fails for a missing GPU", "[device]") {
-  const auto choice = choose_device("cuda:7");
+  const auto choice = choose_device(parse_device("cuda:7"));
   if (torch::cuda::device_count() <= 7) {
     CHECK(choice.device.is_cpu());
     CHECK_FALSE(choice.fallback_warning.empty());
@@ -56,26 +59,9 @@ TEST_CASE("choose_device never fails for a missing GPU", "[device]") {
 TEST_CASE("CPU timing and memory report without CUDA", "[device]") {
   EpochTimer timer(torch::kCPU);
   timer.start();
-  CHECK(timer.stop() >= 0.0);
-  CHECK(peak_memory_bytes(torch::kCPU) == 0);
-}
-
-TEST_CASE("GPU: events time work and peak memory is tracked", "[cuda]") {
-  if (!torch::cuda::is_available()) {
-    WARN("skipped: no CUDA device on this machine");
-    return;
-  }
-  const torch::Device gpu(torch::kCUDA, 0);
-  reset_peak_memory(gpu);
-  EpochTimer timer(gpu);
-  timer.start();
-  auto x = torch::randn({4096, 4096}, torch::TensorOptions().device(gpu));
-  for (int i = 0; i < 10; ++i) x = torch::mm(x, x).tanh_();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const double seconds = timer.stop();
-  CHECK(seconds > 0.0);
-  CHECK(peak_memory_bytes(gpu) >= 2 * 4096 * 4096 * 4);
-  const auto gpus = cuda_devices();
-  REQUIRE_FALSE(gpus.empty());
-  CHECK(gpus[0].total_memory > 0);
-  CHECK(gpus[0].major >= 3);
+  CHECK(seconds >= 0.045);
+  CHECK(seconds < 5.0);
+  CHECK(peak_memory_bytes(torch::kCPU) == 0);
 }

@@ -62,4 +62,35 @@ inline void write_small_cifar(const std::filesystem::path& dir, int64_t records)
   }
 }
 
+// An easy synthetic task: the label is written into the image's brightness
+// pattern (class c has a bright row band at position c), plus noise.
+inline Cifar10Dataset synthetic(int64_t n, uint64_t seed) {
+  torch::manual_seed(seed);
+  Cifar10Dataset d;
+  d.labels = torch::randint(0, 10, {n}, torch::kInt64);
+  auto images = torch::randint(0, 60, {n, 3, 32, 32}, torch::kInt64);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t c = d.labels[i].item<int64_t>();
+    images[i].slice(1, 3 * c, 3 * c + 3) += 120;
+  }
+  d.images = images.to(torch::kUInt8);
+  d.class_names = default_class_names();
+  return d;
+}
+
+// Writes `split` as a full-size data set in the real format (5 training files
+// and a test file, each the same 10,000 records), for the readers that insist.
+inline void write_full_cifar(const std::filesystem::path& dir, const Cifar10Dataset& split) {
+  std::vector<uint8_t> records;
+  records.reserve(static_cast<size_t>(split.size() * kRecordBytes));
+  const auto images = split.images.contiguous();
+  for (int64_t i = 0; i < split.size(); ++i) {
+    records.push_back(static_cast<uint8_t>(split.labels[i].item<int64_t>()));
+    const uint8_t* p = images.data_ptr<uint8_t>() + i * kImageBytes;
+    records.insert(records.end(), p, p + kImageBytes);
+  }
+  for (const auto& name : batch_file_names(Split::kTrain)) write_bytes(dir / name, records);
+  write_bytes(dir / "test_batch.bin", records);
+}
+
 }  // namespace cifar::test

@@ -5,7 +5,8 @@
 //   0   success (and --help, --version)
 //   1   a runtime failure (bad data, unreadable checkpoint, out of memory, ...)
 //   2   a usage error (bad flag or value, bad config file)
-//   130 training interrupted by the user (a checkpoint was written)
+//   130 training interrupted by the user (a checkpoint was written), logged
+//       as a warning: it is what the user asked for
 // The full exception text (a C++ stack trace for LibTorch errors) is logged
 // only with --verbose.
 #pragma once
@@ -13,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace cifar {
 
@@ -26,6 +28,14 @@ void add_log_flags(CLI::App& app, LogOptions& options);
 
 // Logs to stderr (stdout is kept for results such as --json).
 void setup_logging(const LogOptions& options);
+
+// --data not given (on the command line or in a config file): take
+// $CIFAR10_DIR when it is set. The library itself reads no environment.
+void resolve_data_env(const CLI::App& app, std::string& data_dir);
+
+// Refuses a --config that is not a regular, small text file without
+// [sections], before CLI11 reads it (UsageError).
+void check_config_file(const std::string& path);
 
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body);

@@ -2,6 +2,7 @@
 #include "cifar/device.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <charconv>
 #include <thread>
@@ -67,12 +68,17 @@ DeviceChoice try_gpu(const DeviceRequest& request, int64_t cuda_device_count) {
   return choice;
 }
 
-DeviceChoice choose_device(const std::string& text) {
-  const auto request = parse_device(text);
+DeviceChoice choose_device(const DeviceRequest& request) {
   const int64_t count = request.kind == DeviceRequest::Kind::kCpu
                             ? 0
                             : static_cast<int64_t>(torch::cuda::device_count());
   return try_gpu(request, count);
+}
+
+torch::Device use_device(const DeviceRequest& request) {
+  const DeviceChoice choice = choose_device(request);
+  if (!choice.fallback_warning.empty()) spdlog::warn("{}", choice.fallback_warning);
+  return choice.device;
 }
 
 std::string describe_devices() {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace cifar {
 
@@ -62,14 +63,15 @@ std::string format_confusion(const EvalResult& r, const std::vector<std::string>
   return out;
 }
 
-nlohmann::json eval_to_json(const EvalResult& r, const std::string& model,
-                            const std::string& device, const std::vector<std::string>& names) {
+std::string eval_to_json(const EvalResult& r, const std::string& model, const std::string& device,
+                         const std::vector<std::string>& names) {
   nlohmann::json per_class = nlohmann::json::object();
   const auto acc = r.per_class_accuracy();
   for (size_t c = 0; c < acc.size(); ++c) per_class[names.at(c)] = acc[c];
-  return {{"model", model},        {"device", device},         {"total", r.total},
-          {"correct", r.correct},  {"accuracy", r.accuracy()}, {"loss", r.loss},
-          {"per_class", per_class}};
+  const nlohmann::json j = {{"model", model},        {"device", device},         {"total", r.total},
+                            {"correct", r.correct},  {"accuracy", r.accuracy()}, {"loss", r.loss},
+                            {"per_class", per_class}};
+  return j.dump();
 }
 
 MetricsCsv::MetricsCsv(const std::filesystem::path& path) {

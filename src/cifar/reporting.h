@@ -9,35 +9,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "cifar/metrics.h"
+
 namespace cifar {
-
-struct EvalResult {
-  int64_t num_classes = 10;
-  int64_t total = 0;
-  int64_t correct = 0;
-  double loss = 0;                 // mean cross-entropy
-  std::vector<int64_t> confusion;  // num_classes x num_classes, row = true label
-
-  double accuracy() const { return total > 0 ? static_cast<double>(correct) / total : 0.0; }
-  std::vector<double> per_class_accuracy() const;
-};
-
-struct EpochMetrics {
-  int64_t epoch = 0;  // 1-based
-  double train_loss = 0;
-  double train_accuracy = 0;
-  double test_loss = 0;
-  double test_accuracy = 0;
-  double lr = 0;       // at the end of the epoch
-  double seconds = 0;  // training part of the epoch (evaluation excluded)
-  double images_per_second = 0;
-  double eval_seconds = 0;
-  int64_t peak_memory_bytes = 0;  // GPU only, 0 on the CPU
-};
 
 std::string format_epoch_line(const EpochMetrics& m, int64_t epochs);
 
@@ -46,8 +23,9 @@ std::string format_epoch_line(const EpochMetrics& m, int64_t epochs);
 std::string format_per_class(const EvalResult& result, const std::vector<std::string>& names);
 std::string format_confusion(const EvalResult& result, const std::vector<std::string>& names);
 
-nlohmann::json eval_to_json(const EvalResult& result, const std::string& model,
-                            const std::string& device, const std::vector<std::string>& names);
+// One JSON object: model, device, total, correct, accuracy, loss, per_class.
+std::string eval_to_json(const EvalResult& result, const std::string& model,
+                         const std::string& device, const std::vector<std::string>& names);
 
 // metrics.csv: a header, then one row per epoch, flushed as it is written.
 class MetricsCsv {

@@ -39,7 +39,12 @@ expect 2 "--batch-size must be at least 1, got 0" -- "$TRAIN" "${ok[@]}" --batch
 expect 2 "--batch-size must be at least 1, got -8" -- "$TRAIN" "${ok[@]}" --batch-size -8
 expect 2 "--lr must be positive, got 0" -- "$TRAIN" "${ok[@]}" --lr 0
 expect 2 "--lr must be positive, got -0.1" -- "$TRAIN" "${ok[@]}" --lr -0.1
-expect 2 "--threads must be at least 1" -- "$TRAIN" "${ok[@]}" --threads -1
+expect 2 "--threads must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --threads -1
+expect 2 "--epochs must be at least 1, got 99999999999999999999|--epochs must be in .*got 99999999999999999999" -- "$TRAIN" "${ok[@]}" --epochs 99999999999999999999
+expect 2 "--seed must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --seed -1
+expect 2 "--lr must be in \\(0, 1e\\+30\\], got 1e308" -- "$TRAIN" "${ok[@]}" --lr 1e308
+expect 2 "--momentum must be in \\[0, 1\\), got 1.5" -- "$TRAIN" "${ok[@]}" --momentum 1.5
+expect 0 "--threads 1000 capped at the [0-9]+ hardware threads" -- "$TRAIN" "${ok[@]:0:${#ok[@]}-1}" --threads 1000 --run-dir run-threads --checkpoint threads.pt
 expect 2 "Could not convert: --lr = abc" -- "$TRAIN" "${ok[@]}" --lr abc
 expect 2 "The following argument was not expected: --bogus|bogus" -- "$TRAIN" "${ok[@]}" --bogus
 expect 2 "--batch-size must be at least 1, got 0" -- "$EVAL" --checkpoint x.pt --batch-size 0

@@ -1,0 +1,341 @@
+// config.cpp: the option table, and the CLI, checks and TOML derived from it.
+//
+// train_options() (and eval_options()) are the one place an option is written down. It hands
+// each option, with its field, to a visitor: OptionDeclarer declares it on a
+// CLI11 app, RangeChecker checks a filled-in config, TomlWriter writes it.
+#include "cifar/config.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <type_traits>
+
+#include "cifar/errors.h"
+
+namespace cifar {
+namespace {
+
+// --- The table ---------------------------------------------------------------------
+
+struct Opt {
+  const char* names;  // CLI11 names, e.g. "-e,--epochs"; the long one is the TOML key
+  const char* group;
+  const char* help;
+};
+
+template <class T>
+struct Range {
+  T lo, hi;
+  bool lo_open = false;  // lo itself is not allowed
+  bool hi_open = false;
+};
+
+template <class T>
+struct Parsed {
+  T (*parse)(const std::string&);  // throws UsageError
+  std::string (*format)(const T&);
+};
+
+constexpr int64_t kMaxCount = 1'000'000'000;  // images, steps, batch sizes
+constexpr double kMaxReal = 1e30;             // fits a float with room to spare
+
+std::string model_of(const std::string& text) {
+  check_model_name(text);
+  return text;
+}
+std::string same(const std::string& text) {
+  return text;
+}
+std::string stem_text(const ResNetStem& stem) {
+  return stem == ResNetStem::kCifar ? "cifar" : "imagenet";
+}
+std::string schedule_text(const Schedule& s) {
+  switch (s) {
+    case Schedule::kConstant:
+      return "constant";
+    case Schedule::kStep:
+      return "step";
+    case Schedule::kCosine:
+      return "cosine";
+    case Schedule::kOneCycle:
+      return "onecycle";
+  }
+  return "constant";
+}
+std::string device_text(const DeviceRequest& d) {
+  return d.text;
+}
+std::string amp_text(const AmpMode& a) {
+  return to_string(a);
+}
+DeviceRequest device_of(const std::string& text) {
+  return parse_device(text);
+}
+
+// Config is TrainConfig, or const TrainConfig for the visitors that only read.
+template <class Config, class V>
+void train_options(Config& c, V&& v) {
+  v.parsed(Opt{"-m,--model", "Model",
+               "net or resnet18 (default: net, or the checkpoint's with --resume)"},
+           c.model, Parsed<std::string>{model_of, same});
+  v.parsed(Opt{"--stem", "Model", "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"},
+           c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+  v.text(Opt{"--data", "Data",
+             "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
+         c.data_dir);
+  v.number(Opt{"--train-limit", "Data", "Train on the first N images only (0: all)"}, c.train_limit,
+           Range<int64_t>{0, kMaxCount});
+  v.flag(Opt{"--augment", "Data", "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
+  v.parsed(Opt{"-d,--device", "Device", "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
+           c.device, Parsed<DeviceRequest>{device_of, device_text});
+  v.number(Opt{"--threads", "Device", "CPU threads for intra-op work (0: chosen at run time)"},
+           c.threads, Range<int64_t>{0, 4096});
+  v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
+           c.epochs, Range<int64_t>{1, 1'000'000});
+  v.number(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}, c.batch_size,
+           Range<int64_t>{1, kMaxCount});
+  v.number(Opt{"--lr", "Optimisation", "Peak learning rate"}, c.lr,
+           Range<double>{0, kMaxReal, true});
+  v.number(Opt{"--momentum", "Optimisation", "SGD momentum"}, c.momentum,
+           Range<double>{0, 1, false, true});
+  v.flag(Opt{"--nesterov", "Optimisation", "Nesterov momentum"}, c.nesterov);
+  v.number(Opt{"--weight-decay", "Optimisation", "L2 weight decay"}, c.weight_decay,
+           Range<double>{0, kMaxReal});
+  v.parsed(Opt{"--schedule", "Optimisation", "constant, step, cosine or onecycle"}, c.schedule,
+           Parsed<Schedule>{parse_schedule, schedule_text});
+  v.number(Opt{"--warmup-epochs", "Optimisation", "Linear warm-up length in epochs"},
+           c.warmup_epochs, Range<double>{0, 1'000'000});
+  v.number(Opt{"--label-smoothing", "Optimisation", "Cross-entropy label smoothing"},
+           c.label_smoothing, Range<double>{0, 1, false, true});
+  v.number(Opt{"--seed", "Optimisation", "Seed for initialisation, shuffling and augmentation"},
+           c.seed, Range<uint64_t>{0, std::numeric_limits<uint64_t>::max()});
+  v.parsed(Opt{"--amp", "Speed", "Mixed precision: bf16 or off"}, c.amp,
+           Parsed<AmpMode>{parse_amp, amp_text});
+  v.flag(Opt{"--channels-last", "Speed", "NHWC memory format for images and convolutions"},
+         c.channels_last);
+  v.flag(Opt{"--cuda-graph", "Speed", "Capture the training step in a CUDA graph, GPU only"},
+         c.cuda_graph);
+  v.flag(Opt{"--cudnn-benchmark", "Speed", "Let cuDNN time its algorithms"}, c.cudnn_benchmark);
+  v.flag(Opt{"--tf32", "Speed", "TF32 matrix products on GPUs that have them"}, c.tf32);
+  v.number(Opt{"--eval-batch-size", "Speed", "Batch size for evaluation"}, c.eval_batch_size,
+           Range<int64_t>{1, kMaxCount});
+  v.text(Opt{"-o,--checkpoint", "Output", "Where the trained model goes (default: <model>.pt)"},
+         c.checkpoint);
+  v.text(Opt{"--run-dir", "Output",
+             "Folder for config.toml, metrics.csv, last.pt and best.pt (default: runs/...)"},
+         c.run_dir);
+  v.number(Opt{"--log-interval", "Output",
+               "Seconds between progress lines when stderr is not a terminal"},
+           c.log_interval_s, Range<double>{0, 1'000'000, true});
+}
+
+template <class Config, class V>
+void eval_options(Config& c, V&& v) {
+  v.text(Opt{"-c,--checkpoint", "Input", "Checkpoint written by cifar-train"}, c.checkpoint);
+  v.text(Opt{"--data", "Input",
+             "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
+         c.data_dir);
+  v.parsed(Opt{"-d,--device", "Device", "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
+           c.device, Parsed<DeviceRequest>{device_of, device_text});
+  v.number(Opt{"-b,--batch-size", "Speed", "Evaluation batch size"}, c.batch_size,
+           Range<int64_t>{1, kMaxCount});
+  v.parsed(Opt{"--amp", "Speed", "Mixed precision: bf16 or off"}, c.amp,
+           Parsed<AmpMode>{parse_amp, amp_text});
+}
+
+// --- Range checks, on values and on the strings a user typed -----------------------
+
+std::string long_name(const char* names) {
+  const std::string_view s(names);
+  const auto at = s.rfind("--");
+  return std::string(s.substr(at + 2));
+}
+
+template <class T>
+std::string describe(const Range<T>& r) {
+  const bool unbounded =
+      static_cast<double>(r.hi) >= static_cast<double>(kMaxCount) && std::is_integral_v<T>;
+  if (unbounded) return fmt::format("at least {}", r.lo);
+  return fmt::format("in {}{}, {}{}", r.lo_open ? '(' : '[', r.lo, r.hi, r.hi_open ? ')' : ']');
+}
+
+// "" when `value` is allowed, else why not: "must be at least 1, got 0".
+template <class T>
+std::string out_of_range(const Range<T>& r, T value, std::string_view typed) {
+  const std::string allowed = describe(r);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(value))
+      return fmt::format("must be a finite number {}, got {}", allowed, typed);
+  }
+  const bool low = r.lo_open ? !(value > r.lo) : value < r.lo;
+  const bool high = r.hi_open ? !(value < r.hi) : value > r.hi;
+  if (!low && !high) return "";
+  std::string why = "must be " + allowed;
+  if (low && r.lo_open && r.lo == T{0}) why = "must be positive";
+  if (low && !r.lo_open) why = fmt::format("must be at least {}", r.lo);
+  std::string message = fmt::format("{}, got {}", why, typed);
+  if (why != "must be " + allowed) message += fmt::format(" (allowed: {})", allowed);
+  return message;
+}
+
+// Checks the text of a number before CLI11 converts it, so that an overflow
+// ("99999999999999999999", "-1" for an unsigned) is a range error naming the
+// typed value, not a silently clamped one. Text that is not a number at all is
+// left to CLI11's "Could not convert" error.
+template <class T>
+CLI::Validator range_validator(Range<T> r) {
+  return CLI::Validator(
+      [r](std::string& text) -> std::string {
+        T value{};
+        const char* first = text.data();
+        const char* last = first + text.size();
+        if (std::is_unsigned_v<T> && !text.empty() && text[0] == '-') {
+          return fmt::format("must be at least 0, got {}", text);
+        }
+        const auto [end, ec] = std::from_chars(first, last, value);
+        if (ec == std::errc::result_out_of_range) {
+          return fmt::format("must be {}, got {}", describe(r), text);
+        }
+        if (ec != std::errc() || end != last) return "";  // CLI11 reports what it cannot convert
+        return out_of_range(r, value, text);
+      },
+      describe(r));
+}
+
+// --- The visitors ----------------------------------------------------------------
+
+// Declares options on a CLI11 app. Defaults go into the help text as words.
+struct OptionDeclarer {
+  CLI::App& app;
+
+  template <class T>
+  void number(const Opt& o, T& field, Range<T> r) {
+    app.add_option(o.names, field, fmt::format("{} (default: {})", o.help, field))
+        ->check(range_validator(r))
+        ->group(o.group);
+  }
+  // --x sets the flag (also "x = true" or "x = false" in a config file);
+  // --no-x, not listed in --help, clears it.
+  void flag(const Opt& o, bool& field) {
+    const std::string name = long_name(o.names);
+    app.add_flag("--" + name, field,
+                 fmt::format("{} (default: {}; --no-{} turns it off)", o.help, field ? "on" : "off",
+                             name))
+        ->group(o.group);
+    app.add_flag_callback("--no-" + name, [&field] { field = false; })->group("");
+  }
+  void text(const Opt& o, std::string& field) {
+    app.add_option(o.names, field, o.help)->group(o.group);
+  }
+  template <class T>
+  void parsed(const Opt& o, T& field, Parsed<T> p) {
+    const std::string shown = p.format(field);
+    app.add_option_function<std::string>(
+           o.names, [&field, p](const std::string& text) { field = p.parse(text); },
+           shown.empty() ? std::string(o.help) : fmt::format("{} (default: {})", o.help, shown))
+        ->check(CLI::Validator(
+            [p](std::string& text) -> std::string {
+              try {
+                p.parse(text);
+                return "";
+              } catch (const UsageError& e) {
+                return e.what();
+              }
+            },
+            "", ""))
+        ->group(o.group);
+  }
+};
+
+// Checks a config filled in code against the same ranges.
+struct RangeChecker {
+  template <class T>
+  void number(const Opt& o, const T& field, Range<T> r) {
+    const std::string why = out_of_range(r, field, fmt::format("{}", field));
+    if (!why.empty()) throw UsageError(fmt::format("--{} {}", long_name(o.names), why));
+  }
+  void flag(const Opt&, const bool&) {}
+  void text(const Opt&, const std::string&) {}
+  template <class T>
+  void parsed(const Opt&, const T& field, Parsed<T> p) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!field.empty()) p.parse(field);
+    }
+  }
+};
+
+struct TomlWriter {
+  std::string out;
+
+  template <class T>
+  void number(const Opt& o, const T& field, Range<T>) {
+    out += fmt::format("{} = {}\n", long_name(o.names), field);
+  }
+  void flag(const Opt& o, const bool& field) {
+    out += fmt::format("{} = {}\n", long_name(o.names), field ? "true" : "false");
+  }
+  // A basic string when nothing needs escaping, else a literal one (CLI11
+  // reads no escapes), else JSON's escaped form as the last resort.
+  void text(const Opt& o, const std::string& field) {
+    if (field.empty()) return;
+    std::string value = nlohmann::json(field).dump();
+    if (field.find_first_of("\"\\") != std::string::npos &&
+        field.find_first_of("'\n") == std::string::npos) {
+      value = "'" + field + "'";
+    }
+    out += fmt::format("{} = {}\n", long_name(o.names), value);
+  }
+  template <class T>
+  void parsed(const Opt& o, const T& field, Parsed<T> p) {
+    text(o, p.format(field));
+  }
+};
+
+}  // namespace
+
+AmpMode parse_amp(const std::string& text) {
+  if (text == "off") return AmpMode::kOff;
+  if (text == "bf16") return AmpMode::kBf16;
+  if (text == "fp16") {
+    throw UsageError(
+        "--amp fp16 needs dynamic loss scaling, which cifar-train does not implement; use --amp "
+        "bf16 (as fast on Ampere and newer GPUs, and it needs no loss scaling)");
+  }
+  throw UsageError(fmt::format("unknown --amp '{}': choose bf16 or off", text));
+}
+
+const char* to_string(AmpMode amp) {
+  return amp == AmpMode::kBf16 ? "bf16" : "off";
+}
+
+void add_train_options(CLI::App& app, TrainConfig& config) {
+  train_options(config, OptionDeclarer{app});
+  app.add_option("--resume", config.resume, "Continue training from this checkpoint")
+      ->group("Output");
+}
+
+void validate(const TrainConfig& config) {
+  train_options(config, RangeChecker{});
+  if (config.nesterov && config.momentum == 0) {
+    throw UsageError(
+        "--nesterov needs --momentum above 0 (Nesterov momentum without momentum is plain SGD)");
+  }
+}
+
+std::string to_toml(const TrainConfig& config) {
+  TomlWriter writer{"# cifar-train settings (read back with --config)\n"};
+  train_options(config, writer);
+  return writer.out;
+}
+
+void add_eval_options(CLI::App& app, EvalConfig& config) {
+  eval_options(config, OptionDeclarer{app});
+  app.get_option("--checkpoint")->required();
+}
+
+}  // namespace cifar

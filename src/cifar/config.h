@@ -1,0 +1,93 @@
+// config.h: every setting of a training or evaluation run, declared once.
+//
+// Each option (its long name, which is also its key in a TOML config file,
+// its group, help text, default and allowed values) is written down in one
+// table in config.cpp. From that table come the CLI11 declarations
+// (add_train_options), the checks (validate: the same ranges a command line
+// is held to, for callers that fill a TrainConfig in code), and the resolved
+// settings written to a run folder (to_toml), which read back with --config.
+// Fields are typed: enums for the model's stem, the schedule and mixed
+// precision, a parsed device request; strings are parsed once, at the edge.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cifar/device.h"
+#include "cifar/models.h"
+#include "cifar/optim.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cifar {
+
+enum class AmpMode { kOff, kBf16 };
+AmpMode parse_amp(const std::string& text);  // UsageError for fp16 and unknown names
+const char* to_string(AmpMode amp);
+
+struct TrainConfig {
+  // Model: empty means "net", or the checkpoint's model when resuming.
+  std::string model;
+  ResNetStem stem = ResNetStem::kCifar;
+  // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.
+  std::string data_dir = "data/cifar-10-batches-bin";
+  int64_t train_limit = 0;  // use only the first N training images (0: all)
+  bool augment = false;
+  // Device and threads
+  DeviceRequest device;  // auto
+  int64_t threads = 0;   // 0: chosen at run time (see cpu_plan.h)
+  // Optimisation (defaults: the PyTorch tutorial)
+  int64_t epochs = 2;
+  int64_t batch_size = 4;
+  double lr = 0.001;
+  double momentum = 0.9;
+  bool nesterov = false;
+  double weight_decay = 0.0;
+  Schedule schedule = Schedule::kConstant;
+  double warmup_epochs = 0.0;
+  double label_smoothing = 0.0;
+  uint64_t seed = 0;
+  // Speed
+  AmpMode amp = AmpMode::kOff;
+  bool channels_last = false;
+  bool cuda_graph = false;
+  bool cudnn_benchmark = true;
+  bool tf32 = true;
+  int64_t eval_batch_size = 1000;
+  // Outputs
+  std::string checkpoint;  // default: <model>.pt
+  std::string run_dir;     // default: runs/<date>-<time>-<model>
+  std::string resume;      // a checkpoint to continue from (not saved in config.toml)
+  double log_interval_s = 10;
+
+  bool operator==(const TrainConfig&) const = default;
+};
+
+// Declares every TrainConfig option on `app`, bound to `config` (whose current
+// values are the defaults --help shows). --resume is declared too; --config,
+// --data's environment fallback and the logging flags are the app's.
+void add_train_options(CLI::App& app, TrainConfig& config);
+
+// Throws UsageError naming the option, the offending value and the allowed
+// range; the same checks the command line applies, plus those that relate two
+// options (--nesterov needs --momentum).
+void validate(const TrainConfig& config);
+
+// The settings as TOML that --config reads back (keys are the long option
+// names); --resume is left out.
+std::string to_toml(const TrainConfig& config);
+
+// Evaluating a checkpoint: everything about the model comes from the file.
+struct EvalConfig {
+  std::string checkpoint;
+  std::string data_dir = "data/cifar-10-batches-bin";
+  DeviceRequest device;
+  int64_t batch_size = 1000;
+  AmpMode amp = AmpMode::kOff;
+};
+
+void add_eval_options(CLI::App& app, EvalConfig& config);
+
+}  // namespace cifar

@@ -1,0 +1,29 @@
+// cpu_plan.cpp: the rule behind the CPU plan.
+#include "cifar/cpu_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cifar {
+
+CpuPlan choose_cpu_plan(int64_t requested_threads, int64_t batch_size, int64_t hardware_threads) {
+  CpuPlan plan;
+  const int64_t cores = std::max<int64_t>(1, hardware_threads);
+  plan.training_onednn = batch_size > 8;
+  if (requested_threads > cores) {
+    plan.threads = static_cast<int>(cores);
+    plan.why = fmt::format("--threads {} capped at the {} hardware threads this machine has",
+                           requested_threads, cores);
+  } else if (requested_threads > 0) {
+    plan.threads = static_cast<int>(requested_threads);
+    plan.why = "--threads";
+  } else {
+    plan.threads = static_cast<int>(cores);
+    plan.why = "all cores";
+  }
+  if (!plan.training_onednn) plan.why += "; training without oneDNN, which is slower at batch <= 8";
+  return plan;
+}
+
+}  // namespace cifar

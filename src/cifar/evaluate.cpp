@@ -1,0 +1,80 @@
+// evaluate.cpp: evaluation of a model, and of a checkpoint file.
+#include "cifar/evaluate.h"
+
+#include <spdlog/spdlog.h>
+
+#include "cifar/autocast.h"
+#include "cifar/checkpoint.h"
+#include "cifar/device.h"
+#include "cifar/errors.h"
+#include "cifar/interrupt.h"
+#include "cifar/oom.h"
+
+namespace cifar {
+namespace F = torch::nn::functional;
+
+EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
+                    AmpMode amp, int64_t num_classes) {
+  const auto device = data.device();
+  const bool was_training = model.is_training();
+  model.eval();
+  EvalResult result;
+  result.num_classes = num_classes;
+  {
+    torch::InferenceMode inference;
+    const auto i64 = torch::TensorOptions().dtype(torch::kInt64).device(device);
+    auto confusion = torch::zeros({num_classes * num_classes}, i64);
+    auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+    const auto plan = data.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
+    const int64_t n = data.size();
+    for (int64_t start = 0; start < n; start += batch_size) {
+      if (stop_requested()) {
+        model.train(was_training);
+        throw Interrupted("interrupted during evaluation");
+      }
+      const Batch batch = data.batch(plan, start, std::min(batch_size, n - start));
+      torch::Tensor logits;
+      {
+        AutocastScope autocast(device, amp);
+        logits = model.forward(batch.images).to(torch::kFloat);  // (B, C)
+      }
+      loss_sum.add_(F::cross_entropy(logits, batch.labels,
+                                     F::CrossEntropyFuncOptions().reduction(torch::kSum)));
+      const auto pred = logits.argmax(1);  // (B)
+      confusion.add_(
+          torch::bincount(batch.labels * num_classes + pred, {}, num_classes * num_classes));
+    }
+    const auto host = confusion.cpu();  // one read-back for the whole split
+    result.confusion.assign(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
+    result.total = n;
+    for (int64_t c = 0; c < num_classes; ++c) {
+      result.correct += result.confusion[static_cast<size_t>(c * num_classes + c)];
+    }
+    result.loss = n > 0 ? loss_sum.item<double>() / static_cast<double>(n) : 0.0;
+  }
+  model.train(was_training);
+  return result;
+}
+
+EvalReport evaluate_checkpoint(const EvalConfig& config) {
+  const torch::Device device = use_device(config.device);
+  LoadedCheckpoint checkpoint = load_checkpoint(config.checkpoint);
+  const auto& info = checkpoint.info;
+  spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", config.checkpoint, info.model,
+               info.epoch, info.libtorch_version);
+  const DeviceDataset test_data(read_cifar10(config.data_dir, Split::kTest), device,
+                                info.normalization);
+  checkpoint.model->to(device);
+  EvalReport report;
+  report.model = info.model;
+  report.device = device.str();
+  report.class_names = info.class_names;
+  const OomAdvice advice{"--batch-size", config.batch_size, info.model,
+                         device,         config.amp,        test_data.size()};
+  report.result = with_oom_advice(advice, [&] {
+    return evaluate(*checkpoint.model, test_data, config.batch_size, config.amp, info.num_classes);
+  });
+  return report;
+}
+
+}  // namespace cifar

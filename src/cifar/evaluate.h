@@ -1,0 +1,34 @@
+// evaluate.h: accuracy, loss and confusion matrix of a model on a split.
+//
+// evaluate() runs a model over a whole split in inference mode, batch by
+// batch, with the counts kept on the device and read back once at the end.
+// evaluate_checkpoint() is cifar-eval: the checkpoint alone says which model
+// to build and how the images were normalised. Nothing here depends on the
+// training code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cifar/config.h"
+#include "cifar/loader.h"
+#include "cifar/metrics.h"
+#include "cifar/models.h"
+
+namespace cifar {
+
+// Stops with cifar::Interrupted between batches when a stop was requested.
+EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
+                    AmpMode amp = AmpMode::kOff, int64_t num_classes = 10);
+
+struct EvalReport {
+  std::string model;
+  std::string device;
+  EvalResult result;
+  std::vector<std::string> class_names;
+};
+
+EvalReport evaluate_checkpoint(const EvalConfig& config);
+
+}  // namespace cifar

@@ -1,0 +1,56 @@
+// guards.h: process-wide LibTorch settings, changed for a scope and restored.
+//
+// LibTorch keeps some settings per process: the intra-op thread count,
+// whether oneDNN (mkldnn) kernels are used, cuDNN benchmark mode and TF32,
+// and the default random generator. cifar-train changes them only through
+// these guards, which put back what they found when they go, also when an
+// exception passes through.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace cifar {
+
+// Intra-op threads and oneDNN, for one phase of a run (CPU only).
+class CpuSettingsGuard {
+ public:
+  CpuSettingsGuard(int threads, bool onednn);
+  ~CpuSettingsGuard();
+  CpuSettingsGuard(const CpuSettingsGuard&) = delete;
+  CpuSettingsGuard& operator=(const CpuSettingsGuard&) = delete;
+
+ private:
+  int old_threads_;
+  bool old_onednn_;
+};
+
+// cuDNN benchmark mode and TF32 matrix products (no-op without CUDA).
+class CudaMathGuard {
+ public:
+  CudaMathGuard(bool cudnn_benchmark, bool tf32);
+  ~CudaMathGuard();
+  CudaMathGuard(const CudaMathGuard&) = delete;
+  CudaMathGuard& operator=(const CudaMathGuard&) = delete;
+
+ private:
+  bool old_benchmark_;
+  bool old_tf32_cublas_;
+  bool old_tf32_cudnn_;
+};
+
+// Seeds the default CPU generator (and CUDA's, through torch::manual_seed);
+// restores the CPU generator's state when it goes.
+class SeedGuard {
+ public:
+  explicit SeedGuard(uint64_t seed);
+  ~SeedGuard();
+  SeedGuard(const SeedGuard&) = delete;
+  SeedGuard& operator=(const SeedGuard&) = delete;
+
+ private:
+  torch::Tensor old_state_;
+};
+
+}  // namespace cifar

@@ -1,0 +1,38 @@
+// metrics.h: the numbers a run produces, as plain data.
+//
+// EvalResult is one evaluation (loss, counts and the confusion matrix);
+// EpochMetrics is one epoch's line in the log and row in metrics.csv.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace cifar {
+
+struct EvalResult {
+  int64_t num_classes = 10;
+  int64_t total = 0;
+  int64_t correct = 0;
+  double loss = 0;                 // mean cross-entropy
+  std::vector<int64_t> confusion;  // (num_classes, num_classes) row-major, row = true label
+
+  double accuracy() const {
+    return total > 0 ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
+  }
+  std::vector<double> per_class_accuracy() const;
+};
+
+struct EpochMetrics {
+  int64_t epoch = 0;  // 1-based
+  double train_loss = 0;
+  double train_accuracy = 0;
+  double test_loss = 0;
+  double test_accuracy = 0;
+  double lr = 0;       // at the end of the epoch
+  double seconds = 0;  // training part of the epoch (evaluation excluded)
+  double images_per_second = 0;
+  double eval_seconds = 0;
+  int64_t peak_memory_bytes = 0;  // GPU only, 0 on the CPU
+};
+
+}  // namespace cifar

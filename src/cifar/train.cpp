@@ -1,0 +1,249 @@
+// train.cpp: the whole training job.
+#include "cifar/train.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <optional>
+
+#include "cifar/checkpoint.h"
+#include "cifar/cpu_plan.h"
+#include "cifar/device.h"
+#include "cifar/epoch.h"
+#include "cifar/errors.h"
+#include "cifar/evaluate.h"
+#include "cifar/gpu.h"
+#include "cifar/guards.h"
+#include "cifar/interrupt.h"
+#include "cifar/oom.h"
+#include "cifar/run_outputs.h"
+#include "cifar/version.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Options that would do nothing here are said to do nothing, once.
+void warn_ignored(const TrainConfig& c, const std::string& model, const torch::Device& device) {
+  if (model == "net" && c.stem != ResNetStem::kCifar) {
+    spdlog::warn("--stem only applies to resnet18; the net model ignores it");
+  }
+  if (c.cuda_graph && !device.is_cuda()) {
+    spdlog::warn("--cuda-graph needs a CUDA device; training eagerly on {}", device.str());
+  }
+  if (device.is_cpu() && c.amp == AmpMode::kBf16) {
+    spdlog::warn(
+        "--amp bf16 on the CPU: supported, but usually slower than float32 here "
+        "(use --amp off for speed)");
+  }
+}
+
+std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
+  if (c.resume.empty()) return std::nullopt;
+  LoadedCheckpoint resumed = load_checkpoint(c.resume);
+  const auto& info = resumed.info;
+  if (!c.model.empty() && c.model != info.model) {
+    throw UsageError(
+        fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
+                    "or resume a {} checkpoint",
+                    c.resume, info.model, c.model, c.model));
+  }
+  if (info.epoch >= c.epochs && info.step_in_epoch == 0) {
+    throw UsageError(
+        fmt::format("--resume {} has already trained {} epochs; pass --epochs above "
+                    "{} to train further",
+                    c.resume, info.epoch, info.epoch));
+  }
+  return resumed;
+}
+
+Cifar10Dataset read_train_split(const TrainConfig& c) {
+  Cifar10Dataset split = read_cifar10(c.data_dir, Split::kTrain);
+  if (c.train_limit > 0 && c.train_limit < split.size()) {
+    split.images = split.images.narrow(0, 0, c.train_limit);
+    split.labels = split.labels.narrow(0, 0, c.train_limit);
+  }
+  return split;
+}
+
+void to_channels_last(torch::nn::Module& model) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : model.parameters()) {
+    if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+}
+
+// The settings as they will be saved: the model the run really trains, and
+// absolute paths, so that config.toml resumes the run from any folder.
+TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem) {
+  TrainConfig r = c;
+  r.model = model;
+  r.stem = stem;
+  r.data_dir = fs::absolute(c.data_dir).lexically_normal().string();
+  const fs::path run_dir = c.run_dir.empty() ? default_run_dir(model) : fs::path(c.run_dir);
+  r.run_dir = fs::absolute(run_dir).lexically_normal().string();
+  if (r.checkpoint.empty()) r.checkpoint = model + ".pt";
+  return r;
+}
+
+CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization& norm,
+                               const std::vector<std::string>& class_names,
+                               const std::string& config_toml) {
+  CheckpointInfo info;
+  info.model = resolved.model;
+  info.stem = resolved.stem == ResNetStem::kCifar ? "cifar" : "imagenet";
+  info.normalization = norm;
+  info.class_names = class_names;
+  info.config_toml = config_toml;
+  info.libtorch_version = libtorch_version();
+  return info;
+}
+
+EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult& eval,
+                        double eval_seconds) {
+  EpochMetrics m;
+  m.epoch = epoch;
+  m.train_loss = stats.loss;
+  m.train_accuracy = stats.accuracy;
+  m.test_loss = eval.loss;
+  m.test_accuracy = eval.accuracy();
+  m.lr = stats.last_lr;
+  m.seconds = stats.seconds;
+  m.images_per_second = stats.seconds > 0 ? static_cast<double>(stats.images) / stats.seconds : 0;
+  m.eval_seconds = eval_seconds;
+  m.peak_memory_bytes = stats.peak_memory_bytes;
+  return m;
+}
+
+}  // namespace
+
+TrainResult train(const TrainConfig& config, const RunEnv& env) {
+  validate(config);
+
+  // 1. Device, with the tutorial's fallback, and the process settings for it.
+  const torch::Device device = use_device(config.device);
+  const CpuPlan cpu = choose_cpu_plan(config.threads, config.batch_size, env.hardware_threads);
+  std::optional<CudaMathGuard> cuda_math;
+  if (device.is_cuda()) cuda_math.emplace(config.cudnn_benchmark, config.tf32);
+  spdlog::info("device: {}", device.is_cpu()
+                                 ? fmt::format("cpu, {} threads ({})", cpu.threads, cpu.why)
+                                 : device.str());
+
+  // 2. The checkpoint to resume from, if any: it fixes the model.
+  std::optional<LoadedCheckpoint> resumed = load_resume(config);
+  const std::string model_name =
+      resumed ? resumed->info.model : (config.model.empty() ? "net" : config.model);
+  const ResNetStem stem = resumed ? parse_stem(resumed->info.stem) : config.stem;
+  warn_ignored(config, model_name, device);
+
+  // 3. Data: read once, moved to the device once.
+  const Cifar10Dataset train_split = read_train_split(config);
+  const Cifar10Dataset test_split = read_cifar10(config.data_dir, Split::kTest);
+  const Normalization norm = resumed ? resumed->info.normalization : Normalization{};
+  spdlog::info("data: {} ({} training, {} test images)", config.data_dir, train_split.size(),
+               test_split.size());
+  const DeviceDataset train_data(train_split, device, norm, config.channels_last);
+  const DeviceDataset test_data(test_split, device, norm, config.channels_last);
+
+  // 4. Outputs, now that the inputs are known good.
+  const TrainConfig resolved = resolved_settings(config, model_name, stem);
+  const std::string config_toml = to_toml(resolved);
+  spdlog::debug("settings:\n{}", config_toml);
+  RunOutputs outputs(resolved.run_dir, resolved.checkpoint, config_toml);
+
+  // 5. Model and optimizer.
+  const SeedGuard seed(config.seed);
+  Classifier model = resumed ? resumed->model : make_model(ModelOptions(model_name).stem(stem));
+  model->to(device);
+  if (config.channels_last) to_channels_last(*model);
+  spdlog::info("model: {} ({} parameters)", model_name, count_parameters(*model));
+  Sgd optimizer(model->parameters(), SgdOptions(config.lr)
+                                         .momentum(config.momentum)
+                                         .nesterov(config.nesterov)
+                                         .weight_decay(config.weight_decay));
+  if (resumed) load_optimizer_state(*resumed, optimizer);
+
+  // 6. Where to start, and how each epoch runs.
+  const bool graphed = config.cuda_graph && device.is_cuda();
+  const EpochOptions epoch_options{
+      config.batch_size,
+      ScheduleOptions{config.schedule, config.lr, config.warmup_epochs, config.epochs,
+                      steps_in_epoch(train_data.size(), config.batch_size, graphed)},
+      StepOptions{config.amp, config.label_smoothing},
+      graphed,
+      env.progress_bar,
+      config.log_interval_s};
+  CheckpointInfo info = checkpoint_info(resolved, norm, train_split.class_names, config_toml);
+  EpochPosition position{1, config.epochs, 0, 0};
+  if (resumed) {
+    position = {resumed->info.epoch + 1, config.epochs, resumed->info.step_in_epoch,
+                resumed->info.global_step};
+    info.best_accuracy = resumed->info.best_accuracy;
+    spdlog::info("resuming {} from epoch {} step {}", config.resume, position.epoch,
+                 position.first_step);
+  }
+  const OomAdvice train_oom{"--batch-size", config.batch_size, model_name,
+                            device,         config.amp,        train_data.size()};
+  const OomAdvice eval_oom{"--eval-batch-size", config.eval_batch_size, model_name, device,
+                           config.amp,          test_data.size()};
+  const InterruptGuard interrupt_guard;
+  auto stop_here = [&](int64_t epochs_done, int64_t step, const std::string& where) {
+    info.epoch = epochs_done;
+    info.step_in_epoch = step;
+    info.global_step = position.global_step;
+    info.test_accuracy = -1;
+    outputs.save_latest(encode_checkpoint(info, *model, &optimizer));
+    throw Interrupted(fmt::format(
+        "interrupted (signal {}) {}: checkpoint written to {}; resume with: {} --config {} "
+        "--resume {}",
+        stop_signal(), where, outputs.checkpoint().string(), env.program,
+        outputs.config_file().string(), outputs.checkpoint().string()));
+  };
+
+  // 7. The epochs.
+  TrainResult result{
+      model_name,     device.str(),     {}, {}, train_split.class_names, outputs.checkpoint(),
+      outputs.best(), outputs.run_dir()};
+  for (; position.epoch <= config.epochs; ++position.epoch) {
+    const EpochPlan plan =
+        train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed, position.epoch);
+    const EpochStats stats = with_oom_advice(train_oom, [&] {
+      const CpuSettingsGuard cpu_settings(cpu.threads, cpu.training_onednn);
+      return train_one_epoch(*model, optimizer, train_data, plan, epoch_options, position);
+    });
+    position.global_step += stats.steps - position.first_step;
+    if (stats.interrupted) {
+      stop_here(position.epoch - 1, stats.steps,
+                fmt::format("in epoch {} after step {}", position.epoch, stats.steps));
+    }
+    position.first_step = 0;
+
+    EpochTimer eval_timer(device);
+    eval_timer.start();
+    EvalResult eval;
+    try {
+      eval = with_oom_advice(eval_oom, [&] {
+        const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
+        return evaluate(*model, test_data, config.eval_batch_size, config.amp);
+      });
+    } catch (const Interrupted&) {
+      stop_here(position.epoch, 0, fmt::format("while evaluating epoch {}", position.epoch));
+    }
+    const EpochMetrics m = metrics_of(position.epoch, stats, eval, eval_timer.stop());
+    spdlog::info("{}", format_epoch_line(m, config.epochs));
+    result.history.push_back(m);
+    result.final_eval = eval;
+
+    info.epoch = position.epoch;
+    info.step_in_epoch = 0;
+    info.global_step = position.global_step;
+    info.test_accuracy = m.test_accuracy;
+    const bool best = m.test_accuracy > info.best_accuracy;
+    if (best) info.best_accuracy = m.test_accuracy;
+    outputs.epoch_done(m, encode_checkpoint(info, *model, &optimizer), best);
+  }
+  return result;
+}
+
+}  // namespace cifar

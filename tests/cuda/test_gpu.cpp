@@ -1,0 +1,60 @@
+// test_gpu.cpp: data and model on the GPU, CUDA events, peak memory, the
+// CUDA-graph and bf16 steps (run only where a GPU is present; see main.cpp).
+#include <catch2/catch.hpp>
+
+#include "cifar/epoch.h"
+#include "cifar/evaluate.h"
+#include "cifar/gpu.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+
+TEST_CASE("GPU: events time work and peak memory is tracked", "[cuda]") {
+  const torch::Device gpu(torch::kCUDA, 0);
+  reset_peak_memory(gpu);
+  EpochTimer timer(gpu);
+  timer.start();
+  auto x = torch::randn({4096, 4096}, torch::TensorOptions().device(gpu));
+  for (int i = 0; i < 10; ++i) x = torch::mm(x, x).tanh_();
+  const double seconds = timer.stop();
+  CHECK(seconds > 0.0);
+  CHECK(peak_memory_bytes(gpu) >= 2 * 4096 * 4096 * 4);
+  const auto gpus = cuda_devices();
+  REQUIRE_FALSE(gpus.empty());
+  CHECK(gpus[0].total_memory > 0);
+  CHECK(gpus[0].major >= 3);
+}
+
+TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", "[cuda]") {
+  const torch::Device gpu(torch::kCUDA, 0);
+  const DeviceDataset data(test::synthetic(512, 1), gpu, Normalization{});
+  REQUIRE(data.device().is_cuda());
+  REQUIRE(data.labels().is_cuda());
+  auto run = [&](bool graph, AmpMode amp) {
+    torch::manual_seed(0);
+    auto model = make_model(ModelOptions("net"));
+    model->to(gpu);
+    Sgd sgd(model->parameters(), SgdOptions(0.01).momentum(0.9));
+    EpochOptions o;
+    o.batch_size = 64;
+    o.schedule = ScheduleOptions{Schedule::kConstant, 0.01, 0.0, 1, 8};
+    o.cuda_graph = graph;
+    o.step.amp = amp;
+    const auto stats =
+        train_one_epoch(*model, sgd, data, data.plan_epoch(true, false, 0, 1), o, EpochPosition{});
+    return std::make_pair(stats, model);
+  };
+  const auto [eager, eager_model] = run(false, AmpMode::kOff);
+  const auto [graphed, graphed_model] = run(true, AmpMode::kOff);
+  CHECK(eager.images == 512);
+  CHECK(graphed.images == 512);  // 512 / 64: no partial batch to drop
+  CHECK(eager.peak_memory_bytes > 0);
+  CHECK(eager.seconds > 0);
+  CHECK(graphed.loss == Approx(eager.loss).epsilon(1e-3));
+  CHECK(torch::allclose(eager_model->named_parameters()["fc3.weight"],
+                        graphed_model->named_parameters()["fc3.weight"], 1e-3, 1e-4));
+  const auto [bf16, bf16_model] = run(false, AmpMode::kBf16);
+  CHECK(std::isfinite(bf16.loss));
+  const auto result = evaluate(*bf16_model, data, 256, AmpMode::kBf16);
+  CHECK(result.total == 512);
+}
