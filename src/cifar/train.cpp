@@ -76,14 +76,14 @@ void to_channels_last(torch::nn::Module& model) {
 
 // The settings as they will be saved: the model the run really trains, and
 // absolute paths, so that config.toml resumes the run from any folder.
-TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem) {
+TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem,
+                              const fs::path& run_dir, const fs::path& checkpoint) {
   TrainConfig r = c;
   r.model = model;
   r.stem = stem;
   r.data_dir = fs::absolute(c.data_dir).lexically_normal().string();
-  const fs::path run_dir = c.run_dir.empty() ? default_run_dir(model) : fs::path(c.run_dir);
   r.run_dir = fs::absolute(run_dir).lexically_normal().string();
-  if (r.checkpoint.empty()) r.checkpoint = model + ".pt";
+  r.checkpoint = fs::absolute(checkpoint).lexically_normal().string();
   return r;
 }
 
@@ -147,10 +147,14 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   const DeviceDataset test_data(test_split, device, norm, config.channels_last);
 
   // 4. Outputs, now that the inputs are known good.
-  const TrainConfig resolved = resolved_settings(config, model_name, stem);
+  //    Files are named as the user gave them (in messages too); config.toml
+  //    holds absolute paths, so that it resumes the run from any folder.
+  const fs::path run_dir = config.run_dir.empty() ? default_run_dir(model_name) : config.run_dir;
+  const fs::path checkpoint = config.checkpoint.empty() ? model_name + ".pt" : config.checkpoint;
+  const TrainConfig resolved = resolved_settings(config, model_name, stem, run_dir, checkpoint);
   const std::string config_toml = to_toml(resolved);
   spdlog::debug("settings:\n{}", config_toml);
-  RunOutputs outputs(resolved.run_dir, resolved.checkpoint, config_toml);
+  RunOutputs outputs(run_dir, checkpoint, config_toml);
 
   // 5. Model and optimizer.
   const SeedGuard seed(config.seed);

@@ -15,7 +15,7 @@ wait $pid
 status=$?
 cat train.err | grep -v settings
 [[ $status -eq 130 ]] || fail "exit status $status after SIGINT, expected 130"
-grep -q "checkpoint written to net.pt; resume with: cifar-train --config run/config.toml --resume net.pt" train.err \
+grep -Eq "checkpoint written to net.pt; resume with: /[^ ]*/cifar-train --config run/config.toml --resume net.pt" train.err \
   || fail "no resume instructions"
 "$EVAL" --checkpoint net.pt --data data --device cpu --json >eval.json 2>/dev/null || fail "the interrupt checkpoint does not load"
 pass "SIGINT wrote a loadable checkpoint and exited 130"
