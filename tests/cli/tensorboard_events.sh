@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The event files we write, read by TensorBoard's own reader (EventAccumulator):
-# scalars, the confusion heat map, text and hparams come back as written; a
+# scalars, the confusion heat map, text and hparams come back as written; the
+# per-epoch scalars equal metrics.csv (same epochs, same values); a
 # file cut inside its last record is read up to the record before; a changed
 # byte is caught by the reader's CRC check.
 source "$(dirname "$0")/lib/common.bash"
@@ -45,6 +46,24 @@ for tag, points in manifest["scalars"].items():
     assert all(abs(g - w) <= 1e-7 * max(1, abs(w)) for (_, g), (_, w) in zip(got, want)), (tag, got, want)
     print(f"scalars {tag}: {len(got)} values match")
 
+import csv
+rows = list(csv.DictReader(open(f"{logdir}/metrics.csv")))
+for col in ["train_loss", "train_accuracy", "test_loss", "test_accuracy", "lr",
+            "images_per_second", "seconds", "eval_seconds"]:
+    got = scalars(f"epoch/{col}")
+    assert [s for s, _ in got] == [int(r["epoch"]) for r in rows], (col, got)
+    for (_, g), r in zip(got, rows):
+        assert abs(g - float(r[col])) <= 1e-6 * max(1, abs(g)) + 1e-6, (col, g, r[col])
+print(f"epoch scalars equal metrics.csv: {len(rows)} epochs x 8 columns")
+names = manifest["class_names"]
+for epoch, accs in manifest["per_class"].items():
+    for name, want in zip(names, accs):
+        got = dict(scalars(f"test_class_accuracy/{name}"))[int(epoch)]
+        assert abs(got - want) < 1e-6, (name, epoch, got, want)
+heat = acc.Images("test/confusion_matrix")
+assert [(i.step, i.width, i.height) for i in heat] == [(e, 321, 321) for e in (1, 2, 3)], heat
+print(f"per-class accuracies and the confusion heat map at epochs 1-3")
+
 for tag, want in manifest["images"].items():
     (img,) = acc.Images(tag)
     png = img.encoded_image_string
@@ -72,16 +91,16 @@ assert end.status == 1, end  # STATUS_SUCCESS
 print(f"hparams: {got}, metric test/accuracy, status success")
 PY
 "$PY" check.py tb manifest.json whole || fail "TensorBoard's reader disagrees with what was written"
-pass "TensorBoard's reader reads back the scalars, the image, the text and the hparams"
+pass "TensorBoard's reader reads back the scalars (equal to metrics.csv), the images, the text and the hparams"
 
-mkdir cut && cp "$event" cut/
-f=$(ls cut/*)
+mkdir cut && cp "$event" tb/metrics.csv cut/
+f=$(ls cut/events.out.tfevents.*)
 truncate -s $(($(stat -c %s "$f") - 5)) "$f"
 "$PY" check.py cut manifest.json truncated || fail "a file cut in its last record is not read up to it"
 pass "a file cut inside its last record is read up to the record before"
 
 mkdir bad && cp "$event" bad/
-f=$(ls bad/*)
+f=$(ls bad/events.out.tfevents.*)
 "$PY" - "$f" <<'PY' || fail "could not corrupt the file"
 import sys
 data = bytearray(open(sys.argv[1], "rb").read())
