@@ -61,7 +61,7 @@ std::string layout(const ProgressState& s, const bool (&on)[kFieldCount], int ba
   const double frac = known ? static_cast<double>(s.step) / static_cast<double>(s.total) : 0;
   std::string line = s.label;
   if (known && on[kPercent]) line += fmt::format(" {:3.0f}%", 100 * std::clamp(frac, 0.0, 1.0));
-  if (known && on[kBar]) line += "|" + bar_string(frac, bar_width, ascii) + "|";
+  if (known && on[kBar]) line += fmt::format("|{}|", bar_string(frac, bar_width, ascii));
   if (on[kSteps])
     line += known ? fmt::format(" {}/{}", s.step, s.total) : fmt::format(" {}", s.step);
   std::vector<std::string> inside;
@@ -118,8 +118,8 @@ std::string format_progress_plain(const ProgressState& s) {
   }
   if (s.loss) line += fmt::format(" loss {:.4f},", *s.loss);
   if (s.accuracy) line += fmt::format(" acc {:.2f}%,", 100 * *s.accuracy);
-  line += " " + rate_string(s);
-  if (s.total > 0) line += ", ETA " + format_clock(remaining_seconds(s));
+  line += fmt::format(" {}", rate_string(s));
+  if (s.total > 0) line += fmt::format(", ETA {}", format_clock(remaining_seconds(s)));
   return line;
 }
 
