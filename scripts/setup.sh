@@ -23,7 +23,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # --- Debian packages --------------------------------------------------------
 packages=(g++ cmake ninja-build pkg-config libcli11-dev libspdlog-dev catch2 nlohmann-json3-dev
-          clang libclang-rt-dev python3 python3-venv)
+          clang libclang-rt-dev python3 python3-venv libpng-dev tmux)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -69,7 +69,20 @@ for p in "${prefixes[@]}"; do
     exit 0
   fi
 done
+# matplotlib (scripts/plot-run) and tensorboard (its event-file reader, for
+# the tests) in the project's environment: installs only what is missing.
+py_extras=(matplotlib tensorboard)
+ensure_py_extras() {
+  local python=$1 missing_py=() m
+  for m in "${py_extras[@]}"; do "$python" -c "import $m" 2>/dev/null || missing_py+=("$m"); done
+  if ((${#missing_py[@]})); then
+    say "installing into $(dirname "$(dirname "$python")"): ${missing_py[*]}"
+    "$python" -m pip install -q "${missing_py[@]}" || die "could not install ${missing_py[*]} from PyPI"
+  fi
+}
+
 if [[ -x "$venv/bin/python" ]] && prefix=$(torch_prefix_of "$venv/bin/python"); then
+  ensure_py_extras "$venv/bin/python"
   say "LibTorch: torch $("$venv/bin/python" -c 'import torch;print(torch.__version__)' 2>/dev/null) in $venv (cached)"
   exit 0
 fi
@@ -84,7 +97,7 @@ rm -rf "$venv.partial"
 python3 -m venv "$venv.partial" || die "python3 -m venv failed; install python3-venv"
 "$venv.partial/bin/python" -m pip install -q --upgrade pip \
   || die "pip could not reach PyPI to upgrade itself"
-"$venv.partial/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy \
+"$venv.partial/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy "${py_extras[@]}" \
   || die "could not install torch==$TORCH_VERSION from PyPI (network? disk space in $cache_root?)"
 mv "$venv.partial" "$venv"   # only a complete environment gets the real name
 # A moved venv keeps working through bin/python; pip is always run as 'python -m pip'.
