@@ -2,6 +2,7 @@
 // group, the collectives, and the one-line message when a peer fails.
 #include "cifar/distributed.h"
 
+#include <c10/util/Logging.h>
 #include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -55,6 +56,22 @@ std::string without_final_period(std::string text) {
   while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
   return text;
 }
+
+// While alive, c10d logs nothing below fatal: on a dead peer its store calls log
+// each failure with a C++ stack trace before throwing, and we already turn
+// the exception into one line. Restores c10's log level when it goes.
+class QuietC10dLogs {
+ public:
+  QuietC10dLogs() : saved_(FLAGS_caffe2_log_level) {
+    FLAGS_caffe2_log_level = std::max(saved_, 3);  // 3: fatal only
+  }
+  ~QuietC10dLogs() { FLAGS_caffe2_log_level = saved_; }
+  QuietC10dLogs(const QuietC10dLogs&) = delete;
+  QuietC10dLogs& operator=(const QuietC10dLogs&) = delete;
+
+ private:
+  int saved_;
+};
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
@@ -127,6 +144,7 @@ Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions o
   state->serves_store = !env_.use_agent_store && env_.rank == 0;
   state->backend_name = device.is_cuda() ? "nccl" : "gloo";
   try {
+    QuietC10dLogs quiet;  // connection retries: the failure is one line below
     c10d::TCPStoreOptions store_options;
     store_options.port = static_cast<std::uint16_t>(env_.master_port);
     store_options.isServer = state->serves_store;
@@ -236,6 +254,7 @@ void Distributed::all_reduce_sum(torch::Tensor& tensor) {
 
 void Distributed::report_failure(const std::string& what) noexcept {
   if (!state_) return;
+  QuietC10dLogs quiet;
   try {
     state_->store->set(fmt::format("failure/cause/{}", env_.rank), first_line(what));
   } catch (...) {  // best effort: the store may be gone too
@@ -248,6 +267,7 @@ void Distributed::fail(const std::string& operation, const std::exception& error
   // Roll call: every surviving rank checks in; whoever has not within a few
   // seconds (or the timeout, if shorter) is named.
   std::string who;
+  QuietC10dLogs quiet;
   try {
     auto& store = *state_->store;
     store.set(fmt::format("failure/alive/{}", env_.rank), "1");

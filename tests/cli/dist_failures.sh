@@ -18,8 +18,9 @@ no_crash() {
 kill_one() {
   local victim=$1 survivor=$((1 - $1)) port pids=() start i
   port=$(free_port)
-  for r in 0 1; do
-    rank $r 2 "$port" steps --steps 1000000 --sleep 0.02 >"kill$victim.$r" 2>&1 &
+  for r in 0 1; do  # the driver itself (not a shell function) is the process killed
+    env WORLD_SIZE=2 RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+      "$DRIVER" steps --steps 1000000 --sleep 0.02 >"kill$victim.$r" 2>&1 &
     pids[r]=$!
   done
   for i in $(seq 300); do  # up to 30 s for both to be stepping
@@ -29,6 +30,14 @@ kill_one() {
   grep -q "step 5$" "kill$victim.$survivor" || { cat kill$victim.*; fail "the ranks never got stepping"; }
   kill -KILL "${pids[victim]}"
   start=$(now)
+  for i in $(seq 300); do  # a watchdog: the survivor must not outlive 30 s
+    kill -0 "${pids[survivor]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "${pids[survivor]}" 2>/dev/null; then
+    kill -KILL "${pids[survivor]}"
+    fail "rank $survivor still runs 30 s after rank $victim was killed"
+  fi
   wait "${pids[survivor]}"
   local status=$? took
   took=$(elapsed "$start" "$(now)")
