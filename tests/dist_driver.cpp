@@ -135,8 +135,9 @@ int main(int argc, char** argv) {
     const auto env = parse_dist_env(vars);
     const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
     dist = std::make_unique<Distributed>(env, torch::kCPU, DistOptions{timeout, 1});
-    fmt::print("[rank {}] joined: world size {}, backend {}, {} threads\n", dist->rank(),
-               dist->world_size(), dist->backend_name(), torch::get_num_threads());
+    fmt::print("[rank {}] joined: world size {}, backend {}, {} threads, store served by {}\n",
+               dist->rank(), dist->world_size(), dist->backend_name(), torch::get_num_threads(),
+               env.use_agent_store ? "torchrun's agent" : "rank 0");
     std::fflush(stdout);
     if (check == "broadcast") return check_broadcast(*dist, model);
     if (check == "average") return check_average(*dist, model, bucket_bytes);

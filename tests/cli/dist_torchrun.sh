@@ -11,12 +11,16 @@ if [[ ! -x $TORCHRUN ]]; then
 fi
 
 port=$(free_port)
-expect 0 "average of 2 ranks" -- "$TORCHRUN" --no-python --nproc-per-node 2 \
-  --master-addr 127.0.0.1 --master-port "$port" "$DRIVER" average --model net
+out_avg=$("$TORCHRUN" --no-python --nproc-per-node 2 --master-addr 127.0.0.1 --master-port "$port" \
+  "$DRIVER" average --model net 2>&1) || { echo "$out_avg" | tail; fail "torchrun average"; }
+echo "$out_avg" | grep "\[rank"
+[[ $(grep -c "store served by torchrun's agent" <<<"$out_avg") -eq 2 ]] ||
+  fail "under torchrun both ranks must be clients of the agent's store"
 out=$("$TORCHRUN" --no-python --nproc-per-node 2 --master-addr 127.0.0.1 --master-port "$(free_port)" \
   "$DRIVER" broadcast --model resnet18 2>&1) || { echo "$out" | tail; fail "torchrun broadcast"; }
 [[ $(grep -c "broadcast: 0 of [1-9][0-9]* tensors differ" <<<"$out") -eq 2 ]] ||
   { echo "$out" | tail; fail "both ranks must hold rank 0's ResNet-18 under torchrun"; }
+[[ $(grep -c "average of 2 ranks" <<<"$out_avg") -eq 2 ]] || fail "both ranks must average under torchrun"
 pass "torchrun --nproc-per-node 2: average and broadcast"
 
 port=$(free_port)
