@@ -133,6 +133,22 @@ TEST_CASE("sharding gives equal disjoint shares that make up the global batches"
   CHECK_FALSE(shard_plan(plain, 1, 2).offsets.defined());
 }
 
+TEST_CASE("evaluation ranges cover every sample once", "[dist]") {
+  for (int64_t n : {10000, 7, 1}) {
+    for (int world : {1, 2, 3}) {
+      int64_t next = 0;
+      for (int r = 0; r < world; ++r) {
+        const auto range = eval_range(n, r, world);
+        CHECK(range.begin == next);
+        CHECK(range.end - range.begin >= n / world);
+        CHECK(range.end - range.begin <= n / world + 1);
+        next = range.end;
+      }
+      CHECK(next == n);
+    }
+  }
+}
+
 // Pins the pairing the build relies on: the wheel's c10d headers with
 // Debian's gloo headers, the group made only through the wheel's functions.
 TEST_CASE("ProcessGroupGloo builds and all-reduces over a TCPStore", "[dist]") {

@@ -29,4 +29,9 @@ EpochPlan shard_plan(const EpochPlan& plan, int rank, int world_size) {
   return EpochPlan{pick(plan.order), pick(plan.offsets), pick(plan.flips)};
 }
 
+SampleRange eval_range(int64_t n, int rank, int world_size) {
+  TORCH_CHECK(rank >= 0 && rank < world_size, "rank ", rank, " is outside 0..", world_size - 1);
+  return {n * rank / world_size, n * (rank + 1) / world_size};
+}
+
 }  // namespace cifar

@@ -24,4 +24,13 @@ int64_t per_rank_batch(int64_t global_batch, int world_size);
 // (N) -> (N / world_size). With world_size 1 the plan itself.
 EpochPlan shard_plan(const EpochPlan& plan, int rank, int world_size);
 
+// The evaluation's share of n samples: rank r takes [begin, end), contiguous,
+// sizes differing by at most one, all n exactly once over the ranks (the
+// confusion matrix is summed afterwards, so unequal counts do no harm).
+struct SampleRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+SampleRange eval_range(int64_t n, int rank, int world_size);
+
 }  // namespace cifar
