@@ -2,7 +2,9 @@
 # setup.sh: install everything cifar-train needs to build and test, idempotently.
 #
 #   - Debian packages (apt-get, only those missing): compiler, CMake, Ninja,
-#     CLI11, spdlog/fmt, Catch2 (v2), nlohmann-json, clang for the fuzzers.
+#     CLI11, spdlog/fmt, Catch2 (v2), nlohmann-json, clang for the fuzzers,
+#     gloo's headers (libgloo-dev: ProcessGroupGloo.hpp includes them; we link
+#     nothing from it, the symbols come from libtorch).
 #   - LibTorch 2.11.0: kept if Torch_DIR or CMAKE_PREFIX_PATH already points at
 #     one, or if a python3 on the PATH already imports torch 2.x (as on the GPU
 #     machines); otherwise the PyPI wheel torch==2.11.0 (which carries the whole
@@ -23,7 +25,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # --- Debian packages --------------------------------------------------------
 packages=(g++ cmake ninja-build pkg-config libcli11-dev libspdlog-dev catch2 nlohmann-json3-dev
-          clang libclang-rt-dev python3 python3-venv libpng-dev tmux)
+          clang libclang-rt-dev python3 python3-venv libpng-dev tmux libgloo-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -81,7 +83,22 @@ ensure_py_extras() {
   fi
 }
 
+# The venv is built under "$venv.partial" and renamed when complete, but pip
+# writes that build path into the first line of every script in bin/
+# (torchrun, pip, ...). Point them, and activate*, at the final path; this
+# also repairs environments that earlier versions of this script left so.
+repair_venv_scripts() {
+  local name=${venv##*/} f
+  for f in "$venv"/bin/* "$venv/pyvenv.cfg"; do
+    [[ -f $f && ! -L $f ]] || continue
+    if grep -qIF -- "$name.partial" "$f"; then  # paths and the prompt name
+      sed -i "s|${name//./\\.}\\.partial|$name|g" "$f" || die "could not rewrite $f"
+    fi
+  done
+}
+
 if [[ -x "$venv/bin/python" ]] && prefix=$(torch_prefix_of "$venv/bin/python"); then
+  repair_venv_scripts
   ensure_py_extras "$venv/bin/python"
   say "LibTorch: torch $("$venv/bin/python" -c 'import torch;print(torch.__version__)' 2>/dev/null) in $venv (cached)"
   exit 0
@@ -100,6 +117,6 @@ python3 -m venv "$venv.partial" || die "python3 -m venv failed; install python3-
 "$venv.partial/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy "${py_extras[@]}" \
   || die "could not install torch==$TORCH_VERSION from PyPI (network? disk space in $cache_root?)"
 mv "$venv.partial" "$venv"   # only a complete environment gets the real name
-# A moved venv keeps working through bin/python; pip is always run as 'python -m pip'.
+repair_venv_scripts          # bin/torchrun and friends named the .partial folder
 prefix=$(torch_prefix_of "$venv/bin/python") || die "torch installed but does not import from $venv"
 say "LibTorch: torch $TORCH_VERSION installed in $venv ($prefix)"

@@ -2,9 +2,13 @@
 // CUDA-graph and bf16 steps (run only where a GPU is present; see main.cpp).
 #include <catch2/catch.hpp>
 
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include "cifar/distributed.h"
 #include "cifar/epoch.h"
 #include "cifar/evaluate.h"
 #include "cifar/gpu.h"
+#include "cifar/nccl_backend.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -57,4 +61,20 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
   CHECK(std::isfinite(bf16.loss));
   const auto result = evaluate(*bf16_model, data, 256, AmpMode::kBf16);
   CHECK(result.total == 512);
+}
+
+TEST_CASE("NCCL process group on a GPU", "[cuda][dist]") {
+  REQUIRE(nccl_compiled());  // a CUDA build without nccl.h is a build problem here
+  Distributed dist(DistEnv{0, 1, 0, "127.0.0.1", 0, false, 0}, torch::Device(torch::kCUDA, 0), {});
+  CHECK(dist.backend_name() == "none");  // one rank: nothing set up
+  c10d::TCPStoreOptions store_options;
+  store_options.port = 0;
+  store_options.isServer = true;
+  store_options.numWorkers = 1;
+  auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options);
+  auto group = make_nccl_backend(store, 0, 1, 0, std::chrono::seconds(60));
+  std::vector<at::Tensor> tensors = {torch::arange(4, torch::kFloat).cuda()};
+  group->allreduce(tensors)->wait();
+  CHECK(torch::equal(tensors[0].cpu(), torch::arange(4, torch::kFloat)));
+  CHECK(group->getBackendName() == "nccl");
 }

@@ -1,0 +1,157 @@
+// dist_driver.cpp: one rank of a multi-process test of the distributed
+// engine (tests/cli/dist_*.sh start it several times, by hand or under
+// torchrun). Like the apps, it reads the launcher's environment and passes
+// the values to the library. Each check prints what it measured and exits 0
+// when it holds, 1 when it does not or a collective failed, 2 on bad usage.
+#include <fmt/format.h>
+#include <torch/torch.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "cifar/distributed.h"
+#include "cifar/errors.h"
+#include "cifar/grad_averager.h"
+#include "cifar/models.h"
+
+using namespace cifar;
+
+namespace {
+
+Classifier build(const std::string& model, int64_t seed) {
+  torch::manual_seed(seed);
+  return make_model(ModelOptions().name(model));
+}
+
+// Rank r's gradients: randn from a generator seeded by r, so every rank can
+// compute every other rank's and the expected mean without communicating.
+std::vector<torch::Tensor> grads_of(const Classifier& model, int rank) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(1000 + rank);
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : model->parameters()) grads.push_back(torch::randn(p.sizes(), gen));
+  return grads;
+}
+
+void perturb_buffers(const Classifier& model, int rank) {
+  torch::NoGradGuard no_grad;
+  for (auto& b : model->buffers()) b.add_(rank + 1);
+}
+
+int check_broadcast(Distributed& dist, const std::string& model_name) {
+  auto model = build(model_name, dist.rank());  // a different start on each rank
+  perturb_buffers(model, dist.rank());
+  dist.broadcast_module(*model);
+  auto reference = build(model_name, 0);  // what rank 0 holds
+  perturb_buffers(reference, 0);
+  int64_t differ = 0, total = 0;
+  auto compare = [&](const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+    for (size_t i = 0; i < a.size(); ++i, ++total) differ += torch::equal(a[i], b[i]) ? 0 : 1;
+  };
+  compare(model->parameters(), reference->parameters());
+  compare(model->buffers(), reference->buffers());
+  fmt::print("[rank {}] broadcast: {} of {} tensors differ from rank 0's\n", dist.rank(), differ,
+             total);
+  return differ == 0 && total > 0 ? 0 : 1;
+}
+
+int check_average(Distributed& dist, const std::string& model_name, int64_t bucket_bytes) {
+  auto model = build(model_name, 0);
+  const auto params = model->parameters();
+  const auto mine = grads_of(model, dist.rank());
+  for (size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = mine[i].clone();
+  GradientAverager averager(dist, params, GradAveragerOptions().bucket_bytes(bucket_bytes));
+  averager.start(false);
+  const bool stop = averager.wait();
+  double max_diff = 0;
+  std::vector<torch::Tensor> expected(params.size());
+  for (int r = 0; r < dist.world_size(); ++r) {
+    const auto theirs = grads_of(model, r);
+    for (size_t i = 0; i < params.size(); ++i) {
+      expected[i] = expected[i].defined() ? expected[i] + theirs[i] : theirs[i].clone();
+    }
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto diff = (params[i].grad() - expected[i] / dist.world_size()).abs().max();
+    max_diff = std::max(max_diff, diff.item<double>());
+  }
+  fmt::print("[rank {}] average of {} ranks, {} gradient elements in {} buckets: max |diff| {:g}\n",
+             dist.rank(), dist.world_size(), averager.numel(), averager.bucket_count(), max_diff);
+  return max_diff <= 1e-6 && !stop ? 0 : 1;
+}
+
+// Steps of averaging until the agreed stop; rank `stop_rank` asks from
+// step `stop_step` on. `fail_rank` throws at `fail_step` (a rank's own error).
+int run_steps(Distributed& dist, int64_t steps, int stop_rank, int64_t stop_step, int fail_rank,
+              int64_t fail_step, double sleep_s) {
+  auto model = build("net", 0);
+  GradientAverager averager(dist, model->parameters());
+  for (int64_t step = 0; step < steps; ++step) {
+    if (dist.rank() == fail_rank && step == fail_step) {
+      throw std::runtime_error(fmt::format("bad data at step {} (a test failure)", step));
+    }
+    for (auto& p : model->parameters()) p.mutable_grad() = torch::ones_like(p);
+    averager.start(dist.rank() == stop_rank && step >= stop_step);
+    if (averager.wait()) {
+      fmt::print("[rank {}] stopped at step {}\n", dist.rank(), step);
+      return 0;
+    }
+    fmt::print("[rank {}] step {}\n", dist.rank(), step);
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s));
+  }
+  fmt::print("[rank {}] ran {} steps\n", dist.rank(), steps);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"One rank of a distributed-engine test (see tests/cli/dist_*.sh)"};
+  std::string check = "average", model = "net";
+  double timeout_s = 300, sleep_s = 0;
+  int64_t bucket_bytes = 4 << 20, steps = 10, stop_step = -1, fail_step = -1;
+  int stop_rank = -1, fail_rank = -1;
+  app.add_option("check", check, "broadcast, average, steps or setup")->required();
+  app.add_option("--model", model, "net or resnet18");
+  app.add_option("--dist-timeout", timeout_s, "seconds");
+  app.add_option("--bucket-bytes", bucket_bytes);
+  app.add_option("--steps", steps);
+  app.add_option("--stop-rank", stop_rank);
+  app.add_option("--stop-step", stop_step);
+  app.add_option("--fail-rank", fail_rank);
+  app.add_option("--fail-step", fail_step);
+  app.add_option("--sleep", sleep_s, "seconds between steps");
+  CLI11_PARSE(app, argc, argv);
+
+  std::unique_ptr<Distributed> dist;
+  try {
+    std::map<std::string, std::string> vars;
+    for (const char* name : kDistEnvVars) {
+      if (const char* value = std::getenv(name)) vars[name] = value;
+    }
+    const auto env = parse_dist_env(vars);
+    const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+    dist = std::make_unique<Distributed>(env, torch::kCPU, DistOptions{timeout, 1});
+    fmt::print("[rank {}] joined: world size {}, backend {}, {} threads, store served by {}\n",
+               dist->rank(), dist->world_size(), dist->backend_name(), torch::get_num_threads(),
+               env.use_agent_store ? "torchrun's agent" : "rank 0");
+    std::fflush(stdout);
+    if (check == "broadcast") return check_broadcast(*dist, model);
+    if (check == "average") return check_average(*dist, model, bucket_bytes);
+    if (check == "steps") {
+      return run_steps(*dist, steps, stop_rank, stop_step, fail_rank, fail_step, sleep_s);
+    }
+    if (check == "setup") return 0;
+    throw UsageError("unknown check " + check);
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    if (dist) dist->report_failure(e.what());
+    std::cerr << "error: " << first_line(e.what()) << "\n";
+    return 1;
+  }
+}
