@@ -38,8 +38,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     cifar::resolve_data_env(app, config.data_dir);
-    const cifar::RunEnv env{argv[0], !log.quiet && ::isatty(STDERR_FILENO) != 0,
-                            static_cast<int64_t>(std::thread::hardware_concurrency())};
+    cifar::RunEnv env;
+    env.program = argv[0];
+    env.progress_bar = !log.quiet && ::isatty(STDERR_FILENO) != 0;
+    env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
+    env.omp_num_threads = cifar::omp_num_threads_from_env();
+    env.dist = cifar::dist_env_from_environment();
     const auto result = cifar::train(config, env);
     std::cout << cifar::format_per_class(result.final_eval, result.class_names);
     spdlog::info("checkpoint: {} (best: {}); run folder: {}", result.checkpoint.string(),

@@ -32,7 +32,9 @@ TEST_CASE("train() writes checkpoints, metrics and config, and resumes", "[train
   c.checkpoint = (out.path() / "model.pt").string();
   const int threads = torch::get_num_threads();
   const bool onednn = at::globalContext().userEnabledMkldnn();
-  const auto result = train(c, RunEnv{"cifar-train", false, 2});
+  RunEnv env;
+  env.hardware_threads = 2;
+  const auto result = train(c, env);
   REQUIRE(result.history.size() == 2);
   CHECK(result.final_eval.total == 10000);
   CHECK(torch::get_num_threads() == threads);

@@ -7,9 +7,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string_view>
 
 #include "cifar/errors.h"
@@ -35,6 +37,23 @@ void setup_logging(const LogOptions& options) {
 void resolve_data_env(const CLI::App& app, std::string& data_dir) {
   const char* env = std::getenv("CIFAR10_DIR");
   if (app.count("--data") == 0 && env != nullptr && *env != '\0') data_dir = env;
+}
+
+DistEnv dist_env_from_environment() {
+  std::map<std::string, std::string> vars;
+  for (const char* name : kDistEnvVars) {
+    if (const char* value = std::getenv(name)) vars[name] = value;
+  }
+  return parse_dist_env(vars);
+}
+
+int64_t omp_num_threads_from_env() {
+  const char* value = std::getenv("OMP_NUM_THREADS");
+  if (value == nullptr) return 0;
+  const std::string_view text(value);
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
 }
 
 void check_config_file(const std::string& path) {

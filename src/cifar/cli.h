@@ -13,6 +13,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cifar/distributed.h"
+
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -32,6 +35,12 @@ void setup_logging(const LogOptions& options);
 // --data not given (on the command line or in a config file): take
 // $CIFAR10_DIR when it is set. The library itself reads no environment.
 void resolve_data_env(const CLI::App& app, std::string& data_dir);
+
+// The launcher's variables (torchrun's RANK, WORLD_SIZE, ...), parsed.
+DistEnv dist_env_from_environment();
+
+// $OMP_NUM_THREADS as a positive number, else 0.
+int64_t omp_num_threads_from_env();
 
 // Refuses a --config that is not a regular, small text file without
 // [sections], before CLI11 reads it (UsageError).

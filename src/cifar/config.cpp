@@ -132,6 +132,12 @@ void train_options(Config& c, V&& v) {
   v.number(Opt{"--log-interval", "Output",
                "Seconds between progress lines when stderr is not a terminal"},
            c.log_interval_s, Range<double>{0, 1'000'000, true});
+  v.flag(Opt{"--tensorboard", "Output",
+             "TensorBoard event files in the run folder (view: tensorboard --logdir runs/)"},
+         c.tensorboard);
+  v.number(Opt{"--dist-timeout", "Several processes",
+               "Seconds start-up and each exchange may wait for the other processes"},
+           c.dist_timeout_s, Range<double>{0, 86'400, true});
 }
 
 template <class Config, class V>

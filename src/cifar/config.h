@@ -61,6 +61,9 @@ struct TrainConfig {
   std::string run_dir;     // default: runs/<date>-<time>-<model>
   std::string resume;      // a checkpoint to continue from (not saved in config.toml)
   double log_interval_s = 10;
+  bool tensorboard = true;  // event files in the run folder
+  // Several processes (torchrun): how long start-up and each exchange may wait.
+  double dist_timeout_s = 300;
 
   bool operator==(const TrainConfig&) const = default;
 };

@@ -7,17 +7,18 @@
 
 namespace cifar {
 
-CpuPlan choose_cpu_plan(int64_t requested_threads, int64_t batch_size, int64_t hardware_threads) {
+CpuPlan choose_cpu_plan(int64_t requested_threads, int64_t batch_size, int64_t hardware_threads,
+                        const std::string& source) {
   CpuPlan plan;
   const int64_t cores = std::max<int64_t>(1, hardware_threads);
   plan.training_onednn = batch_size > 8;
   if (requested_threads > cores) {
     plan.threads = static_cast<int>(cores);
-    plan.why = fmt::format("--threads {} capped at the {} hardware threads this machine has",
+    plan.why = fmt::format("{} {} capped at the {} hardware threads this machine has", source,
                            requested_threads, cores);
   } else if (requested_threads > 0) {
     plan.threads = static_cast<int>(requested_threads);
-    plan.why = "--threads";
+    plan.why = source;
   } else {
     plan.threads = static_cast<int>(cores);
     plan.why = "all cores";

@@ -21,6 +21,8 @@ struct CpuPlan {
 
 // `requested_threads` 0 means chosen here; `hardware_threads` is what the
 // machine has (std::thread::hardware_concurrency()).
-CpuPlan choose_cpu_plan(int64_t requested_threads, int64_t batch_size, int64_t hardware_threads);
+// `source` names where a requested count came from, for the log.
+CpuPlan choose_cpu_plan(int64_t requested_threads, int64_t batch_size, int64_t hardware_threads,
+                        const std::string& source = "--threads");
 
 }  // namespace cifar

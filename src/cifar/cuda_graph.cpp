@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cifar/errors.h"
+#include "cifar/interrupt.h"
 
 #ifdef CIFAR_HAS_CUDA
 #include <ATen/cuda/CUDAGraph.h>
@@ -61,11 +62,13 @@ class GraphedStep final : public TrainStep {
   }
   ~GraphedStep() override { side_.synchronize(); }
 
-  void run(const Batch& batch, double lr) override {
+  // One process only (train() refuses --cuda-graph with several).
+  bool run(const Batch& batch, double lr) override {
     lr_.fill_(lr);
     x_.copy_(batch.images, /*non_blocking=*/true);
     y_.copy_(batch.labels, /*non_blocking=*/true);
     graph_.replay();
+    return stop_requested();
   }
 
  private:
@@ -86,16 +89,15 @@ class GraphedStep final : public TrainStep {
 
 }  // namespace
 
-std::unique_ptr<TrainStep> make_graphed_step(ClassifierImpl& model, Sgd& optimizer,
-                                             const Batch& example, const StepOptions& options,
-                                             RunningTotals& totals) {
-  return std::make_unique<GraphedStep>(model, optimizer, example, options, totals);
+std::unique_ptr<TrainStep> make_graphed_step(Trainee& trainee, const Batch& example,
+                                             const StepOptions& options, RunningTotals& totals) {
+  return std::make_unique<GraphedStep>(trainee.model, trainee.optimizer, example, options, totals);
 }
 
 #else
 
-std::unique_ptr<TrainStep> make_graphed_step(ClassifierImpl&, Sgd&, const Batch&,
-                                             const StepOptions&, RunningTotals&) {
+std::unique_ptr<TrainStep> make_graphed_step(Trainee&, const Batch&, const StepOptions&,
+                                             RunningTotals&) {
   throw std::runtime_error(
       "--cuda-graph: this build has no CUDA support; run without --cuda-graph");
 }

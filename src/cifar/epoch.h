@@ -1,14 +1,17 @@
 // epoch.h: one pass over the training data.
 //
-// train_one_epoch walks the epoch's plan batch by batch:
+// train_one_epoch walks the epoch's plan (this process's share of it)
+// batch by batch:
 //   next_batch; lr = schedule(step); step.run(batch, lr)
 // and refreshes the progress display every --log-interval seconds (half a
 // second on a terminal). Only then, and at the end, are the running totals
 // read back to the host; a non-finite loss stops training there. A stop
-// request (Ctrl-C, SIGTERM) ends the epoch after the current step.
+// request (Ctrl-C, SIGTERM, on any process) ends the epoch after the current
+// step. The epoch's loss and accuracy are summed over the processes.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "cifar/loader.h"
 #include "cifar/models.h"
@@ -18,12 +21,14 @@
 namespace cifar {
 
 struct EpochOptions {
-  int64_t batch_size = 4;
+  int64_t batch_size = 4;  // per process
   ScheduleOptions schedule;
   StepOptions step;
   bool cuda_graph = false;  // only honoured on a CUDA device
   bool progress_bar = false;
   double log_interval_s = 10;
+  // Called at each progress refresh with the global step and the running loss.
+  std::function<void(int64_t, double)> on_refresh;
 };
 
 // Where in the run this epoch starts.
@@ -48,8 +53,8 @@ struct EpochStats {
 // Steps in an epoch of n samples; a CUDA graph drops the last partial batch.
 int64_t steps_in_epoch(int64_t n, int64_t batch_size, bool drop_last);
 
-EpochStats train_one_epoch(ClassifierImpl& model, Sgd& optimizer, const DeviceDataset& data,
-                           const EpochPlan& plan, const EpochOptions& options,
-                           const EpochPosition& position);
+// `plan` is this process's share (shard_plan); its length sets the steps.
+EpochStats train_one_epoch(Trainee& trainee, const DeviceDataset& data, const EpochPlan& plan,
+                           const EpochOptions& options, const EpochPosition& position);
 
 }  // namespace cifar

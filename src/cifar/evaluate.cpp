@@ -6,33 +6,39 @@
 #include "cifar/autocast.h"
 #include "cifar/checkpoint.h"
 #include "cifar/device.h"
+#include "cifar/distributed.h"
 #include "cifar/errors.h"
 #include "cifar/interrupt.h"
 #include "cifar/oom.h"
+#include "cifar/shard.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
 
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
-                    AmpMode amp, int64_t num_classes) {
+                    AmpMode amp, int64_t num_classes, Distributed* dist) {
   const auto device = data.device();
+  Distributed alone(DistEnv{}, device);  // one process: its collectives return at once
+  Distributed& group = dist != nullptr ? *dist : alone;
+  const int64_t n = data.size();
+  const SampleRange share = eval_range(n, group.rank(), group.world_size());
   const bool was_training = model.is_training();
   model.eval();
   EvalResult result;
   result.num_classes = num_classes;
+  torch::Tensor packed;  // (C * C + 1) double: the confusion matrix, then the loss sum
   {
     torch::InferenceMode inference;
     const auto i64 = torch::TensorOptions().dtype(torch::kInt64).device(device);
     auto confusion = torch::zeros({num_classes * num_classes}, i64);
     auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
     const auto plan = data.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
-    const int64_t n = data.size();
-    for (int64_t start = 0; start < n; start += batch_size) {
+    for (int64_t start = share.begin; start < share.end; start += batch_size) {
       if (stop_requested()) {
         model.train(was_training);
         throw Interrupted("interrupted during evaluation");
       }
-      const Batch batch = data.batch(plan, start, std::min(batch_size, n - start));
+      const Batch batch = data.batch(plan, start, std::min(batch_size, share.end - start));
       torch::Tensor logits;
       {
         AutocastScope autocast(device, amp);
@@ -44,14 +50,20 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
       confusion.add_(
           torch::bincount(batch.labels * num_classes + pred, {}, num_classes * num_classes));
     }
-    const auto host = confusion.cpu();  // one read-back for the whole split
-    result.confusion.assign(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
-    result.total = n;
-    for (int64_t c = 0; c < num_classes; ++c) {
-      result.correct += result.confusion[static_cast<size_t>(c * num_classes + c)];
-    }
-    result.loss = n > 0 ? loss_sum.item<double>() / static_cast<double>(n) : 0.0;
+    packed = torch::cat({confusion.to(torch::kDouble), loss_sum.reshape({1})});
   }
+  packed = packed.clone();  // a normal tensor: inference tensors cannot be reduced in place
+  group.all_reduce_sum(packed);
+  const auto host = packed.cpu();  // one read-back for the whole split
+  const double* values = host.data_ptr<double>();
+  for (int64_t i = 0; i < num_classes * num_classes; ++i) {
+    result.confusion.push_back(static_cast<int64_t>(values[i]));
+  }
+  result.total = n;
+  for (int64_t c = 0; c < num_classes; ++c) {
+    result.correct += result.confusion[static_cast<size_t>(c * num_classes + c)];
+  }
+  result.loss = n > 0 ? values[num_classes * num_classes] / static_cast<double>(n) : 0.0;
   model.train(was_training);
   return result;
 }

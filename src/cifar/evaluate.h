@@ -18,9 +18,14 @@
 
 namespace cifar {
 
+class Distributed;
+
+// With several processes (`dist`), each evaluates its share of the split and
+// the counts are summed, so every process gets the whole split's result.
 // Stops with cifar::Interrupted between batches when a stop was requested.
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
-                    AmpMode amp = AmpMode::kOff, int64_t num_classes = 10);
+                    AmpMode amp = AmpMode::kOff, int64_t num_classes = 10,
+                    Distributed* dist = nullptr);
 
 struct EvalReport {
   std::string model;

@@ -6,6 +6,8 @@
 #include <ctime>
 
 #include "cifar/checkpoint.h"
+#include "cifar/confusion_file.h"
+#include "cifar/epoch_board.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -21,18 +23,48 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
 }
 }  // namespace
 
-RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml)
+RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml,
+                       bool tensorboard)
     : run_dir_(prepared(std::move(run_dir), checkpoint, config_toml)),
       checkpoint_(std::move(checkpoint)),
-      csv_(run_dir_ / "metrics.csv") {}
+      csv_(run_dir_ / "metrics.csv"),
+      board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
+
+void RunOutputs::started(const std::string& config_toml, const std::vector<HParam>& hparams,
+                         int64_t global_step) {
+  if (!board_) return;
+  std::string code;  // indented: TensorBoard's text plugin shows it as a code block
+  for (size_t at = 0; at < config_toml.size();) {
+    const size_t end = config_toml.find('\n', at);
+    code += "    " + config_toml.substr(at, end - at) + "\n";
+    at = end == std::string::npos ? config_toml.size() : end + 1;
+  }
+  board_->text("config", code, global_step);
+  board_->hparams_start(hparams, {"epoch/test_accuracy", "epoch/test_loss"});
+  board_->flush();
+}
+
+void RunOutputs::running_loss(int64_t global_step, double loss) {
+  if (board_) board_->scalar("train/running_loss", loss, global_step);
+}
+
+void RunOutputs::finished(bool success) {
+  if (!board_) return;
+  board_->hparams_end(success);
+  board_->flush();
+}
 
 void RunOutputs::save_latest(const std::string& bytes) {
   write_file_atomically(run_dir_ / "last.pt", bytes);
   write_file_atomically(checkpoint_, bytes);
 }
 
-void RunOutputs::epoch_done(const EpochMetrics& metrics, const std::string& bytes, bool best) {
+void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult& test,
+                            const std::vector<std::string>& class_names, const std::string& bytes,
+                            bool best) {
   csv_.write(metrics);
+  if (board_) write_epoch_board(*board_, metrics, test, class_names);
+  write_confusion_csv(run_dir_ / "confusion.csv", test.confusion, class_names);
   save_latest(bytes);
   if (best) write_file_atomically(this->best(), bytes);
 }

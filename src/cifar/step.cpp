@@ -2,6 +2,7 @@
 #include "cifar/step.h"
 
 #include "cifar/autocast.h"
+#include "cifar/interrupt.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
@@ -31,29 +32,31 @@ namespace {
 
 class EagerStep final : public TrainStep {
  public:
-  EagerStep(ClassifierImpl& model, Sgd& optimizer, const StepOptions& options,
-            RunningTotals& totals)
-      : model_(model), optimizer_(optimizer), options_(options), totals_(totals) {}
+  EagerStep(Trainee& t, const StepOptions& options, RunningTotals& totals)
+      : t_(t), options_(options), totals_(totals) {}
 
-  void run(const Batch& batch, double lr) override {
-    const torch::Tensor loss = forward_loss(model_, batch, options_, totals_);
-    optimizer_.zero_grad();
+  bool run(const Batch& batch, double lr) override {
+    t_.dist.broadcast_buffers(t_.model);  // BatchNorm statistics from rank 0, as DDP does
+    const torch::Tensor loss = forward_loss(t_.model, batch, options_, totals_);
+    t_.optimizer.zero_grad();
     loss.backward();
-    optimizer_.step(lr);
+    t_.averager.start(stop_requested());  // all-reduces in flight, bucket by bucket
+    const bool stop = t_.averager.wait();
+    t_.optimizer.step(lr);
+    return stop;
   }
 
  private:
-  ClassifierImpl& model_;
-  Sgd& optimizer_;
+  Trainee& t_;
   StepOptions options_;
   RunningTotals& totals_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrainStep> make_eager_step(ClassifierImpl& model, Sgd& optimizer,
-                                           const StepOptions& options, RunningTotals& totals) {
-  return std::make_unique<EagerStep>(model, optimizer, options, totals);
+std::unique_ptr<TrainStep> make_eager_step(Trainee& trainee, const StepOptions& options,
+                                           RunningTotals& totals) {
+  return std::make_unique<EagerStep>(trainee, options, totals);
 }
 
 }  // namespace cifar

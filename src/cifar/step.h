@@ -1,10 +1,11 @@
 // step.h: one training step, the loop's body.
 //
 // A step is: forward (under autocast when asked), loss, zero_grad, backward,
-// optimizer update. The loss and the number of correct predictions are
-// added to running totals that stay on the device, so a step never waits for
-// the GPU. TrainStep is the interface the epoch loop calls; the eager step is
-// here, the CUDA-graph step (same interface) in cuda_graph.h.
+// gradients averaged over the processes, optimizer update. With one process
+// the averaging does nothing: the same code path, a degenerate case. The loss and the number of
+// correct predictions are added to running totals that stay on the device, so a step never waits
+// for the GPU. TrainStep is the interface the epoch loop calls; the eager step is here, the
+// CUDA-graph step (same interface) in cuda_graph.h.
 #pragma once
 
 #include <torch/torch.h>
@@ -13,11 +14,21 @@
 #include <memory>
 
 #include "cifar/config.h"
+#include "cifar/distributed.h"
+#include "cifar/grad_averager.h"
 #include "cifar/loader.h"
 #include "cifar/models.h"
 #include "cifar/optim.h"
 
 namespace cifar {
+
+// The model being trained and everything that updates it.
+struct Trainee {
+  ClassifierImpl& model;
+  Sgd& optimizer;
+  Distributed& dist;           // world size 1: every collective returns at once
+  GradientAverager& averager;  // over dist's ranks
+};
 
 struct StepOptions {
   AmpMode amp = AmpMode::kOff;
@@ -39,11 +50,12 @@ torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const Step
 class TrainStep {
  public:
   virtual ~TrainStep() = default;
-  // One update on `batch` at learning rate `lr`.
-  virtual void run(const Batch& batch, double lr) = 0;
+  // One update on `batch` at learning rate `lr`. Returns true when a stop
+  // was requested (Ctrl-C, SIGTERM) on any process: all agree on the step.
+  virtual bool run(const Batch& batch, double lr) = 0;
 };
 
-std::unique_ptr<TrainStep> make_eager_step(ClassifierImpl& model, Sgd& optimizer,
-                                           const StepOptions& options, RunningTotals& totals);
+std::unique_ptr<TrainStep> make_eager_step(Trainee& trainee, const StepOptions& options,
+                                           RunningTotals& totals);
 
 }  // namespace cifar

@@ -4,25 +4,57 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "cifar/checkpoint.h"
 #include "cifar/cpu_plan.h"
 #include "cifar/device.h"
+#include "cifar/distributed.h"
 #include "cifar/epoch.h"
 #include "cifar/errors.h"
 #include "cifar/evaluate.h"
 #include "cifar/gpu.h"
+#include "cifar/grad_averager.h"
 #include "cifar/guards.h"
 #include "cifar/interrupt.h"
 #include "cifar/oom.h"
 #include "cifar/run_outputs.h"
+#include "cifar/shard.h"
+#include "cifar/step.h"
 #include "cifar/version.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
 
 namespace {
+
+// spdlog's level for a scope (ranks other than 0 log warnings only).
+class LogLevelGuard {
+ public:
+  explicit LogLevelGuard(spdlog::level::level_enum level) : old_(spdlog::get_level()) {
+    spdlog::set_level(level);
+  }
+  ~LogLevelGuard() { spdlog::set_level(old_); }
+  LogLevelGuard(const LogLevelGuard&) = delete;
+  LogLevelGuard& operator=(const LogLevelGuard&) = delete;
+
+ private:
+  spdlog::level::level_enum old_;
+};
+
+// What TensorBoard's HPARAMS tab shows of a run.
+std::vector<HParam> hparams_of(const TrainConfig& c) {
+  return {{"model", c.model},
+          {"batch_size", static_cast<double>(c.batch_size)},
+          {"lr", c.lr},
+          {"momentum", c.momentum},
+          {"weight_decay", c.weight_decay},
+          {"epochs", static_cast<double>(c.epochs)},
+          {"augment", c.augment},
+          {"seed", static_cast<double>(c.seed)}};
+}
 
 // Options that would do nothing here are said to do nothing, once.
 void warn_ignored(const TrainConfig& c, const std::string& model, const torch::Device& device) {
@@ -116,20 +148,11 @@ EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult
   return m;
 }
 
-}  // namespace
-
-TrainResult train(const TrainConfig& config, const RunEnv& env) {
-  validate(config);
-
-  // 1. Device, with the tutorial's fallback, and the process settings for it.
-  const torch::Device device = use_device(config.device);
-  const CpuPlan cpu = choose_cpu_plan(config.threads, config.batch_size, env.hardware_threads);
-  std::optional<CudaMathGuard> cuda_math;
-  if (device.is_cuda()) cuda_math.emplace(config.cudnn_benchmark, config.tf32);
-  spdlog::info("device: {}", device.is_cpu()
-                                 ? fmt::format("cpu, {} threads ({})", cpu.threads, cpu.why)
-                                 : device.str());
-
+// The job once the processes have joined: every rank runs all of it, in the
+// same order (collectives must match); only rank 0 writes.
+TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
+                           const torch::Device& device, const CpuPlan& cpu, Distributed& dist,
+                           int64_t local_batch) {
   // 2. The checkpoint to resume from, if any: it fixes the model.
   std::optional<LoadedCheckpoint> resumed = load_resume(config);
   const std::string model_name =
@@ -146,17 +169,18 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   const DeviceDataset train_data(train_split, device, norm, config.channels_last);
   const DeviceDataset test_data(test_split, device, norm, config.channels_last);
 
-  // 4. Outputs, now that the inputs are known good.
+  // 4. Outputs, now that the inputs are known good (rank 0 only).
   //    Files are named as the user gave them (in messages too); config.toml
   //    holds absolute paths, so that it resumes the run from any folder.
-  const fs::path run_dir = config.run_dir.empty() ? default_run_dir(model_name) : config.run_dir;
-  const fs::path checkpoint = config.checkpoint.empty() ? model_name + ".pt" : config.checkpoint;
+  const fs::path run_dir = config.run_dir.empty() ? default_run_dir(model_name) : fs::path(config.run_dir);
+  const fs::path checkpoint = config.checkpoint.empty() ? fs::path(model_name + ".pt") : fs::path(config.checkpoint);
   const TrainConfig resolved = resolved_settings(config, model_name, stem, run_dir, checkpoint);
   const std::string config_toml = to_toml(resolved);
   spdlog::debug("settings:\n{}", config_toml);
-  RunOutputs outputs(run_dir, checkpoint, config_toml);
+  std::optional<RunOutputs> outputs;
+  if (dist.is_main()) outputs.emplace(run_dir, checkpoint, config_toml, config.tensorboard);
 
-  // 5. Model and optimizer.
+  // 5. Model and optimizer, the same on every process.
   const SeedGuard seed(config.seed);
   Classifier model = resumed ? resumed->model : make_model(ModelOptions(model_name).stem(stem));
   model->to(device);
@@ -167,17 +191,27 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
                                          .nesterov(config.nesterov)
                                          .weight_decay(config.weight_decay));
   if (resumed) load_optimizer_state(*resumed, optimizer);
+  dist.broadcast_module(*model);
+  GradientAverager averager(dist, model->parameters());
+  Trainee trainee{*model, optimizer, dist, averager};
 
   // 6. Where to start, and how each epoch runs.
   const bool graphed = config.cuda_graph && device.is_cuda();
-  const EpochOptions epoch_options{
-      config.batch_size,
+  const int64_t shard_size = train_data.size() / dist.world_size();
+  EpochOptions epoch_options{
+      local_batch,
       ScheduleOptions{config.schedule, config.lr, config.warmup_epochs, config.epochs,
-                      steps_in_epoch(train_data.size(), config.batch_size, graphed)},
+                      steps_in_epoch(shard_size, local_batch, graphed)},
       StepOptions{config.amp, config.label_smoothing},
       graphed,
       env.progress_bar,
-      config.log_interval_s};
+      config.log_interval_s,
+      {}};
+  if (outputs) {
+    epoch_options.on_refresh = [&](int64_t step, double loss) {
+      outputs->running_loss(step, loss);
+    };
+  }
   CheckpointInfo info = checkpoint_info(resolved, norm, train_split.class_names, config_toml);
   EpochPosition position{1, config.epochs, 0, 0};
   if (resumed) {
@@ -187,6 +221,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     spdlog::info("resuming {} from epoch {} step {}", config.resume, position.epoch,
                  position.first_step);
   }
+  if (outputs) outputs->started(config_toml, hparams_of(resolved), position.global_step);
   const OomAdvice train_oom{"--batch-size", config.batch_size, model_name,
                             device,         config.amp,        train_data.size()};
   const OomAdvice eval_oom{"--eval-batch-size", config.eval_batch_size, model_name, device,
@@ -197,24 +232,28 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     info.step_in_epoch = step;
     info.global_step = position.global_step;
     info.test_accuracy = -1;
-    outputs.save_latest(encode_checkpoint(info, *model, &optimizer));
+    const std::string bytes = encode_checkpoint(info, *model, &optimizer);
+    if (outputs) {
+      outputs->save_latest(bytes);
+      outputs->finished(false);
+    }
     throw Interrupted(fmt::format(
         "interrupted (signal {}) {}: checkpoint written to {}; resume with: {} --config {} "
         "--resume {}",
-        stop_signal(), where, outputs.checkpoint().string(), env.program,
-        outputs.config_file().string(), outputs.checkpoint().string()));
+        stop_signal(), where, checkpoint.string(), env.program, (run_dir / "config.toml").string(),
+        checkpoint.string()));
   };
 
   // 7. The epochs.
-  TrainResult result{
-      model_name,     device.str(),     {}, {}, train_split.class_names, outputs.checkpoint(),
-      outputs.best(), outputs.run_dir()};
+  TrainResult result{model_name, device.str(),        {},     {}, train_split.class_names,
+                     checkpoint, run_dir / "best.pt", run_dir};
   for (; position.epoch <= config.epochs; ++position.epoch) {
-    const EpochPlan plan =
-        train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed, position.epoch);
+    const EpochPlan plan = shard_plan(
+        train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed, position.epoch),
+        dist.rank(), dist.world_size());
     const EpochStats stats = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(cpu.threads, cpu.training_onednn);
-      return train_one_epoch(*model, optimizer, train_data, plan, epoch_options, position);
+      return train_one_epoch(trainee, train_data, plan, epoch_options, position);
     });
     position.global_step += stats.steps - position.first_step;
     if (stats.interrupted) {
@@ -229,7 +268,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     try {
       eval = with_oom_advice(eval_oom, [&] {
         const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
-        return evaluate(*model, test_data, config.eval_batch_size, config.amp);
+        return evaluate(*model, test_data, config.eval_batch_size, config.amp, kNumClasses, &dist);
       });
     } catch (const Interrupted&) {
       stop_here(position.epoch, 0, fmt::format("while evaluating epoch {}", position.epoch));
@@ -245,9 +284,57 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     info.test_accuracy = m.test_accuracy;
     const bool best = m.test_accuracy > info.best_accuracy;
     if (best) info.best_accuracy = m.test_accuracy;
-    outputs.epoch_done(m, encode_checkpoint(info, *model, &optimizer), best);
+    if (outputs) {
+      outputs->epoch_done(m, eval, train_split.class_names,
+                          encode_checkpoint(info, *model, &optimizer), best);
+    }
   }
+  if (outputs) outputs->finished(true);
   return result;
+}
+
+}  // namespace
+
+TrainResult train(const TrainConfig& config, const RunEnv& env) {
+  validate(config);
+  if (env.dist.active() && config.cuda_graph) {
+    throw UsageError(
+        "--cuda-graph with several processes is not supported yet: drop --cuda-graph "
+        "or run one process");
+  }
+  // Only rank 0 logs at info level; the others say only what goes wrong.
+  const LogLevelGuard quiet_ranks(env.dist.rank == 0 ? spdlog::get_level() : spdlog::level::warn);
+
+  // 1. Device, with the tutorial's fallback, and the process settings for it.
+  torch::Device device = use_device(config.device);
+  if (device.is_cuda() && env.dist.active()) {
+    device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.dist.local_rank));
+  }
+  const int64_t threads = config.threads > 0 ? config.threads : env.omp_num_threads;
+  const CpuPlan cpu = choose_cpu_plan(threads, config.batch_size, env.hardware_threads,
+                                      config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS");
+  std::optional<CudaMathGuard> cuda_math;
+  if (device.is_cuda()) cuda_math.emplace(config.cudnn_benchmark, config.tf32);
+  spdlog::info("device: {}", device.is_cpu()
+                                 ? fmt::format("cpu, {} threads ({})", cpu.threads, cpu.why)
+                                 : device.str());
+  // Joins the other processes (with one, nothing to join).
+  Distributed dist(
+      env.dist, device,
+      DistOptions{std::chrono::milliseconds(std::llround(config.dist_timeout_s * 1000))});
+  const int64_t local_batch = per_rank_batch(config.batch_size, dist.world_size());
+  if (dist.world_size() > 1) {
+    spdlog::info("{} processes ({}): global batch {} = {} x {}", dist.world_size(),
+                 dist.backend_name(), config.batch_size, dist.world_size(), local_batch);
+  }
+  try {
+    return train_in_group(config, env, device, cpu, dist, local_batch);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    dist.report_failure(first_line(e.what()));  // the others name the cause
+    throw;
+  }
 }
 
 }  // namespace cifar

@@ -5,7 +5,9 @@
 // only then create the outputs; build the model and optimizer; then per
 // epoch: train_one_epoch, evaluate, log a line, append to metrics.csv and
 // write checkpoints. A stop request writes a checkpoint of the last completed
-// step and throws Interrupted with the command that resumes.
+// step and throws Interrupted with the command that resumes. Launched several
+// times (torchrun), the processes train one model on their shares of each
+// batch; with one process every exchange returns at once.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "cifar/config.h"
+#include "cifar/distributed.h"
 #include "cifar/metrics.h"
 
 namespace cifar {
@@ -25,6 +28,8 @@ struct RunEnv {
   std::string program = "cifar-train";  // argv[0], for the hints the tool prints
   bool progress_bar = false;            // stderr is a terminal
   int64_t hardware_threads = std::thread::hardware_concurrency();
+  int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (torchrun sets 1), used when --threads is 0
+  DistEnv dist;                 // the launcher's RANK, WORLD_SIZE, ... (one process by default)
 };
 
 struct TrainResult {

@@ -8,6 +8,7 @@
 #include "cifar/epoch.h"
 #include "cifar/evaluate.h"
 #include "cifar/gpu.h"
+#include "cifar/grad_averager.h"
 #include "cifar/nccl_backend.h"
 #include "test_helpers.h"
 
@@ -39,13 +40,16 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
     auto model = make_model(ModelOptions("net"));
     model->to(gpu);
     Sgd sgd(model->parameters(), SgdOptions(0.01).momentum(0.9));
+    Distributed alone(DistEnv{}, gpu);
+    GradientAverager averager(alone, model->parameters());
+    Trainee trainee{*model, sgd, alone, averager};
     EpochOptions o;
     o.batch_size = 64;
     o.schedule = ScheduleOptions{Schedule::kConstant, 0.01, 0.0, 1, 8};
     o.cuda_graph = graph;
     o.step.amp = amp;
     const auto stats =
-        train_one_epoch(*model, sgd, data, data.plan_epoch(true, false, 0, 1), o, EpochPosition{});
+        train_one_epoch(trainee, data, data.plan_epoch(true, false, 0, 1), o, EpochPosition{});
     return std::make_pair(stats, model);
   };
   const auto [eager, eager_model] = run(false, AmpMode::kOff);
