@@ -23,7 +23,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # --- Debian packages --------------------------------------------------------
 packages=(g++ cmake ninja-build pkg-config libcli11-dev libspdlog-dev catch2 nlohmann-json3-dev
-          clang libclang-rt-dev python3 python3-venv)
+          clang libclang-rt-dev python3 python3-venv libpng-dev libjpeg62-turbo-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -69,8 +69,26 @@ for p in "${prefixes[@]}"; do
     exit 0
   fi
 done
+# Python packages the interop tests use as the client (safetensors, ONNX export
+# and its checker); installed into the cached venv when missing. Not needed to
+# build: the tests that need them skip, saying so, without them.
+# (pillow writes the tests' JPEG files.)
+python_extras=(safetensors onnx onnxscript pillow)
+install_python_extras() {  # python
+  local missing_py=() m
+  for m in "${python_extras[@]}"; do
+    "$1" -c "import ${m/pillow/PIL}" 2>/dev/null || missing_py+=("$m")
+  done
+  if ((${#missing_py[@]})); then
+    say "Python packages for the interop tests: installing ${missing_py[*]}"
+    "$1" -m pip install -q "${missing_py[@]}" ||
+      say "warning: could not install ${missing_py[*]}; the interop tests will skip"
+  fi
+}
+
 if [[ -x "$venv/bin/python" ]] && prefix=$(torch_prefix_of "$venv/bin/python"); then
   say "LibTorch: torch $("$venv/bin/python" -c 'import torch;print(torch.__version__)' 2>/dev/null) in $venv (cached)"
+  install_python_extras "$venv/bin/python"
   exit 0
 fi
 if command -v python3 >/dev/null && prefix=$(torch_prefix_of python3); then
@@ -84,7 +102,7 @@ rm -rf "$venv.partial"
 python3 -m venv "$venv.partial" || die "python3 -m venv failed; install python3-venv"
 "$venv.partial/bin/python" -m pip install -q --upgrade pip \
   || die "pip could not reach PyPI to upgrade itself"
-"$venv.partial/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy \
+"$venv.partial/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy "${python_extras[@]}" \
   || die "could not install torch==$TORCH_VERSION from PyPI (network? disk space in $cache_root?)"
 mv "$venv.partial" "$venv"   # only a complete environment gets the real name
 # A moved venv keeps working through bin/python; pip is always run as 'python -m pip'.
