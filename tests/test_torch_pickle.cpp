@@ -10,6 +10,7 @@
 #include "test_helpers.h"
 
 using namespace cifar;
+using namespace std::string_literals;  // the pickles below hold NUL bytes
 
 namespace {
 
@@ -68,16 +69,16 @@ TEST_CASE(".pt files that are not state dicts are refused by name", "[pickle]") 
   refuse("hello", "not a torch.save zip");
   const std::string good = encode_torch_state_dict({{"w", torch::ones({64})}});
   refuse(good.substr(0, good.size() / 2), "truncated or damaged");
-  refuse(zip_with_pickle("\x80\x02]q\x00."), "holds a list, not a dict");       // []
-  refuse(zip_with_pickle("\x80\x02cos\nsystem\nq\x00."), "of type os.system");  // a callable
-  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00aK\x01u."), "not a state dict");
-  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00a"), "truncated");
-  refuse(zip_with_pickle("\x80\x02h\x05."), "memo");
-  refuse(zip_with_pickle("\x80\x02\xff."), "opcode 0xff");
+  refuse(zip_with_pickle("\x80\x02]q\x00."s), "holds a list, not a dict");       // []
+  refuse(zip_with_pickle("\x80\x02" "cos\nsystem\nq\x00."s), "of type os.system");  // a callable
+  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00" "aK\x01u."s), "not a state dict");
+  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00" "a"s), "truncated");
+  refuse(zip_with_pickle("\x80\x02h\x05."s), "memo");
+  refuse(zip_with_pickle("\x80\x02\xff."s), "opcode 0xff");
 
-  std::string torchscript;
+  std::ostringstream torchscript;  // LibTorch's torch::save writes TorchScript
   torch::save(torch::ones({2}), torchscript);
-  refuse(torchscript, "TorchScript");
+  refuse(torchscript.str(), "TorchScript");
 }
 
 TEST_CASE("a state dict under a known key of a saved dict is found", "[pickle]") {

@@ -4,7 +4,7 @@
 # cifar-eval --weights must report exactly Python's test accuracy. Skips until
 # cifar-eval has --weights (the library side is cifar::load_weights).
 source "$(dirname "$0")/lib/common.bash"
-source "$(dirname "$0")/lib/interop.bash"
+source "$SRC/tests/cli/lib/interop.bash"
 if ! "$EVAL" --help | grep -q -- "--weights"; then
   echo "SKIPPED: cifar-eval --help lists no --weights yet (wire cifar::load_weights into cifar-eval)"
   exit 77

@@ -6,15 +6,16 @@
 # cifar-predict (on the whole test set written as lossless PNG) within 1e-4,
 # and every predicted class must agree. Then ONNX through Python.
 source "$(dirname "$0")/lib/common.bash"
-source "$(dirname "$0")/lib/interop.bash"
+source "$SRC/tests/cli/lib/interop.bash"
 need_real_data
 need_python safetensors
 "$TRAIN" --data "$REAL_DATA" --device cpu --model net --epochs 1 --batch-size 32 --lr 0.02 \
-  --train-limit 20000 --checkpoint net.pt --run-dir run >train.log 2>&1 ||
+  --train-limit 10000 --checkpoint net.pt --run-dir run >train.log 2>&1 ||
   { tail train.log >&2; fail "cifar-train failed"; }
 "$EVAL" --checkpoint net.pt --data "$REAL_DATA" --device cpu --json >eval.json || fail "cifar-eval failed"
 expect 0 "wrote net.safetensors" -- "$EXPORT" --checkpoint net.pt --out net.safetensors
 expect 0 "wrote net_sd.pt" -- "$EXPORT" --checkpoint net.pt --out net_sd.pt
+expect 2 "unknown extension .\.onnx.; use .safetensors, .pt or .pth" -- "$EXPORT" --checkpoint net.pt --out net.onnx
 "$PY" -m interop_check write_pngs "$REAL_DATA" png 10000 >files.txt || fail "writing PNGs failed"
 mapfile -t files <files.txt
 "$PREDICT" --checkpoint net.pt --json --logits "${files[@]}" >predict.json ||

@@ -4,7 +4,7 @@
 # Python's test accuracy must equal cifar-eval's; its logits on the first 500
 # test images must equal cifar-predict's within 1e-4.
 source "$(dirname "$0")/lib/common.bash"
-source "$(dirname "$0")/lib/interop.bash"
+source "$SRC/tests/cli/lib/interop.bash"
 need_real_data
 need_python safetensors
 "$TRAIN" --data "$REAL_DATA" --device cpu --model resnet18 --epochs 1 --batch-size 32 --lr 0.02 \

@@ -3,7 +3,7 @@
 # must improve on the imported model's accuracy. Skips until cifar-train has
 # --init-weights (the library side is cifar::load_weights + apply_weights).
 source "$(dirname "$0")/lib/common.bash"
-source "$(dirname "$0")/lib/interop.bash"
+source "$SRC/tests/cli/lib/interop.bash"
 if ! "$TRAIN" --help | grep -q -- "--init-weights"; then
   echo "SKIPPED: cifar-train --help lists no --init-weights yet (wire cifar::load_weights into cifar-train)"
   exit 77

@@ -128,14 +128,19 @@ def train_python_net(data_dir, out_prefix, steps):
 
 def python_predictions(weights, model_name, predict_json):
     """Python's classes for the files cifar-predict classified must all equal its."""
-    model, _ = load_model(weights, model_name) if not weights.endswith("_ckpt.pth") else (None, None)
-    if model is None:
-        model = cm.Net().eval()
-        model.load_state_dict(torch.load(weights)["model"])
+    if weights.endswith(".safetensors"):
+        from safetensors.torch import load_file
+        sd = load_file(weights)
+    else:
+        sd = torch.load(weights)
+        sd = sd["model"] if "model" in sd else sd
+    model = cm.make_model(model_name)
+    model.load_state_dict(sd, strict=True)
+    model.eval()
     cpp = json.load(open(predict_json))
     files = [p["file"] for p in cpp]
     import PIL.Image as Image
-    imgs = torch.stack([torch.tensor(list(Image.open(f).convert("RGB").getdata()), dtype=torch.uint8)
+    imgs = torch.stack([torch.frombuffer(bytearray(Image.open(f).convert("RGB").tobytes()), dtype=torch.uint8)
                         .view(32, 32, 3).permute(2, 0, 1) for f in files])
     classes = [cm.CLASSES[i] for i in logits_of(model, imgs).argmax(1).tolist()]
     same = sum(p["class"] == c for p, c in zip(cpp, classes))
