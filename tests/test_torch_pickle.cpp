@@ -69,10 +69,16 @@ TEST_CASE(".pt files that are not state dicts are refused by name", "[pickle]") 
   refuse("hello", "not a torch.save zip");
   const std::string good = encode_torch_state_dict({{"w", torch::ones({64})}});
   refuse(good.substr(0, good.size() / 2), "truncated or damaged");
-  refuse(zip_with_pickle("\x80\x02]q\x00."s), "holds a list, not a dict");       // []
-  refuse(zip_with_pickle("\x80\x02" "cos\nsystem\nq\x00."s), "of type os.system");  // a callable
-  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00" "aK\x01u."s), "not a state dict");
-  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00" "a"s), "truncated");
+  refuse(zip_with_pickle("\x80\x02]q\x00."s), "holds a list, not a dict");  // []
+  refuse(zip_with_pickle("\x80\x02"
+                         "cos\nsystem\nq\x00."s),
+         "of type os.system");  // a callable
+  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00"
+                         "aK\x01u."s),
+         "not a state dict");
+  refuse(zip_with_pickle("\x80\x02}q\x00(X\x01\x00\x00\x00"
+                         "a"s),
+         "truncated");
   refuse(zip_with_pickle("\x80\x02h\x05."s), "memo");
   refuse(zip_with_pickle("\x80\x02\xff."s), "opcode 0xff");
 
