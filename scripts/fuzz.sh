@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 bash scripts/setup.sh >/dev/null
 cmake --preset fuzz >/dev/null
-targets=(fuzz_cifar_reader fuzz_checkpoint_header)
+targets=(fuzz_cifar_reader fuzz_checkpoint_header fuzz_safetensors_header fuzz_unpickle)
 cmake --build --preset fuzz --target "${targets[@]}"
 mkdir -p build/fuzz/artifacts
 status=0
@@ -27,6 +27,26 @@ header = json.dumps({
     "libtorch_version": "2.11.0", "payload_bytes": 0}).encode()
 open(sys.argv[1], "wb").write(b"CIFARTRN" + struct.pack("<II", 1, len(header)) + header)
 PY
+# Seeds for the weights parsers: a small valid safetensors file and a pickle
+# of a state dict as torch.save writes it (when the torch venv is there).
+mkdir -p build/fuzz/corpus/fuzz_safetensors_header build/fuzz/corpus/fuzz_unpickle
+python3 - build/fuzz/corpus/fuzz_safetensors_header/seed-valid <<'PY'
+import json, struct, sys
+header = json.dumps({"__metadata__": {"model": "net"},
+                     "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                     "b": {"dtype": "I64", "shape": [], "data_offsets": [8, 16]}}).encode()
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header + bytes(16))
+PY
+torch_python="${XDG_CACHE_HOME:-$HOME/.cache}/cifar-train/torch-2.11.0/bin/python"
+if [[ -x $torch_python ]]; then
+  "$torch_python" - build/fuzz/corpus/fuzz_unpickle/seed-state-dict <<'PY' || true
+import io, sys, zipfile, torch
+buf = io.BytesIO()
+torch.save(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2)).state_dict(), buf)
+z = zipfile.ZipFile(buf)
+open(sys.argv[1], "wb").write(z.read([n for n in z.namelist() if n.endswith("data.pkl")][0]))
+PY
+fi
 for t in "${targets[@]}"; do
   corpus=build/fuzz/corpus/$t
   mkdir -p "$corpus"

@@ -25,7 +25,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # --- Debian packages --------------------------------------------------------
 packages=(g++ cmake ninja-build pkg-config libcli11-dev libspdlog-dev catch2 nlohmann-json3-dev
-          clang libclang-rt-dev python3 python3-venv libpng-dev tmux libgloo-dev)
+          clang libclang-rt-dev python3 python3-venv libpng-dev libjpeg62-turbo-dev tmux libgloo-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -71,12 +71,16 @@ for p in "${prefixes[@]}"; do
     exit 0
   fi
 done
-# matplotlib (scripts/plot-run) and tensorboard (its event-file reader, for
-# the tests) in the project's environment: installs only what is missing.
-py_extras=(matplotlib tensorboard)
+# Python packages in the project's environment, installed when missing:
+# matplotlib (scripts/plot-run), tensorboard (its event-file reader, for the
+# tests), and the interop tests' clients: safetensors, onnx with onnxscript
+# (ONNX export and its checker) and pillow (writes the tests' JPEG files).
+py_extras=(matplotlib tensorboard safetensors onnx onnxscript pillow)
 ensure_py_extras() {
   local python=$1 missing_py=() m
-  for m in "${py_extras[@]}"; do "$python" -c "import $m" 2>/dev/null || missing_py+=("$m"); done
+  for m in "${py_extras[@]}"; do
+    "$python" -c "import ${m/pillow/PIL}" 2>/dev/null || missing_py+=("$m")
+  done
   if ((${#missing_py[@]})); then
     say "installing into $(dirname "$(dirname "$python")"): ${missing_py[*]}"
     "$python" -m pip install -q "${missing_py[@]}" || die "could not install ${missing_py[*]} from PyPI"

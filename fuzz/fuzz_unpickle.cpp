@@ -1,0 +1,21 @@
+// libFuzzer target: the restricted unpickler for torch.save's data.pkl on
+// arbitrary bytes; storages are served as zero tensors of the size asked
+// (capped). Any exception other than std::runtime_error, or a crash, is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+
+#include "cifar/unpickle.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto load = [](const std::string&, torch::ScalarType dtype, int64_t numel) {
+    if (numel > 4096) throw std::runtime_error("storage too large for the fuzzer");
+    return torch::zeros({numel}, torch::TensorOptions().dtype(dtype));
+  };
+  try {
+    cifar::pickle::unpickle(std::string_view(reinterpret_cast<const char*>(data), size), load);
+  } catch (const std::runtime_error&) {
+  }
+  return 0;
+}

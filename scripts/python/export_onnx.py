@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Export cifar-train weights to ONNX (LibTorch C++ cannot write ONNX).
+
+    python scripts/python/export_onnx.py net.safetensors net.onnx
+    python scripts/python/export_onnx.py net_state_dict.pt net.onnx --model net
+
+The graph takes "images" (N, 3, 32, 32) float, normalised as in training (the
+mean and std are stored in the ONNX metadata), and returns "logits" (N, 10).
+The file is checked with onnx.checker when the onnx package is installed.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cifar_models  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("weights", help=".safetensors, .pt or .pth from cifar-export")
+    p.add_argument("out", help="the .onnx file to write")
+    p.add_argument("--model", choices=["net", "resnet18"], help="default: the file's metadata")
+    p.add_argument("--stem", choices=["cifar", "imagenet"])
+    p.add_argument("--opset", type=int, default=18)
+    args = p.parse_args()
+
+    model, info = cifar_models.load(args.weights, model=args.model, stem=args.stem)
+    example = torch.zeros(2, 3, 32, 32)
+    torch.onnx.export(model, (example,), args.out, input_names=["images"],
+                      output_names=["logits"], opset_version=args.opset,
+                      dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}})
+    try:
+        import onnx
+    except ImportError:
+        print(f"wrote {args.out} (onnx not installed: not checked)")
+        return 0
+    m = onnx.load(args.out)
+    for key in ("model", "mean", "std", "classes"):
+        entry = m.metadata_props.add()
+        entry.key, entry.value = key, json.dumps(info[key]) if key != "model" else info[key]
+    onnx.checker.check_model(m, full_check=True)
+    onnx.save(m, args.out)
+    print(f"wrote {args.out} ({info['model']}, checked with onnx.checker)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# C++ -> Python, net: train briefly on the real data, export both formats,
+# load each in Python (torch.load with its default weights_only=True, and the
+# safetensors package) into the Python Net with strict=True. Python's test
+# accuracy must equal cifar-eval's exactly; its logits must equal those of
+# cifar-predict (on the whole test set written as lossless PNG) within 1e-4,
+# and every predicted class must agree. Then ONNX through Python.
+source "$(dirname "$0")/lib/common.bash"
+source "$SRC/tests/cli/lib/interop.bash"
+need_real_data
+need_python safetensors
+"$TRAIN" --data "$REAL_DATA" --device cpu --model net --epochs 1 --batch-size 32 --lr 0.02 \
+  --train-limit 10000 --checkpoint net.pt --run-dir run >train.log 2>&1 ||
+  { tail train.log >&2; fail "cifar-train failed"; }
+"$EVAL" --checkpoint net.pt --data "$REAL_DATA" --device cpu --json >eval.json || fail "cifar-eval failed"
+expect 0 "wrote net.safetensors" -- "$EXPORT" --checkpoint net.pt --out net.safetensors
+expect 0 "wrote net_sd.pt" -- "$EXPORT" --checkpoint net.pt --out net_sd.pt
+expect 2 "unknown extension .\.onnx.; use .safetensors, .pt or .pth" -- "$EXPORT" --checkpoint net.pt --out net.onnx
+"$PY" -m interop_check write_pngs "$REAL_DATA" png 10000 >files.txt || fail "writing PNGs failed"
+mapfile -t files <files.txt
+"$PREDICT" --checkpoint net.pt --json --logits "${files[@]}" >predict.json ||
+  fail "cifar-predict failed"
+"$PY" -m interop_check compare_export "$REAL_DATA" net eval.json predict.json 10000 \
+  net.safetensors net_sd.pt || fail "Python disagrees with cifar-eval / cifar-predict"
+pass "Python reads both exports; accuracy and logits agree"
+
+# The same predictions from the exported files as from the checkpoint.
+"$PREDICT" --weights net.safetensors --json "${files[@]:0:500}" >w1.json 2>w1.err || fail "--weights .safetensors"
+grep -q "from the file's metadata" w1.err || fail "no normalisation line: $(cat w1.err)"
+"$PREDICT" --weights net_sd.pt --model net --json "${files[@]:0:500}" >w2.json 2>w2.err || fail "--weights .pt"
+grep -q "training default" w2.err || fail "no default-normalisation line: $(cat w2.err)"
+"$PY" - <<'PY' || fail "--weights predictions differ from --checkpoint ones"
+import json
+a, b, c = (json.load(open(f)) for f in ("predict.json", "w1.json", "w2.json"))
+assert [p["class"] for p in a[:500]] == [p["class"] for p in b] == [p["class"] for p in c]
+PY
+pass "cifar-predict --weights (both formats) agrees with --checkpoint"
+
+if "$PY" -c "import onnx, onnxscript" 2>/dev/null; then
+  "$PY" "$SRC/scripts/python/export_onnx.py" net.safetensors net.onnx >onnx.log 2>&1 ||
+    { tail onnx.log >&2; fail "export_onnx.py failed"; }
+  grep -q "checked with onnx.checker" onnx.log || fail "ONNX not checked: $(tail -3 onnx.log)"
+  pass "ONNX exported and checked: $(tail -1 onnx.log)"
+else
+  echo "note: onnx/onnxscript not installed; ONNX export not tested"
+fi

@@ -1,0 +1,18 @@
+# interop.bash: helpers for the tests that use Python PyTorch as the client
+# (sourced after common.bash).
+BIN=$(cd "$(dirname "$TRAIN")" && pwd)
+EXPORT=$BIN/cifar-export
+PREDICT=$BIN/cifar-predict
+PY=${CIFAR_TORCH_PYTHON:-python3}
+export PYTHONPATH="$SRC/scripts/python:$SRC/tests/cli/lib${PYTHONPATH:+:$PYTHONPATH}"
+
+# need_python MODULE...: skip unless the Python has torch and these modules.
+need_python() {
+  local m
+  for m in torch "$@"; do
+    if ! "$PY" -c "import $m" 2>/dev/null; then
+      echo "SKIPPED: $PY cannot import $m (run scripts/setup.sh, which installs it into the torch venv)"
+      exit 77
+    fi
+  done
+}
