@@ -2,7 +2,8 @@
 # setup.sh: install everything cifar-train needs to build and test, idempotently.
 #
 #   - Debian packages (apt-get, only those missing): compiler, CMake, Ninja,
-#     CLI11, spdlog/fmt, Catch2 (v2), nlohmann-json, clang for the fuzzers.
+#     CLI11, spdlog/fmt, Catch2 (v2), nlohmann-json, OpenSSL's libcrypto
+#     (libssl-dev: SHA-256 of checkpoints), clang for the fuzzers.
 #   - LibTorch 2.11.0: kept if Torch_DIR or CMAKE_PREFIX_PATH already points at
 #     one, or if a python3 on the PATH already imports torch 2.x (as on the GPU
 #     machines); otherwise the PyPI wheel torch==2.11.0 (which carries the whole
@@ -23,7 +24,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # --- Debian packages --------------------------------------------------------
 packages=(g++ cmake ninja-build pkg-config libcli11-dev libspdlog-dev catch2 nlohmann-json3-dev
-          clang libclang-rt-dev python3 python3-venv)
+          libssl-dev clang libclang-rt-dev python3 python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
