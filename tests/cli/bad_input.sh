@@ -69,7 +69,7 @@ b = bytearray(open("good.pt", "rb").read())
 b[8:12] = struct.pack("<I", 99)
 open("newer.pt", "wb").write(b)
 PY
-expect 1 "newer.pt: format version 99 is newer.*upgrade cifar-train" -- "$EVAL" --checkpoint newer.pt --data data
+expect 1 "newer.pt is damaged: its format version field reads 99" -- "$EVAL" --checkpoint newer.pt --data data
 printf 'PK\003\004 a zip file, not ours' >foreign.pt
 expect 1 "foreign.pt: not a cifar-train checkpoint" -- "$EVAL" --checkpoint foreign.pt --data data
 expect 2 "holds a net model, but --model is resnet18" -- "$TRAIN" "${ok[@]}" --epochs 2 --resume good.pt --model resnet18
