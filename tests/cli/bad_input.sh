@@ -62,7 +62,7 @@ head -c 5000 /dev/urandom >garbage.pt
 expect 1 "garbage.pt: not a cifar-train checkpoint" -- "$EVAL" --checkpoint garbage.pt --data data
 "$TRAIN" "${ok[@]}" --checkpoint good.pt --run-dir run >/dev/null 2>&1 || fail "could not train a checkpoint"
 head -c 3000 good.pt >truncated.pt
-expect 1 "truncated.pt: .*truncated" -- "$EVAL" --checkpoint truncated.pt --data data
+expect 1 "truncated.pt is damaged: .*truncated" -- "$EVAL" --checkpoint truncated.pt --data data
 python3 - <<'PY'
 import struct
 b = bytearray(open("good.pt", "rb").read())
