@@ -16,15 +16,15 @@ args=(--data data --device cpu --threads 1 --batch-size 8 --train-limit 20000 --
 pid=$!
 for _ in $(seq 1 600); do grep -q "epoch 1/50 step" first.err && break; sleep 0.1; done
 grep -q "epoch 1/50 step" first.err || { kill $pid; fail "the first run did not start training"; }
-expect 1 "run folder run is in use by another cifar-train \\(pid $pid\\)" -- \
+expect 1 "run folder (/.*/)?run is in use by another cifar-train \\(pid $pid\\)" -- \
   "$TRAIN" "${args[@]}" --epochs 1 --run-dir run --checkpoint b.pt
 kill -INT $pid
 wait $pid
 [[ $(grep -c '^epoch' run/metrics.csv) -le 1 ]] || fail "metrics.csv has two headers"
 [[ ! -e b.pt ]] || fail "the second run wrote a checkpoint"
-expect 2 "run already holds another run's results.*--overwrite" -- \
+expect 2 "(/.*/)?run already holds another run's results.*--overwrite" -- \
   "$TRAIN" "${args[@]}" --epochs 1 --train-limit 100 --run-dir run --checkpoint b.pt
-expect 0 "replacing a.pt \\(net, epoch 0 and [0-9]+ steps\\) written by another run" -- \
+expect 0 "replacing (/.*/)?a.pt \\(net, epoch 0 and [0-9]+ steps\\) written by another run" -- \
   "$TRAIN" "${args[@]}" --epochs 1 --train-limit 100 --run-dir run --overwrite --checkpoint a.pt
 [[ $(grep -c '^1,' run/metrics.csv) -eq 1 ]] || fail "--overwrite kept the old metrics rows"
 expect 0 "resuming" -- "$TRAIN" "${args[@]}" --epochs 2 --train-limit 100 --config run/config.toml --resume run/last.pt
