@@ -25,6 +25,7 @@ header = json.dumps({
     "normalization": {"mean": [0.5, 0.5, 0.5], "std": [0.25, 0.25, 0.25]},
     "class_names": [f"c{i}" for i in range(10)], "config": "epochs = 1\n",
     "libtorch_version": "2.11.0", "payload_bytes": 0}).encode()
+# Version 1 (no checksum); the target also seals each input as version 2.
 open(sys.argv[1], "wb").write(b"CIFARTRN" + struct.pack("<II", 1, len(header)) + header)
 PY
 # Seeds for the weights parsers: a small valid safetensors file and a pickle

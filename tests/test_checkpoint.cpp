@@ -1,9 +1,13 @@
 // test_checkpoint.cpp: round trips, and every kind of bad checkpoint file.
 #include <catch2/catch.hpp>
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <fstream>
 
 #include "cifar/checkpoint.h"
+#include "cifar/checksum.h"
 #include "cifar/errors.h"
 #include "cifar/optim.h"
 #include "test_helpers.h"
@@ -95,6 +99,7 @@ TEST_CASE("bad checkpoints are refused with a reason", "[checkpoint]") {
   };
   CHECK_THROWS_WITH(load_checkpoint(dir.path() / "missing.pt"), Catch::Contains("does not exist"));
   CHECK_THROWS_WITH(load_checkpoint(dir.path()), Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(load_checkpoint("/dev/zero"), Catch::Contains("not a regular file"));
   refuses("", "empty");
   refuses("hello, world", "not a cifar-train checkpoint");
   refuses(std::string(4096, '\xff'), "not a cifar-train checkpoint");
@@ -102,12 +107,9 @@ TEST_CASE("bad checkpoints are refused with a reason", "[checkpoint]") {
   refuses(good.substr(0, 40), "truncated");
   refuses(good.substr(0, good.size() - 1), "truncated");
   refuses(good + "x", "damaged");
-  std::string newer = good;
-  newer[8] = 9;  // format version 9
-  refuses(newer, "newer than this cifar-train reads");
   std::string broken_json = good;
   broken_json[16] = '!';
-  refuses(broken_json, "not valid JSON");
+  refuses(broken_json, "damaged");
   std::string garbage_payload = good;
   for (size_t i = garbage_payload.size() - 200; i < garbage_payload.size(); ++i) {
     garbage_payload[i] = 'z';
@@ -138,4 +140,142 @@ TEST_CASE("ensure_writable creates folders and refuses unwritable paths", "[chec
   CHECK_THROWS_WITH(ensure_writable(dir.path() / "file" / "c.pt"),
                     Catch::Contains("cannot create"));
   CHECK_THROWS_WITH(ensure_writable(dir.path() / "a"), Catch::Contains("is a directory"));
+}
+
+namespace {
+void set_version(std::string& bytes, uint32_t v) {
+  for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+// Replaces the SHA-256 trailer with the right one for the bytes before it.
+void reseal(std::string& bytes) {
+  const size_t body = bytes.size() - kChecksumBytes;
+  const auto d = sha256(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), body));
+  bytes.replace(body, kChecksumBytes, reinterpret_cast<const char*>(d.data()), d.size());
+}
+}  // namespace
+
+TEST_CASE("one changed byte anywhere in a checkpoint is reported as damage", "[checkpoint]") {
+  TempDir dir;
+  torch::manual_seed(0);
+  auto model = make_model(ModelOptions("net"));
+  Sgd sgd(model->parameters(), SgdOptions(0.1).momentum(0.9));
+  model->forward(torch::randn({4, 3, 32, 32})).sum().backward();
+  sgd.step(0.1);
+  const auto good = encode_checkpoint(sample_info(), *model, &sgd);
+  const auto path = dir.path() / "flipped.pt";
+  // Every byte after the magic: the version field, the header, the payload
+  // (weights and momentum buffers) and the checksum itself; for the long
+  // payload, every 997th byte and the last ones.
+  std::vector<size_t> positions;
+  for (size_t i = 8; i < good.size(); i += (i < 2000 || i + 2000 > good.size()) ? 1 : 997) {
+    positions.push_back(i);
+  }
+  for (size_t i : positions) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ (1 << (i % 8)));
+    std::ofstream(path, std::ios::binary) << bad;
+    INFO("byte " << i << " of " << good.size());
+    CHECK_THROWS_WITH(load_checkpoint(path), Catch::Contains("checkpoint " + path.string()) &&
+                                                 Catch::Contains("damaged") &&
+                                                 !Catch::Contains("upgrade"));
+  }
+}
+
+TEST_CASE("an edit of the JSON header that stays valid JSON is damage", "[checkpoint]") {
+  TempDir dir;
+  auto model = make_model(ModelOptions("net"));
+  std::string bytes = encode_checkpoint(sample_info(), *model, nullptr);
+  const auto at = bytes.find("0.4914");
+  REQUIRE(at != std::string::npos);
+  bytes[at + 5] = '5';  // mean 0.4915: still a well-formed header
+  std::ofstream(dir.path() / "edited.pt", std::ios::binary) << bytes;
+  CHECK_THROWS_WITH(
+      load_checkpoint(dir.path() / "edited.pt"),
+      Catch::Contains("edited.pt is damaged") && Catch::Contains("checksum does not match"));
+}
+
+TEST_CASE("only a plausible newer version is called newer", "[checkpoint]") {
+  TempDir dir;
+  auto model = make_model(ModelOptions("net"));
+  const auto good = encode_checkpoint(sample_info(), *model, nullptr);
+  auto message = [&](const std::string& bytes) {
+    std::ofstream(dir.path() / "v.pt", std::ios::binary) << bytes;
+    try {
+      load_checkpoint(dir.path() / "v.pt");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  // A damaged version field of a current file, to any value: damaged.
+  for (uint32_t v : {0u, 1u, 3u, 9u, 27905u, 0xffffffffu}) {
+    std::string bad = good;
+    set_version(bad, v);
+    INFO("version " << v);
+    CHECK_THAT(message(bad), Catch::Contains("is damaged") &&
+                                 Catch::Contains("version field reads " + std::to_string(v)) &&
+                                 !Catch::Contains("upgrade"));
+  }
+  // A well-formed file of the next version: newer.
+  std::string next = good;
+  set_version(next, kCheckpointFormatVersion + 1);
+  reseal(next);
+  CHECK_THAT(message(next),
+             Catch::Contains("newer than this cifar-train reads") && Catch::Contains("upgrade"));
+  // Any other version on bytes that are not ours: not called newer.
+  std::string far = next;
+  set_version(far, 27905);
+  reseal(far);
+  CHECK_THAT(message(far), Catch::Contains("damaged or not a cifar-train checkpoint") &&
+                               !Catch::Contains("upgrade"));
+}
+
+TEST_CASE("version-1 checkpoints still load, with a warning that they cannot be verified",
+          "[checkpoint]") {
+  TempDir dir;
+  auto model = make_model(ModelOptions("net"));
+  std::string v1 = encode_checkpoint(sample_info(), *model, nullptr);
+  v1.resize(v1.size() - kChecksumBytes);
+  set_version(v1, 1);
+  std::ofstream(dir.path() / "old.pt", std::ios::binary) << v1;
+
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  const auto loaded = load_checkpoint(dir.path() / "old.pt");
+  spdlog::set_default_logger(previous);
+  CHECK_FALSE(loaded.header.verified);
+  CHECK(loaded.info.epoch == 3);
+  CHECK(loaded.info.run_id.empty());
+  const auto lines = sink->last_formatted();
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], Catch::Contains("old.pt has format version 1") &&
+                           Catch::Contains("cannot be verified"));
+
+  const auto v2 = load_checkpoint([&] {
+    save_checkpoint(dir.path() / "new.pt", sample_info(), *model, nullptr);
+    return dir.path() / "new.pt";
+  }());
+  CHECK(v2.header.verified);
+}
+
+TEST_CASE("the run identity round-trips and the header can be read alone", "[checkpoint]") {
+  TempDir dir;
+  auto model = make_model(ModelOptions("net"));
+  CheckpointInfo info = sample_info();
+  info.run_id = "/runs/a started 2026-11-22T07:00:00.000001Z pid 42";
+  const std::string bytes = encode_checkpoint(info, *model, nullptr);
+  std::ofstream(dir.path() / "a.pt", std::ios::binary) << bytes;
+  CHECK(load_checkpoint(dir.path() / "a.pt").info.run_id == info.run_id);
+  // peek_checkpoint_info reads the header only: it works on a file whose
+  // payload is cut off, which load_checkpoint refuses.
+  std::ofstream(dir.path() / "cut.pt", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const auto peeked = peek_checkpoint_info(dir.path() / "cut.pt");
+  REQUIRE(peeked);
+  CHECK(peeked->run_id == info.run_id);
+  CHECK(peeked->epoch == 3);
+  CHECK_FALSE(peek_checkpoint_info(dir.path() / "missing.pt"));
+  std::ofstream(dir.path() / "junk.pt", std::ios::binary) << "hello";
+  CHECK_THROWS_WITH(peek_checkpoint_info(dir.path() / "junk.pt"),
+                    Catch::Contains("not a cifar-train checkpoint"));
 }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "cifar/data.h"
+#include "cifar/errors.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -115,4 +116,50 @@ TEST_CASE("the data folder: --data, then CIFAR10_DIR, then data/", "[data]") {
   CHECK(resolve_data_dir(std::nullopt, "/env") == "/env");
   CHECK(resolve_data_dir(std::nullopt, "") == "data/cifar-10-batches-bin");
   CHECK(resolve_data_dir(std::nullopt, nullptr) == "data/cifar-10-batches-bin");
+}
+
+namespace {
+// n images whose first pixel byte and label encode their index.
+Cifar10Dataset indexed_dataset(int64_t n) {
+  Cifar10Dataset d;
+  d.images = torch::zeros({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
+  d.images.select(1, 0).select(1, 0).select(1, 0).copy_(torch::arange(n) % 256);
+  d.images.select(1, 1).select(1, 0).select(1, 0).copy_(torch::arange(n) / 256);
+  d.labels = torch::arange(n, torch::kInt64);
+  d.class_names = default_class_names();
+  return d;
+}
+}  // namespace
+
+TEST_CASE("a validation split holds out the same n images for a seed", "[data][validation]") {
+  const auto data = indexed_dataset(1000);
+  const auto a = split_validation(data, 100, 7);
+  CHECK(a.val.size() == 100);
+  CHECK(a.train.size() == 900);
+  CHECK(a.val.class_names == data.class_names);
+  // Disjoint and complete, each in the original order, images with their labels.
+  const auto all = torch::cat({a.train.labels, a.val.labels});
+  CHECK(torch::equal(std::get<0>(all.sort()), data.labels));
+  CHECK(torch::equal(std::get<0>(a.val.labels.sort()), a.val.labels));
+  CHECK(torch::equal(std::get<0>(a.train.labels.sort()), a.train.labels));
+  const auto pixel = a.val.images.select(1, 0).select(1, 0).select(1, 0).to(torch::kInt64) +
+                     256 * a.val.images.select(1, 1).select(1, 0).select(1, 0).to(torch::kInt64);
+  CHECK(torch::equal(pixel, a.val.labels));
+  // Spread over the whole set, not the first or last n.
+  CHECK(a.val.labels.min().item<int64_t>() < 100);
+  CHECK(a.val.labels.max().item<int64_t>() >= 900);
+  // The same seed gives the same images, whatever the global generator did.
+  torch::manual_seed(123);
+  torch::rand({10});
+  const auto b = split_validation(data, 100, 7);
+  CHECK(torch::equal(a.val.labels, b.val.labels));
+  CHECK_FALSE(torch::equal(a.val.labels, split_validation(data, 100, 8).val.labels));
+  // n = 0: no validation images.
+  const auto none = split_validation(data, 0, 7);
+  CHECK(none.val.size() == 0);
+  CHECK(none.train.size() == 1000);
+  CHECK_THROWS_WITH(
+      split_validation(data, 1000, 7),
+      Catch::Contains("validation split of 1000 images") && Catch::Contains("between 0 and 999"));
+  CHECK_THROWS_AS(split_validation(data, -1, 7), UsageError);
 }

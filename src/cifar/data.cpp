@@ -1,12 +1,16 @@
 // data.cpp: reading and validating the CIFAR-10 binary batch files.
 #include "cifar/data.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include "cifar/errors.h"
+#include "cifar/file_io.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -17,18 +21,8 @@ constexpr const char* kDownloadHint =
     "get the data set with scripts/download_cifar10.sh, or point --data (or the CIFAR10_DIR "
     "environment variable) at a folder holding data_batch_1.bin ... test_batch.bin";
 
-std::vector<uint8_t> read_file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
-    throw std::runtime_error(fmt::format("cannot open {}: {}", path.string(), kDownloadHint));
-  const auto size = static_cast<std::streamsize>(in.tellg());
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
-    throw std::runtime_error(fmt::format("cannot read {} (I/O error)", path.string()));
-  }
-  return bytes;
-}
+// A batch file is 30,730,000 bytes; anything far larger is not one.
+constexpr uint64_t kMaxBatchFileBytes = 64 << 20;
 
 }  // namespace
 
@@ -76,21 +70,15 @@ void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& so
 Cifar10Dataset read_cifar10(const fs::path& dir, Split split, const Cifar10Options& options) {
   TORCH_CHECK(options.records_per_file > 0, "records_per_file must be positive, got ",
               options.records_per_file);
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) {
-    throw std::runtime_error(
-        fmt::format("CIFAR-10 directory {} does not exist: {}", dir.string(), kDownloadHint));
-  }
-  if (!fs::is_directory(dir, ec)) {
-    throw std::runtime_error(
-        fmt::format("CIFAR-10 path {} is not a directory: {}", dir.string(), kDownloadHint));
-  }
+  check_readable_directory(dir, "CIFAR-10 directory", kDownloadHint);
   const auto files = batch_file_names(split, options);
   for (const auto& name : files) {
-    if (!fs::exists(dir / name, ec)) {
+    struct stat st {};
+    if (::stat((dir / name).c_str(), &st) != 0 && errno == ENOENT) {
       throw std::runtime_error(
           fmt::format("{} is missing from {}: {}", name, dir.string(), kDownloadHint));
     }
+    check_readable_file(dir / name, "CIFAR-10 batch file");
   }
 
   const int64_t n = options.records_per_file * static_cast<int64_t>(files.size());
@@ -99,14 +87,35 @@ Cifar10Dataset read_cifar10(const fs::path& dir, Split split, const Cifar10Optio
   data.labels = torch::empty({n}, torch::kInt64);
   for (size_t f = 0; f < files.size(); ++f) {
     const auto path = dir / files[f];
-    const auto bytes = read_file_bytes(path);
+    const std::string bytes = read_file(path, kMaxBatchFileBytes, "CIFAR-10 batch file");
     const int64_t offset = static_cast<int64_t>(f) * options.records_per_file;
-    parse_cifar10_records(bytes, path.string(), options.records_per_file,
+    parse_cifar10_records(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+                          path.string(), options.records_per_file,
                           data.images.data_ptr<uint8_t>() + offset * kImageBytes,
                           data.labels.data_ptr<int64_t>() + offset);
   }
   data.class_names = read_class_names(dir);
   return data;
+}
+
+TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t seed) {
+  const int64_t size = train.size();
+  if (n < 0 || n >= size) {
+    throw UsageError(fmt::format(
+        "a validation split of {} images is impossible: the training set holds {}, so it must "
+        "be between 0 and {}",
+        n, size, size - 1));
+  }
+  // Its own generator: the split depends on the seed and nothing else.
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  const auto order = torch::randperm(size, generator, torch::kInt64);
+  const auto val_index = std::get<0>(order.narrow(0, 0, n).sort());
+  const auto train_index = std::get<0>(order.narrow(0, n, size - n).sort());
+  auto take = [&](const torch::Tensor& index) {
+    return Cifar10Dataset{train.images.index_select(0, index), train.labels.index_select(0, index),
+                          train.class_names};
+  };
+  return {take(train_index), take(val_index)};
 }
 
 std::vector<std::string> read_class_names(const fs::path& dir) {

@@ -65,6 +65,17 @@ void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& so
 Cifar10Dataset read_cifar10(const std::filesystem::path& dir, Split split,
                             const Cifar10Options& options = {});
 
+// A training split divided in two: `val` holds n images chosen at random by
+// `seed` alone (the same n images for the same seed and data, whatever else
+// the run does: it draws from its own generator), `train` the rest. Both keep
+// the original order of their images. n = 0 gives an empty `val`; n must
+// leave at least one training image.
+struct TrainValSplit {
+  Cifar10Dataset train;
+  Cifar10Dataset val;
+};
+TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t seed);
+
 // Class names from batches.meta.txt when present (one per line, ten lines),
 // else the standard ten.
 std::vector<std::string> read_class_names(const std::filesystem::path& dir);

@@ -2,12 +2,23 @@
 //
 // While an InterruptGuard lives, the first SIGINT or SIGTERM only sets a flag:
 // the trainer finishes its current step, writes a checkpoint, says how to
-// resume and exits non-zero. A second signal exits at once (status 130).
-// The flag is the project's one piece of global state: a signal handler can
-// reach nothing else.
+// resume and exits non-zero. Signals that arrive together are one request:
+// `timeout` and a terminal's Ctrl-C can deliver the same request twice within
+// microseconds (to the process and to its process group). Only a signal that
+// comes more than kSameRequestSeconds after the first, measured on the
+// monotonic clock, means "exit now": status 130 at once, without a checkpoint.
+//
+// The process-wide state is one atomic word (the signal number and the time
+// of the first signal): a signal handler can reach nothing else. Guards nest:
+// each restores the handlers it found, and only the outermost one clears a
+// request when it starts.
 #pragma once
 
+#include <csignal>
+
 namespace cifar {
+
+inline constexpr double kSameRequestSeconds = 0.5;
 
 class InterruptGuard {
  public:
@@ -15,6 +26,10 @@ class InterruptGuard {
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
 };
 
 bool stop_requested();

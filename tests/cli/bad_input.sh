@@ -67,14 +67,14 @@ head -c 5000 /dev/urandom >garbage.pt
 expect 1 "garbage.pt: not a cifar-train checkpoint" -- "$EVAL" --checkpoint garbage.pt --data data
 "$TRAIN" "${ok[@]}" --checkpoint good.pt --run-dir run >/dev/null 2>&1 || fail "could not train a checkpoint"
 head -c 3000 good.pt >truncated.pt
-expect 1 "truncated.pt: .*truncated" -- "$EVAL" --checkpoint truncated.pt --data data
+expect 1 "truncated.pt is damaged: .*truncated" -- "$EVAL" --checkpoint truncated.pt --data data
 python3 - <<'PY'
 import struct
 b = bytearray(open("good.pt", "rb").read())
 b[8:12] = struct.pack("<I", 99)
 open("newer.pt", "wb").write(b)
 PY
-expect 1 "newer.pt: format version 99 is newer.*upgrade cifar-train" -- "$EVAL" --checkpoint newer.pt --data data
+expect 1 "newer.pt is damaged: its format version field reads 99" -- "$EVAL" --checkpoint newer.pt --data data
 printf 'PK\003\004 a zip file, not ours' >foreign.pt
 expect 1 "foreign.pt: not a cifar-train checkpoint" -- "$EVAL" --checkpoint foreign.pt --data data
 expect 2 "holds a net model, but --model is resnet18" -- "$TRAIN" "${ok[@]}" --epochs 2 --resume good.pt --model resnet18

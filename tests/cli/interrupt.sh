@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # Ctrl-C (SIGINT) or SIGTERM mid-epoch: the step finishes, a checkpoint is
 # written, the message says how to resume, the exit status is 130; --resume
-# then continues from that step. A second signal exits at once.
+# then continues from that step. Signals that arrive together (as from
+# `timeout`, to the process and its group) are one request and write a
+# checkpoint; a separate signal later exits at once (130, without one).
 source "$(dirname "$0")/lib/common.bash"
 make_fake_data data
 args=(--data data --device cpu --threads 1 --epochs 2 --batch-size 8 --train-limit 20000 --lr 0.01
-      --run-dir run --checkpoint net.pt)
+      --run-dir run --checkpoint net.pt --log-interval 0.2)
+
+# wait_for_training ERRFILE PID: until the run logs its first progress line.
+wait_for_training() {
+  for _ in $(seq 1 600); do
+    grep -q "epoch 1/2 step" "$1" && return 0
+    kill -0 "$2" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$1"
+  fail "the run did not start training"
+}
 
 "$TRAIN" "${args[@]}" >train.out 2>train.err &
 pid=$!
-sleep 3
+wait_for_training train.err $pid
 kill -INT $pid
 wait $pid
 status=$?
@@ -25,20 +38,52 @@ grep -Eq "resuming net.pt from epoch 1 step [1-9][0-9]*" resume.err || fail "did
 [[ $(grep -c '^[12],' run/metrics.csv) -eq 2 ]] || fail "metrics.csv should end with epochs 1 and 2"
 pass "--resume finished the interrupted run: $(grep -Eo 'resuming .*' resume.err)"
 
-# SIGTERM behaves the same; two signals in a row exit at once.
+# SIGTERM behaves the same.
 "$TRAIN" "${args[@]}" --run-dir run2 --checkpoint net2.pt >/dev/null 2>term.err &
 pid=$!
-sleep 3
+wait_for_training term.err $pid
 kill -TERM $pid
 wait $pid
 [[ $? -eq 130 ]] || fail "SIGTERM: expected exit 130"
 grep -q "interrupted (signal 15)" term.err || fail "SIGTERM was not reported"
 pass "SIGTERM writes a checkpoint too"
-"$TRAIN" "${args[@]}" --run-dir run3 --checkpoint net3.pt >/dev/null 2>twice.err &
+
+# Two signals that arrive together are one request: the process is stopped
+# while SIGTERM and SIGINT are sent, so both are delivered at once.
+"$TRAIN" "${args[@]}" --run-dir run3 --checkpoint net3.pt >/dev/null 2>together.err &
 pid=$!
-sleep 3
-kill -INT $pid; kill -INT $pid
+wait_for_training together.err $pid
+kill -STOP $pid; kill -TERM $pid; kill -INT $pid; kill -CONT $pid
 wait $pid
-[[ $? -eq 130 ]] || fail "two SIGINTs: expected exit 130"
-grep -Eq "second interrupt: exiting now|checkpoint written" twice.err || fail "no word on the second interrupt"
-pass "a second SIGINT exits at once"
+status=$?
+[[ $status -eq 130 ]] || fail "two signals together: exit status $status, expected 130"
+grep -q "checkpoint written to net3.pt" together.err || { cat together.err; fail "two signals together did not write a checkpoint"; }
+"$EVAL" --checkpoint net3.pt --data data --device cpu --json >/dev/null 2>&1 || fail "net3.pt does not load"
+pass "SIGTERM and SIGINT together are one request: a checkpoint, exit 130"
+
+# As `timeout` does it: SIGTERM to the process and to its process group.
+timeout -s TERM 600 "$TRAIN" "${args[@]}" --run-dir run4 --checkpoint net4.pt >/dev/null 2>timeout.err &
+tpid=$!
+wait_for_training timeout.err $tpid
+kill -TERM $tpid  # timeout passes it on to its child and to its group
+wait $tpid
+grep -q "checkpoint written to net4.pt" timeout.err || { cat timeout.err; fail "a SIGTERM sent by timeout did not write a checkpoint"; }
+pass "timeout's double SIGTERM wrote a checkpoint"
+
+# A second, separate signal exits at once. The run is frozen once it has
+# taken the first (steps of 4000 images take seconds, so before the step
+# ends); the second comes a second later.
+"$TRAIN" "${args[@]}" --batch-size 4000 --run-dir run5 --checkpoint net5.pt >/dev/null 2>twice.err &
+pid=$!
+wait_for_training twice.err $pid
+kill -INT $pid
+for _ in $(seq 1 500); do grep -q "^interrupt: finishing" twice.err && break; sleep 0.01; done
+kill -STOP $pid
+sleep 1
+kill -INT $pid; kill -CONT $pid
+wait $pid
+status=$?
+[[ $status -eq 130 ]] || fail "a later second SIGINT: exit status $status, expected 130"
+grep -q "second interrupt: exiting now, without a checkpoint" twice.err || { cat twice.err; fail "no word on the second interrupt"; }
+! grep -q "checkpoint written" twice.err || fail "a later second SIGINT still wrote a checkpoint"
+pass "a second SIGINT a second later exits at once"

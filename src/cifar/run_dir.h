@@ -1,0 +1,58 @@
+// run_dir.h: a run folder belongs to one run, and checkpoints say whose they are.
+//
+// Three guards against runs that overwrite or mix:
+//   - RunDirLock: an exclusive flock(2) on <run-dir>/.cifar-train.lock, held
+//     open for the run's lifetime. The kernel drops it when the process ends
+//     in any way (SIGKILL included), so a lock is never stale; a second run on
+//     the same folder fails at once, naming the folder and the holder's pid.
+//     The lock file stays behind (removing it would race with a waiting run).
+//   - prepare_fresh_run_dir: a new (non-resume) run refuses a folder that
+//     already holds another run's results unless told to overwrite them.
+//   - note_if_replacing_other_run: before a run first replaces a checkpoint
+//     path, one line saying what the file held if another run wrote it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cifar {
+
+// The files a run leaves in its folder (see README "What a run leaves behind").
+const std::vector<std::string>& run_result_files();
+
+class RunDirLock {
+ public:
+  // Creates `dir` if needed and locks it; throws std::runtime_error naming
+  // the folder (and the pid holding it, when known) if another process does.
+  explicit RunDirLock(const std::filesystem::path& dir);
+  ~RunDirLock();
+  RunDirLock(const RunDirLock&) = delete;
+  RunDirLock& operator=(const RunDirLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+inline constexpr const char* kRunDirLockFile = ".cifar-train.lock";
+
+// For a fresh run: if `dir` holds any of run_result_files(), throws a
+// UsageError listing them and the ways out (resume, another --run-dir,
+// --overwrite); with overwrite, removes them instead and returns their names
+// (for a log line). Call it while holding the folder's RunDirLock.
+std::vector<std::string> prepare_fresh_run_dir(const std::filesystem::path& dir, bool overwrite);
+
+// A new run's identity for CheckpointInfo::run_id: the run folder's absolute
+// path, the UTC start time (microseconds) and the process id.
+std::string make_run_id(const std::filesystem::path& run_dir);
+
+// If `path` holds a checkpoint that a run other than `run_id` wrote, one line
+// saying what it held, e.g. "replacing net.pt (net, epoch 2, test accuracy
+// 53.6%) written by another run"; also a line for a file that is not a
+// readable checkpoint. nullopt when there is no file or this run wrote it.
+// Reads only the file's header.
+std::optional<std::string> note_if_replacing_other_run(const std::filesystem::path& path,
+                                                       const std::string& run_id);
+
+}  // namespace cifar
