@@ -10,9 +10,9 @@
 
 #include "cifar/checkpoint.h"
 #include "cifar/cli.h"
-#include "cifar/version.h"
 #include "cifar/errors.h"
 #include "cifar/predict.h"
+#include "cifar/version.h"
 #include "cifar/weights.h"
 
 int main(int argc, char** argv) {

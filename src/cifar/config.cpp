@@ -143,6 +143,16 @@ void train_options(Config& c, V&& v) {
 template <class Config, class V>
 void eval_options(Config& c, V&& v) {
   v.text(Opt{"-c,--checkpoint", "Input", "Checkpoint written by cifar-train"}, c.checkpoint);
+  v.text(Opt{"-w,--weights", "Input",
+             "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
+             "checkpoint"},
+         c.weights);
+  v.text(
+      Opt{"-m,--model", "Input", "With --weights: net or resnet18 (default: the file's metadata)"},
+      c.model);
+  v.text(
+      Opt{"--stem", "Input", "With --weights: cifar or imagenet (default: metadata, else cifar)"},
+      c.stem);
   v.text(Opt{"--data", "Input",
              "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
          c.data_dir);
@@ -321,12 +331,23 @@ const char* to_string(AmpMode amp) {
 
 void add_train_options(CLI::App& app, TrainConfig& config) {
   train_options(config, OptionDeclarer{app});
+  app.add_flag("--overwrite", config.overwrite,
+               "Replace the results of an earlier run in --run-dir (config.toml, metrics.csv, "
+               "last.pt, best.pt) instead of refusing to start")
+      ->group("Output");
+  app.add_option("--init-weights", config.init_weights,
+                 "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
+                 "instead of a fresh model")
+      ->group("Model");
   app.add_option("--resume", config.resume, "Continue training from this checkpoint")
       ->group("Output");
 }
 
 void validate(const TrainConfig& config) {
   train_options(config, RangeChecker{});
+  if (!config.init_weights.empty() && !config.resume.empty()) {
+    throw UsageError("--init-weights and --resume both say where the model comes from: give one");
+  }
   if (config.nesterov && config.momentum == 0) {
     throw UsageError(
         "--nesterov needs --momentum above 0 (Nesterov momentum without momentum is plain SGD)");
@@ -341,7 +362,7 @@ std::string to_toml(const TrainConfig& config) {
 
 void add_eval_options(CLI::App& app, EvalConfig& config) {
   eval_options(config, OptionDeclarer{app});
-  app.get_option("--checkpoint")->required();
+  app.get_option("--weights")->excludes(app.get_option("--checkpoint"));
 }
 
 }  // namespace cifar

@@ -57,9 +57,11 @@ struct TrainConfig {
   bool tf32 = true;
   int64_t eval_batch_size = 1000;
   // Outputs
-  std::string checkpoint;  // default: <model>.pt
-  std::string run_dir;     // default: runs/<date>-<time>-<model>
-  std::string resume;      // a checkpoint to continue from (not saved in config.toml)
+  std::string checkpoint;    // default: <model>.pt
+  std::string run_dir;       // default: runs/<date>-<time>-<model>
+  std::string resume;        // a checkpoint to continue from (not saved in config.toml)
+  bool overwrite = false;    // replace an earlier run's results in run_dir (not saved)
+  std::string init_weights;  // start from these weights (.safetensors/.pt; not saved)
   double log_interval_s = 10;
   bool tensorboard = true;  // event files in the run folder
   // Several processes (torchrun): how long start-up and each exchange may wait.
@@ -85,6 +87,9 @@ std::string to_toml(const TrainConfig& config);
 // Evaluating a checkpoint: everything about the model comes from the file.
 struct EvalConfig {
   std::string checkpoint;
+  std::string weights;  // instead of a checkpoint: .safetensors, .pt or .pth
+  std::string model;    // with --weights: net or resnet18 (default: the file's metadata)
+  std::string stem;     // with --weights: cifar or imagenet (default: metadata, else cifar)
   std::string data_dir = "data/cifar-10-batches-bin";
   DeviceRequest device;
   int64_t batch_size = 1000;

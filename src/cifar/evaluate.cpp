@@ -11,6 +11,7 @@
 #include "cifar/interrupt.h"
 #include "cifar/oom.h"
 #include "cifar/shard.h"
+#include "cifar/weights.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
@@ -68,12 +69,35 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
   return result;
 }
 
+namespace {
+// A checkpoint, or weights from elsewhere dressed as one (no optimizer state).
+LoadedCheckpoint load_model_file(const EvalConfig& config) {
+  if (config.checkpoint.empty() == config.weights.empty()) {
+    throw UsageError(
+        "give --checkpoint FILE (written by cifar-train) or --weights FILE "
+        "(.safetensors, .pt, .pth), one of them");
+  }
+  if (!config.checkpoint.empty()) {
+    LoadedCheckpoint checkpoint = load_checkpoint(config.checkpoint);
+    const auto& info = checkpoint.info;
+    spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", config.checkpoint, info.model,
+                 info.epoch, info.libtorch_version);
+    return checkpoint;
+  }
+  WeightsOptions options;
+  if (!config.model.empty()) options.model = config.model;
+  if (!config.stem.empty()) options.stem = config.stem;
+  LoadedWeights weights = load_weights(config.weights, options);
+  spdlog::info("weights: {} ({}); {}", config.weights, weights.info.model,
+               weights.normalization_note);
+  return weights_as_checkpoint(std::move(weights));
+}
+}  // namespace
+
 EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const torch::Device device = use_device(config.device);
-  LoadedCheckpoint checkpoint = load_checkpoint(config.checkpoint);
+  LoadedCheckpoint checkpoint = load_model_file(config);
   const auto& info = checkpoint.info;
-  spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", config.checkpoint, info.model,
-               info.epoch, info.libtorch_version);
   const DeviceDataset test_data(read_cifar10(config.data_dir, Split::kTest), device,
                                 info.normalization);
   checkpoint.model->to(device);

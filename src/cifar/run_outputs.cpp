@@ -2,6 +2,7 @@
 #include "cifar/run_outputs.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <ctime>
 
@@ -15,7 +16,13 @@ namespace fs = std::filesystem;
 namespace {
 // Every output is checked writable before config.toml is written and
 // metrics.csv opened.
-fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::string& config_toml) {
+fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::string& config_toml,
+                  bool fresh, bool overwrite) {
+  if (fresh) {
+    for (const auto& file : prepare_fresh_run_dir(run_dir, overwrite)) {
+      spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
+    }
+  }
   ensure_writable(run_dir / "last.pt");
   ensure_writable(checkpoint);
   write_file_atomically(run_dir / "config.toml", config_toml);
@@ -24,8 +31,9 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
 }  // namespace
 
 RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml,
-                       bool tensorboard)
-    : run_dir_(prepared(std::move(run_dir), checkpoint, config_toml)),
+                       bool tensorboard, bool fresh, bool overwrite)
+    : lock_(run_dir),
+      run_dir_(prepared(std::move(run_dir), checkpoint, config_toml, fresh, overwrite)),
       checkpoint_(std::move(checkpoint)),
       csv_(run_dir_ / "metrics.csv"),
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
@@ -75,7 +83,11 @@ fs::path default_run_dir(const std::string& model) {
   localtime_r(&now, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-  return fs::path("runs") / fmt::format("{}-{}", stamp, model);
+  // Two runs started in the same second get folders of their own.
+  fs::path dir = fs::path("runs") / fmt::format("{}-{}", stamp, model);
+  for (int n = 2; fs::exists(dir); ++n)
+    dir = fs::path("runs") / fmt::format("{}-{}-{}", stamp, model, n);
+  return dir;
 }
 
 }  // namespace cifar

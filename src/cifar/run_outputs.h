@@ -16,16 +16,19 @@
 
 #include "cifar/metrics.h"
 #include "cifar/reporting.h"
+#include "cifar/run_dir.h"
 #include "cifar/tensorboard.h"
 
 namespace cifar {
 
 class RunOutputs {
  public:
-  // Creates the run folder, writes config.toml and opens metrics.csv
-  // (appending when resuming into the same folder).
+  // Locks the run folder for this run's lifetime (another run on it fails at
+  // once); for a fresh run, refuses a folder that holds another run's results
+  // unless `overwrite`; writes config.toml and opens metrics.csv (appending
+  // when resuming into the same folder).
   RunOutputs(std::filesystem::path run_dir, std::filesystem::path checkpoint,
-             const std::string& config_toml, bool tensorboard);
+             const std::string& config_toml, bool tensorboard, bool fresh, bool overwrite);
 
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const std::filesystem::path& checkpoint() const { return checkpoint_; }
@@ -50,6 +53,7 @@ class RunOutputs {
   void finished(bool success);
 
  private:
+  RunDirLock lock_;  // first: taken before anything in the folder is touched
   std::filesystem::path run_dir_;
   std::filesystem::path checkpoint_;
   MetricsCsv csv_;

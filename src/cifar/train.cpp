@@ -24,6 +24,7 @@
 #include "cifar/shard.h"
 #include "cifar/step.h"
 #include "cifar/version.h"
+#include "cifar/weights.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -154,7 +155,18 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                            const torch::Device& device, const CpuPlan& cpu, Distributed& dist,
                            int64_t local_batch) {
   // 2. The checkpoint to resume from, if any: it fixes the model.
+  //    Or weights to start from (--init-weights), which fix it likewise.
   std::optional<LoadedCheckpoint> resumed = load_resume(config);
+  if (!config.init_weights.empty()) {
+    WeightsOptions options;
+    if (!config.model.empty()) options.model = config.model;
+    options.stem = config.stem == ResNetStem::kCifar ? "cifar" : "imagenet";
+    LoadedWeights weights = load_weights(config.init_weights, options);
+    spdlog::info("init weights: {} ({}); {}", config.init_weights, weights.info.model,
+                 weights.normalization_note);
+    resumed = weights_as_checkpoint(std::move(weights));  // epoch 0: a fresh start from them
+  }
+  const bool from_checkpoint = !config.resume.empty();
   const std::string model_name =
       resumed ? resumed->info.model : (config.model.empty() ? "net" : config.model);
   const ResNetStem stem = resumed ? parse_stem(resumed->info.stem) : config.stem;
@@ -172,13 +184,18 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   // 4. Outputs, now that the inputs are known good (rank 0 only).
   //    Files are named as the user gave them (in messages too); config.toml
   //    holds absolute paths, so that it resumes the run from any folder.
-  const fs::path run_dir = config.run_dir.empty() ? default_run_dir(model_name) : fs::path(config.run_dir);
-  const fs::path checkpoint = config.checkpoint.empty() ? fs::path(model_name + ".pt") : fs::path(config.checkpoint);
+  const fs::path run_dir =
+      config.run_dir.empty() ? default_run_dir(model_name) : fs::path(config.run_dir);
+  const fs::path checkpoint =
+      config.checkpoint.empty() ? fs::path(model_name + ".pt") : fs::path(config.checkpoint);
   const TrainConfig resolved = resolved_settings(config, model_name, stem, run_dir, checkpoint);
   const std::string config_toml = to_toml(resolved);
   spdlog::debug("settings:\n{}", config_toml);
   std::optional<RunOutputs> outputs;
-  if (dist.is_main()) outputs.emplace(run_dir, checkpoint, config_toml, config.tensorboard);
+  if (dist.is_main()) {
+    outputs.emplace(run_dir, checkpoint, config_toml, config.tensorboard, !from_checkpoint,
+                    config.overwrite);
+  }
 
   // 5. Model and optimizer, the same on every process.
   const SeedGuard seed(config.seed);
@@ -190,7 +207,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                                          .momentum(config.momentum)
                                          .nesterov(config.nesterov)
                                          .weight_decay(config.weight_decay));
-  if (resumed) load_optimizer_state(*resumed, optimizer);
+  if (from_checkpoint) load_optimizer_state(*resumed, optimizer);
   dist.broadcast_module(*model);
   GradientAverager averager(dist, model->parameters());
   Trainee trainee{*model, optimizer, dist, averager};
@@ -213,8 +230,13 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     };
   }
   CheckpointInfo info = checkpoint_info(resolved, norm, train_split.class_names, config_toml);
+  info.run_id = from_checkpoint && !resumed->info.run_id.empty() ? resumed->info.run_id
+                                                                 : make_run_id(run_dir);
+  if (outputs) {
+    if (auto note = note_if_replacing_other_run(checkpoint, info.run_id)) spdlog::warn("{}", *note);
+  }
   EpochPosition position{1, config.epochs, 0, 0};
-  if (resumed) {
+  if (from_checkpoint) {
     position = {resumed->info.epoch + 1, config.epochs, resumed->info.step_in_epoch,
                 resumed->info.global_step};
     info.best_accuracy = resumed->info.best_accuracy;
@@ -289,7 +311,11 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                           encode_checkpoint(info, *model, &optimizer), best);
     }
   }
-  if (outputs) outputs->finished(true);
+  if (outputs) {
+    outputs->finished(true);
+    // The weights, ready for Python (see scripts/python/cifar_models.py).
+    spdlog::info("weights for Python: {}", write_run_weights(run_dir, info, *model).string());
+  }
   return result;
 }
 

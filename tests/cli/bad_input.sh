@@ -48,7 +48,7 @@ expect 0 "--threads 1000 capped at the [0-9]+ hardware threads" -- "$TRAIN" "${o
 expect 2 "Could not convert: --lr = abc" -- "$TRAIN" "${ok[@]}" --lr abc
 expect 2 "The following argument was not expected: --bogus|bogus" -- "$TRAIN" "${ok[@]}" --bogus
 expect 2 "--batch-size must be at least 1, got 0" -- "$EVAL" --checkpoint x.pt --batch-size 0
-expect 2 "--checkpoint is required" -- "$EVAL"
+expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$EVAL"
 
 # --- config files ---------------------------------------------------------------
 expect 2 "missing.toml" -- "$TRAIN" --config missing.toml

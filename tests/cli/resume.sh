@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 common=(--data "$REAL_DATA" --device cpu --threads 2 --model net --batch-size 32 --lr 0.01
-        --train-limit 10000 --seed 7 --augment --schedule onecycle --log-interval 0.2)
+        --train-limit 10000 --seed 7 --augment --schedule constant --log-interval 0.2)
 "$TRAIN" "${common[@]}" -q --epochs 2 --checkpoint straight.pt --run-dir straight >/dev/null \
   || fail "straight run failed"
 "$TRAIN" "${common[@]}" -q --epochs 1 --checkpoint split.pt --run-dir split >/dev/null \
