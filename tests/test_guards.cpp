@@ -59,6 +59,8 @@ TEST_CASE("the CPU plan caps threads at the machine and says why", "[guards]") {
   CHECK_THAT(capped.why, Catch::Contains("--threads 1000 capped at the 2 hardware threads"));
   CHECK(choose_cpu_plan(1, 128, 2).threads == 1);
   CHECK(choose_cpu_plan(0, 128, 2).threads == 2);
+  CHECK(choose_cpu_plan(0, 4, 2).threads == 1);  // small batches: one thread
+  CHECK(choose_cpu_plan(2, 4, 2).threads == 2);  // unless asked
   CHECK_FALSE(choose_cpu_plan(0, 4, 2).training_onednn);
   CHECK(choose_cpu_plan(0, 256, 2).training_onednn);
 }

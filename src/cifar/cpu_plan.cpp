@@ -19,6 +19,10 @@ CpuPlan choose_cpu_plan(int64_t requested_threads, int64_t batch_size, int64_t h
   } else if (requested_threads > 0) {
     plan.threads = static_cast<int>(requested_threads);
     plan.why = source;
+  } else if (batch_size <= 8) {
+    plan.threads = 1;
+    plan.why =
+        "1 thread: a batch this small gains nothing from more, and loses when cores are shared";
   } else {
     plan.threads = static_cast<int>(cores);
     plan.why = "all cores";
