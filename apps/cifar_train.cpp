@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     env.omp_num_threads = cifar::omp_num_threads_from_env();
     env.dist = cifar::dist_env_from_environment();
     const auto result = cifar::train(config, env);
+    if (env.dist.rank != 0) return 0;  // rank 0 reports for all processes
     std::cout << cifar::format_per_class(result.final_eval, result.class_names);
     spdlog::info("checkpoint: {} (best: {}); run folder: {}", result.checkpoint.string(),
                  result.best_checkpoint.string(), result.run_dir.string());

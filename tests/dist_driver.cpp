@@ -12,10 +12,17 @@
 #include <iostream>
 #include <thread>
 
+#include "cifar/data.h"
 #include "cifar/distributed.h"
+#include "cifar/epoch.h"
 #include "cifar/errors.h"
+#include "cifar/evaluate.h"
 #include "cifar/grad_averager.h"
+#include "cifar/loader.h"
 #include "cifar/models.h"
+#include "cifar/optim.h"
+#include "cifar/shard.h"
+#include "cifar/step.h"
 
 using namespace cifar;
 
@@ -106,6 +113,57 @@ int run_steps(Distributed& dist, int64_t steps, int stop_rank, int64_t stop_step
   return 0;
 }
 
+// FNV-1a over the raw bytes of `tensors`: equal digests on two ranks mean
+// bit-identical values.
+uint64_t digest(const std::vector<torch::Tensor>& tensors) {
+  uint64_t h = 1469598103934665603ull;
+  for (const auto& t : tensors) {
+    const auto c = t.detach().contiguous().cpu();
+    const auto* p = static_cast<const uint8_t*>(c.data_ptr());
+    for (size_t i = 0; i < c.nbytes(); ++i) h = (h ^ p[i]) * 1099511628211ull;
+  }
+  return h;
+}
+
+// One epoch of real training (train_one_epoch: sharded plan, broadcast of
+// buffers, forward, backward, bucketed averaging, SGD) on 16 * `steps` random
+// images, from a different random start on each rank, then the sharded
+// evaluation, as cifar-train runs them. Prints digests of parameters and
+// buffers: every rank must print the same ones, and the buffers must have
+// moved from their initial values (BatchNorm statistics were updated).
+int check_train(Distributed& dist, const std::string& model_name, int64_t steps) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(2000);  // the same data on every rank
+  const auto random_split = [&](int64_t n) {
+    return Cifar10Dataset{torch::randint(0, 256, {n, 3, 32, 32}, gen).to(torch::kUInt8),
+                          torch::randint(0, 10, {n}, gen), default_class_names()};
+  };
+  const DeviceDataset train_data(random_split(16 * steps), torch::kCPU, Normalization{}, false);
+  const DeviceDataset test_data(random_split(40), torch::kCPU, Normalization{}, false);
+
+  auto model = build(model_name, 100 + dist.rank());
+  dist.broadcast_module(*model);
+  const uint64_t initial_buffers = digest(model->buffers());
+  Sgd optimizer(model->parameters(), SgdOptions(0.05).momentum(0.9));
+  GradientAverager averager(dist, model->parameters());
+  Trainee trainee{*model, optimizer, dist, averager};
+  const int64_t local_batch = per_rank_batch(16, dist.world_size());
+  EpochOptions options;
+  options.batch_size = local_batch;
+  options.schedule = ScheduleOptions{Schedule::kConstant, 0.05, 0, 1, steps};
+  options.log_interval_s = 1e9;
+  const EpochPlan plan =
+      shard_plan(train_data.plan_epoch(true, false, 1, 1), dist.rank(), dist.world_size());
+  const EpochStats stats = train_one_epoch(trainee, train_data, plan, options, EpochPosition{});
+  const EvalResult eval = evaluate(*model, test_data, 16, AmpMode::kOff, 10, &dist);
+  const uint64_t buffers = digest(model->buffers());
+  fmt::print(
+      "[rank {}] after {} steps and evaluation ({} of {} right): parameters {:016x}, buffers "
+      "{:016x} ({} buffers{})\n",
+      dist.rank(), stats.steps, eval.correct, eval.total, digest(model->parameters()), buffers,
+      model->buffers().size(), buffers == initial_buffers ? ", unchanged" : ", updated");
+  return stats.steps == steps ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,7 +172,7 @@ int main(int argc, char** argv) {
   double timeout_s = 300, sleep_s = 0;
   int64_t bucket_bytes = 4 << 20, steps = 10, stop_step = -1, fail_step = -1;
   int stop_rank = -1, fail_rank = -1;
-  app.add_option("check", check, "broadcast, average, steps or setup")->required();
+  app.add_option("check", check, "broadcast, average, train, steps or setup")->required();
   app.add_option("--model", model, "net or resnet18");
   app.add_option("--dist-timeout", timeout_s, "seconds");
   app.add_option("--bucket-bytes", bucket_bytes);
@@ -141,6 +199,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     if (check == "broadcast") return check_broadcast(*dist, model);
     if (check == "average") return check_average(*dist, model, bucket_bytes);
+    if (check == "train") return check_train(*dist, model, steps);
     if (check == "steps") {
       return run_steps(*dist, steps, stop_rank, stop_step, fail_rank, fail_step, sleep_s);
     }

@@ -247,6 +247,7 @@ TEST_CASE("version-1 checkpoints still load, with a warning that they cannot be 
   CHECK_FALSE(loaded.header.verified);
   CHECK(loaded.info.epoch == 3);
   CHECK(loaded.info.run_id.empty());
+  CHECK(loaded.info.world_size == 1);
   const auto lines = sink->last_formatted();
   REQUIRE(lines.size() == 1);
   CHECK_THAT(lines[0], Catch::Contains("old.pt has format version 1") &&
@@ -259,14 +260,17 @@ TEST_CASE("version-1 checkpoints still load, with a warning that they cannot be 
   CHECK(v2.header.verified);
 }
 
-TEST_CASE("the run identity round-trips and the header can be read alone", "[checkpoint]") {
+TEST_CASE("the run identity and world size round-trip and the header can be read alone",
+          "[checkpoint]") {
   TempDir dir;
   auto model = make_model(ModelOptions("net"));
   CheckpointInfo info = sample_info();
   info.run_id = "/runs/a started 2026-11-22T07:00:00.000001Z pid 42";
+  info.world_size = 4;
   const std::string bytes = encode_checkpoint(info, *model, nullptr);
   std::ofstream(dir.path() / "a.pt", std::ios::binary) << bytes;
   CHECK(load_checkpoint(dir.path() / "a.pt").info.run_id == info.run_id);
+  CHECK(load_checkpoint(dir.path() / "a.pt").info.world_size == 4);
   // peek_checkpoint_info reads the header only: it works on a file whose
   // payload is cut off, which load_checkpoint refuses.
   std::ofstream(dir.path() / "cut.pt", std::ios::binary) << bytes.substr(0, bytes.size() / 2);

@@ -56,7 +56,8 @@ TEST_CASE("launcher environment", "[dist]") {
                                    {"TORCHELASTIC_RESTART_COUNT", "2"}});
   CHECK(env.rank == 3);
   CHECK(env.world_size == 4);
-  CHECK(env.local_rank == 3);  // RANK when LOCAL_RANK is unset
+  CHECK(env.local_rank == 3);        // RANK when LOCAL_RANK is unset
+  CHECK(env.local_world_size == 4);  // WORLD_SIZE when LOCAL_WORLD_SIZE is unset
   CHECK(env.master_addr == "node0");
   CHECK(env.master_port == 29500);
   CHECK(env.use_agent_store);
@@ -70,11 +71,13 @@ TEST_CASE("launcher environment", "[dist]") {
                      {"MASTER_ADDR", "127.0.0.1"},
                      {"MASTER_PORT", "29500"}};
   CHECK(parse_dist_env(good).local_rank == 0);
+  auto two_nodes = good;
+  two_nodes["LOCAL_WORLD_SIZE"] = "1";
+  CHECK(parse_dist_env(two_nodes).local_world_size == 1);
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"WORLD_SIZE", "0"},   {"WORLD_SIZE", "two"},
-      {"RANK", "2"},         {"RANK", "-1"},
-      {"LOCAL_RANK", "x"},   {"MASTER_PORT", "70000"},
-      {"MASTER_PORT", "1x"}, {"TORCHELASTIC_USE_AGENT_STORE", "maybe"}};
+      {"WORLD_SIZE", "0"},      {"WORLD_SIZE", "two"}, {"RANK", "2"},
+      {"RANK", "-1"},           {"LOCAL_RANK", "x"},   {"LOCAL_WORLD_SIZE", "3"},
+      {"MASTER_PORT", "70000"}, {"MASTER_PORT", "1x"}, {"TORCHELASTIC_USE_AGENT_STORE", "maybe"}};
   for (const auto& [name, value] : bad) {
     auto vars = good;
     vars[name] = value;

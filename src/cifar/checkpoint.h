@@ -69,7 +69,8 @@ struct CheckpointInfo {
   std::vector<std::string> class_names;
   std::string config_toml;  // the resolved settings of the run
   std::string libtorch_version;
-  std::string run_id;  // the run that wrote it (see above); empty in version 1
+  std::string run_id;      // the run that wrote it (see above); empty in version 1
+  int64_t world_size = 1;  // processes that trained it (the global batch is the same for any)
 
   ModelOptions model_options() const;
 };

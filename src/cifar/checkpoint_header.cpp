@@ -101,6 +101,7 @@ json to_json(const CheckpointInfo& info) {
       {"config", info.config_toml},
       {"libtorch_version", info.libtorch_version},
       {"run_id", info.run_id},
+      {"world_size", info.world_size},
   };
 }
 
@@ -121,7 +122,8 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     info.class_names = j.at("class_names").get<std::vector<std::string>>();
     info.config_toml = j.at("config").get<std::string>();
     info.libtorch_version = j.at("libtorch_version").get<std::string>();
-    info.run_id = j.value("run_id", std::string());  // absent in version 1
+    info.run_id = j.value("run_id", std::string());       // absent in version 1
+    info.world_size = j.value("world_size", int64_t{1});  // absent before data parallelism
   } catch (const json::exception& e) {
     fail(source, fmt::format("header is incomplete or malformed ({}); the file is damaged",
                              first_line(e.what())));
@@ -138,6 +140,7 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
   if (info.epoch < 0 || info.step_in_epoch < 0 || info.global_step < 0) {
     fail(source, "has a negative epoch or step count");
   }
+  if (info.world_size < 1) fail(source, fmt::format("has a world size of {}", info.world_size));
   if (info.class_names.size() != static_cast<size_t>(info.num_classes)) {
     fail(source, fmt::format("lists {} class names for {} classes", info.class_names.size(),
                              info.num_classes));

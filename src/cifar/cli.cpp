@@ -163,7 +163,7 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     spdlog::error("{}", e.what());
     return 2;
   } catch (const Interrupted& e) {
-    spdlog::warn("{}", e.what());
+    spdlog::log(e.announce() ? spdlog::level::warn : spdlog::level::debug, "{}", e.what());
     return 130;
   } catch (const c10::Error& e) {
     spdlog::error("{}", first_line(e.what()));

@@ -86,6 +86,7 @@ DistEnv parse_dist_env(const Vars& vars) {
   (void)require(vars, "RANK", env.world_size);
   env.rank = parse_int(vars, "RANK", 0, env.world_size - 1, 0);
   env.local_rank = parse_int(vars, "LOCAL_RANK", 0, 1 << 20, env.rank);
+  env.local_world_size = parse_int(vars, "LOCAL_WORLD_SIZE", 1, env.world_size, env.world_size);
   env.master_addr = require(vars, "MASTER_ADDR", env.world_size);
   (void)require(vars, "MASTER_PORT", env.world_size);
   env.master_port = parse_int(vars, "MASTER_PORT", 1, 65535, 0);

@@ -25,9 +25,10 @@
 namespace cifar {
 
 // The environment variables parse_dist_env() reads, as torchrun sets them.
-inline constexpr std::array<const char*, 7> kDistEnvVars = {"RANK",
+inline constexpr std::array<const char*, 8> kDistEnvVars = {"RANK",
                                                             "WORLD_SIZE",
                                                             "LOCAL_RANK",
+                                                            "LOCAL_WORLD_SIZE",
                                                             "MASTER_ADDR",
                                                             "MASTER_PORT",
                                                             "TORCHELASTIC_USE_AGENT_STORE",
@@ -37,6 +38,8 @@ struct DistEnv {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;  // GPU index on this machine; RANK when LOCAL_RANK is unset
+  // Processes on this machine (they share its cores); WORLD_SIZE when unset.
+  int local_world_size = 1;
   std::string master_addr;
   int master_port = 0;
   bool use_agent_store = false;  // torchrun's agent serves the store: every rank is a client

@@ -20,7 +20,13 @@ class UsageError : public std::runtime_error {
 // trainer has already written a checkpoint and says how to resume.
 class Interrupted : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // `announce` false: another process (rank 0) tells the user; log it quietly.
+  explicit Interrupted(const std::string& what, bool announce = true)
+      : std::runtime_error(what), announce_(announce) {}
+  bool announce() const { return announce_; }
+
+ private:
+  bool announce_;
 };
 
 // The first line of an exception's message: c10::Error appends a C++ stack

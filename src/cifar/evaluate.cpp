@@ -16,6 +16,19 @@
 namespace cifar {
 namespace F = torch::nn::functional;
 
+namespace {
+// Whether a stop was requested on any rank. One process: no communication.
+bool any_rank_stops(Distributed& group, const torch::Device& device) {
+  const bool mine = stop_requested();
+  if (group.world_size() == 1) return mine;
+  const torch::InferenceMode normal_tensors(false);  // collectives change them in place
+  auto flag =
+      torch::full({1}, mine ? 1.0 : 0.0, torch::TensorOptions(torch::kDouble).device(device));
+  group.all_reduce_sum(flag);
+  return flag.item<double>() > 0;  // the one host sync per evaluation batch
+}
+}  // namespace
+
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
                     AmpMode amp, int64_t num_classes, Distributed* dist) {
   const auto device = data.device();
@@ -23,6 +36,9 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
   Distributed& group = dist != nullptr ? *dist : alone;
   const int64_t n = data.size();
   const SampleRange share = eval_range(n, group.rank(), group.world_size());
+  // Rank 0's BatchNorm statistics on every rank: each rank's last training
+  // forward updated its own, and the shards must be judged by one model.
+  group.broadcast_buffers(model);
   const bool was_training = model.is_training();
   model.eval();
   EvalResult result;
@@ -34,11 +50,18 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
     auto confusion = torch::zeros({num_classes * num_classes}, i64);
     auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
     const auto plan = data.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
-    for (int64_t start = share.begin; start < share.end; start += batch_size) {
-      if (stop_requested()) {
+    // Every rank runs the same number of batches (its share may be one
+    // sample shorter), so that the stop check below is a collective they all
+    // reach: a Ctrl-C seen by one rank stops them all at the same batch.
+    const int64_t largest_share = (n + group.world_size() - 1) / group.world_size();
+    const int64_t batches = (largest_share + batch_size - 1) / batch_size;
+    for (int64_t b = 0; b < batches; ++b) {
+      if (any_rank_stops(group, device)) {
         model.train(was_training);
         throw Interrupted("interrupted during evaluation");
       }
+      const int64_t start = share.begin + b * batch_size;
+      if (start >= share.end) continue;
       const Batch batch = data.batch(plan, start, std::min(batch_size, share.end - start));
       torch::Tensor logits;
       {

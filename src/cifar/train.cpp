@@ -112,6 +112,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     };
   }
   CheckpointInfo info = checkpoint_info(resolved, norm, train_split.class_names, config_toml);
+  info.world_size = dist.world_size();
   info.run_id = from_checkpoint && !resumed->info.run_id.empty() ? resumed->info.run_id
                                                                  : make_run_id(run_dir);
   if (outputs) {
@@ -124,6 +125,13 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     info.best_accuracy = resumed->info.best_accuracy;
     spdlog::info("resuming {} from epoch {} step {}", config.resume, position.epoch,
                  position.first_step);
+    if (resumed->info.world_size != dist.world_size()) {
+      spdlog::info(
+          "note: {} was trained by {} process(es), this run has {}: the global batch stays {}, so "
+          "each step takes the same samples as before (split {} ways now)",
+          config.resume, resumed->info.world_size, dist.world_size(), config.batch_size,
+          dist.world_size());
+    }
   }
   if (outputs) outputs->started(config_toml, hparams_of(resolved), position.global_step);
   const OomAdvice train_oom{"--batch-size", config.batch_size, model_name,
@@ -141,11 +149,12 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
       outputs->save_latest(bytes);
       outputs->finished(false);
     }
-    throw Interrupted(fmt::format(
-        "interrupted (signal {}) {}: checkpoint written to {}; resume with: {} --config {} "
-        "--resume {}",
-        stop_signal(), where, checkpoint.string(), env.program, (run_dir / "config.toml").string(),
-        checkpoint.string()));
+    throw Interrupted(
+        fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
+                    "--config {} --resume {}",
+                    stop_signal(), where, checkpoint.string(), env.program,
+                    (run_dir / "config.toml").string(), checkpoint.string()),
+        /*announce=*/dist.is_main());  // every rank stopped at this step; rank 0 says so
   };
 
   // 7. The epochs.
@@ -218,9 +227,16 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   if (device.is_cuda() && env.dist.active()) {
     device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.dist.local_rank));
   }
+  // Each process plans for its own batch and its share of this machine's cores.
+  const int64_t local_batch = per_rank_batch(config.batch_size, env.dist.world_size);
+  const int64_t cores = std::max<int64_t>(1, env.hardware_threads / env.dist.local_world_size);
   const int64_t threads = config.threads > 0 ? config.threads : env.omp_num_threads;
-  const CpuPlan cpu = choose_cpu_plan(threads, config.batch_size, env.hardware_threads,
-                                      config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS");
+  CpuPlan cpu = choose_cpu_plan(threads, local_batch, cores,
+                                config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS");
+  if (env.dist.local_world_size > 1) {
+    cpu.why += fmt::format("; {} processes share this machine's {} hardware threads",
+                           env.dist.local_world_size, env.hardware_threads);
+  }
   std::optional<CudaMathGuard> cuda_math;
   if (device.is_cuda()) cuda_math.emplace(config.cudnn_benchmark, config.tf32);
   spdlog::info("device: {}", device.is_cpu()
@@ -230,7 +246,6 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   Distributed dist(
       env.dist, device,
       DistOptions{std::chrono::milliseconds(std::llround(config.dist_timeout_s * 1000))});
-  const int64_t local_batch = per_rank_batch(config.batch_size, dist.world_size());
   if (dist.world_size() > 1) {
     spdlog::info("{} processes ({}): global batch {} = {} x {}", dist.world_size(),
                  dist.backend_name(), config.batch_size, dist.world_size(), local_batch);

@@ -6,22 +6,24 @@
 source "$(dirname "$0")/lib/common.bash"
 command -v tmux >/dev/null || { echo "SKIPPED: tmux is not installed (scripts/setup.sh installs it)"; exit 77; }
 sock="cifar-test-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
+# One tmux server per width: reusing a socket right after kill-server races
+# with the old server's exit ("server exited unexpectedly").
+trap 'for c in 100 50; do tmux -L "$sock-$c" kill-server 2>/dev/null; done; rm -rf "$WORK"' EXIT
 make_fake_data data
 
 # run_in_tmux COLUMNS: trains in a detached tmux window that wide and prints
 # the screen (wrapped lines joined) once the progress line shows up, or at the end.
 run_in_tmux() {
   local cols=$1 screen=""
-  tmux -L "$sock" kill-server 2>/dev/null
-  tmux -L "$sock" -u new-session -d -x "$cols" -y 20 -s bar \
+  tmux -L "$sock-$cols" -u new-session -d -x "$cols" -y 20 -s bar \
     "'$TRAIN' --data data --device cpu --epochs 1 --batch-size 10 --train-limit 20000 \
        --run-dir run$cols --checkpoint m$cols.pt --threads 1; echo EXITED \$?; sleep 30"
   for _ in $(seq 1 300); do
     sleep 0.2
-    screen=$(tmux -L "$sock" capture-pane -p -J -t bar)
+    screen=$(tmux -L "$sock-$cols" capture-pane -p -J -t bar)
     if grep -Eq 'epoch 1/1 +[0-9]+%|EXITED' <<<"$screen"; then break; fi
   done
+  tmux -L "$sock-$cols" kill-server 2>/dev/null
   printf '%s\n' "$screen"
 }
 
