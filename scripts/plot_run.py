@@ -26,7 +26,9 @@ def read_metrics(path):
     rows = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            rows[int(row["epoch"])] = {k: float(v) for k, v in row.items()}  # a resumed run: last row wins
+            # Empty cells (val_* without --val-split) become None; a resumed run: last row wins.
+            rows[int(row["epoch"])] = {k: float(v) if v not in ("", None) else None
+                                       for k, v in row.items()}
     return [rows[e] for e in sorted(rows)]
 
 
@@ -44,8 +46,11 @@ def read_confusion(path):
 
 def plot_curves(ax, epochs, rows, key, label, percent=False):
     scale = 100 if percent else 1
-    for split, style in (("train", "o-"), ("test", "s-")):
-        ax.plot(epochs, [r[f"{split}_{key}"] * scale for r in rows], style, label=split)
+    for split, style in (("train", "o-"), ("val", "^-"), ("test", "s-")):
+        values = [r.get(f"{split}_{key}") for r in rows]
+        if any(v is None for v in values):
+            continue  # no validation split in this run
+        ax.plot(epochs, [v * scale for v in values], style, label=split)
     ax.set_xlabel("epoch")
     ax.set_ylabel(label)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

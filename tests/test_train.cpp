@@ -77,3 +77,51 @@ TEST_CASE("bad data leaves no run folder behind", "[train]") {
   CHECK_THROWS_WITH(train(c), Catch::Contains("does not exist"));
   CHECK_FALSE(std::filesystem::exists(out.path() / "run"));
 }
+
+TEST_CASE("--val-split holds out images, reports them, and best.pt is chosen on them", "[train]") {
+  TempDir data_dir;
+  TempDir out;
+  test::write_full_cifar(data_dir.path(), test::synthetic(10000, 9));
+  TrainConfig c;
+  c.model = "net";
+  c.data_dir = data_dir.path().string();
+  c.device = parse_device("cpu");
+  c.val_split = 500;
+  c.train_limit = 1000;
+  c.epochs = 3;
+  c.batch_size = 50;
+  c.lr = 0.005;
+  c.eval_batch_size = 2000;
+  c.run_dir = (out.path() / "run").string();
+  c.checkpoint = (out.path() / "model.pt").string();
+  RunEnv env;
+  env.hardware_threads = 2;
+  const auto result = train(c, env);
+  REQUIRE(result.history.size() == 3);
+  double best_val = -1, best_test = -1;
+  int64_t best_epoch = 0;
+  for (const auto& m : result.history) {
+    REQUIRE(m.has_validation());
+    if (m.val_accuracy > best_val) {
+      best_val = m.val_accuracy;
+      best_epoch = m.epoch;
+    }
+    best_test = std::max(best_test, m.test_accuracy);
+  }
+  INFO("best validation " << best_val << " in epoch " << best_epoch << ", best test " << best_test);
+  const auto best = load_checkpoint(out.path() / "run" / "best.pt");
+  CHECK(best.info.epoch == best_epoch);
+  CHECK(best.info.best_accuracy == Approx(best_val));
+  CHECK(best_val != Approx(best_test));  // else this test could not tell the two apart
+
+  std::ifstream csv(out.path() / "run" / "metrics.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  CHECK_THAT(header, Catch::EndsWith(",val_loss,val_accuracy"));
+  CHECK_THAT(row, Catch::EndsWith(fmt::format("{:.6f}", result.history[0].val_accuracy)));
+
+  c.val_split = 10000 * 5;  // nothing left to train on
+  c.run_dir = (out.path() / "run2").string();
+  CHECK_THROWS_AS(train(c, env), UsageError);
+}

@@ -66,6 +66,10 @@ void train_options(Config& c, V&& v) {
          c.data_dir);
   v.number(Opt{"--train-limit", "Data", "Train on the first N images only (0: all)"}, c.train_limit,
            Range<int64_t>{0, kMaxCount});
+  v.number(Opt{"--val-split", "Data",
+               "Hold out N training images (chosen by --seed) as a validation set; best.pt is "
+               "chosen on it (0: none, and best.pt is chosen on the test set)"},
+           c.val_split, Range<int64_t>{0, kMaxCount});
   v.flag(Opt{"--augment", "Data", "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
   v.parsed(Opt{"-d,--device", "Device", "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
            c.device, Parsed<DeviceRequest>{device_of, device_text});

@@ -12,6 +12,10 @@ void write_epoch_board(TensorBoardWriter& writer, const EpochMetrics& m, const E
   writer.scalar("epoch/train_accuracy", m.train_accuracy, step);
   writer.scalar("epoch/test_loss", m.test_loss, step);
   writer.scalar("epoch/test_accuracy", m.test_accuracy, step);
+  if (m.has_validation()) {
+    writer.scalar("epoch/val_loss", m.val_loss, step);
+    writer.scalar("epoch/val_accuracy", m.val_accuracy, step);
+  }
   writer.scalar("epoch/lr", m.lr, step);
   writer.scalar("epoch/images_per_second", m.images_per_second, step);
   writer.scalar("epoch/seconds", m.seconds, step);

@@ -28,11 +28,18 @@ struct EpochMetrics {
   double train_accuracy = 0;
   double test_loss = 0;
   double test_accuracy = 0;
+  double val_loss = -1;  // -1: no validation split (--val-split 0)
+  double val_accuracy = -1;
   double lr = 0;       // at the end of the epoch
   double seconds = 0;  // training part of the epoch (evaluation excluded)
   double images_per_second = 0;
   double eval_seconds = 0;
   int64_t peak_memory_bytes = 0;  // GPU only, 0 on the CPU
+
+  bool has_validation() const { return val_accuracy >= 0; }
+  // What best.pt is chosen on: validation accuracy when there is a
+  // validation split, else (leaking the test set into the choice) test accuracy.
+  double selection_accuracy() const { return has_validation() ? val_accuracy : test_accuracy; }
 };
 
 }  // namespace cifar

@@ -27,10 +27,10 @@ torch::Tensor NetImpl::forward(torch::Tensor x) {
   // ReLU work; the tutorial writes pool(relu(conv(x))).
   x = F::max_pool2d(conv1(x), F::MaxPool2dFuncOptions(2)).relu_();  // (N, 6, 14, 14)
   x = F::max_pool2d(conv2(x), F::MaxPool2dFuncOptions(2)).relu_();  // (N, 16, 5, 5)
-  x = torch::flatten(x, 1);                                               // (N, 400)
-  x = torch::relu(fc1(x));                                                // (N, 120)
-  x = torch::relu(fc2(x));                                                // (N, 84)
-  return fc3(x);                                                          // (N, 10)
+  x = torch::flatten(x, 1);                                         // (N, 400)
+  x = torch::relu(fc1(x));                                          // (N, 120)
+  x = torch::relu(fc2(x));                                          // (N, 84)
+  return fc3(x);                                                    // (N, 10)
 }
 
 // --- ResNet-18 ---------------------------------------------------------------

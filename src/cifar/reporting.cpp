@@ -27,11 +27,13 @@ std::string format_duration(double seconds) {
 }
 
 std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
-  std::string line = fmt::format(
-      "epoch {}/{}: train loss {:.4f} acc {:.2f}% | test loss {:.4f} acc {:.2f}% | lr {:.5g} | "
-      "{:.1f}s, {:.0f} img/s",
-      m.epoch, epochs, m.train_loss, 100 * m.train_accuracy, m.test_loss, 100 * m.test_accuracy,
-      m.lr, m.seconds, m.images_per_second);
+  std::string line = fmt::format("epoch {}/{}: train loss {:.4f} acc {:.2f}% | ", m.epoch, epochs,
+                                 m.train_loss, 100 * m.train_accuracy);
+  if (m.has_validation()) {
+    line += fmt::format("val loss {:.4f} acc {:.2f}% | ", m.val_loss, 100 * m.val_accuracy);
+  }
+  line += fmt::format("test loss {:.4f} acc {:.2f}% | lr {:.5g} | {:.1f}s, {:.0f} img/s",
+                      m.test_loss, 100 * m.test_accuracy, m.lr, m.seconds, m.images_per_second);
   if (m.peak_memory_bytes > 0) {
     line += fmt::format(" | peak GPU memory {:.0f} MiB",
                         static_cast<double>(m.peak_memory_bytes) / (1024.0 * 1024.0));
@@ -81,15 +83,19 @@ MetricsCsv::MetricsCsv(const std::filesystem::path& path) {
   if (!out_) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
   if (!exists) {
     out_ << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,lr,seconds,"
-            "images_per_second,eval_seconds,peak_memory_bytes\n";
+            "images_per_second,eval_seconds,peak_memory_bytes,val_loss,val_accuracy\n";
     out_.flush();
   }
 }
 
 void MetricsCsv::write(const EpochMetrics& m) {
-  out_ << fmt::format("{},{:.6f},{:.6f},{:.6f},{:.6f},{:.8g},{:.3f},{:.1f},{:.3f},{}\n", m.epoch,
+  // The validation columns stay empty without a validation split.
+  const std::string val = m.has_validation()
+                              ? fmt::format("{:.6f},{:.6f}", m.val_loss, m.val_accuracy)
+                              : std::string(",");
+  out_ << fmt::format("{},{:.6f},{:.6f},{:.6f},{:.6f},{:.8g},{:.3f},{:.1f},{:.3f},{},{}\n", m.epoch,
                       m.train_loss, m.train_accuracy, m.test_loss, m.test_accuracy, m.lr, m.seconds,
-                      m.images_per_second, m.eval_seconds, m.peak_memory_bytes);
+                      m.images_per_second, m.eval_seconds, m.peak_memory_bytes, val);
   out_.flush();
 }
 

@@ -63,11 +63,13 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   return resumed;
 }
 
-Cifar10Dataset read_train_split(const TrainConfig& c) {
-  Cifar10Dataset split = read_cifar10(c.data_dir, Split::kTrain);
-  if (c.train_limit > 0 && c.train_limit < split.size()) {
-    split.images = split.images.narrow(0, 0, c.train_limit);
-    split.labels = split.labels.narrow(0, 0, c.train_limit);
+TrainValSplit read_train_split(const TrainConfig& c) {
+  TrainValSplit split =
+      split_validation(read_cifar10(c.data_dir, Split::kTrain), c.val_split, c.seed);
+  Cifar10Dataset& train = split.train;
+  if (c.train_limit > 0 && c.train_limit < train.size()) {
+    train.images = train.images.narrow(0, 0, c.train_limit);
+    train.labels = train.labels.narrow(0, 0, c.train_limit);
   }
   return split;
 }
@@ -105,14 +107,18 @@ CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization&
   return info;
 }
 
-EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult& eval,
-                        double eval_seconds) {
+EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult& test,
+                        const EvalResult* val, double eval_seconds) {
   EpochMetrics m;
   m.epoch = epoch;
   m.train_loss = stats.loss;
   m.train_accuracy = stats.accuracy;
-  m.test_loss = eval.loss;
-  m.test_accuracy = eval.accuracy();
+  m.test_loss = test.loss;
+  m.test_accuracy = test.accuracy();
+  if (val != nullptr) {
+    m.val_loss = val->loss;
+    m.val_accuracy = val->accuracy();
+  }
   m.lr = stats.last_lr;
   m.seconds = stats.seconds;
   m.images_per_second = stats.seconds > 0 ? static_cast<double>(stats.images) / stats.seconds : 0;

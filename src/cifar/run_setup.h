@@ -44,8 +44,10 @@ void warn_ignored(const TrainConfig& c, const std::string& model, const torch::D
 // The checkpoint --resume names, checked against --model and --epochs.
 std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c);
 
-// The training split, cut to --train-limit.
-Cifar10Dataset read_train_split(const TrainConfig& c);
+// The training split: --val-split N images held out for validation (chosen
+// by --seed from the whole split, so the same for any --train-limit), the
+// rest cut to --train-limit.
+TrainValSplit read_train_split(const TrainConfig& c);
 
 // 4-D parameters in channels-last layout.
 void to_channels_last(torch::nn::Module& model);
@@ -61,7 +63,8 @@ CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization&
                                const std::vector<std::string>& class_names,
                                const std::string& config_toml);
 
-EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult& eval,
-                        double eval_seconds);
+// `val` is null without a validation split.
+EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult& test,
+                        const EvalResult* val, double eval_seconds);
 
 }  // namespace cifar

@@ -55,13 +55,24 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   warn_ignored(config, model_name, device);
 
   // 3. Data: read once, moved to the device once.
-  const Cifar10Dataset train_split = read_train_split(config);
+  const TrainValSplit splits = read_train_split(config);
+  const Cifar10Dataset& train_split = splits.train;
   const Cifar10Dataset test_split = read_cifar10(config.data_dir, Split::kTest);
   const Normalization norm = resumed ? resumed->info.normalization : Normalization{};
-  spdlog::info("data: {} ({} training, {} test images)", config.data_dir, train_split.size(),
-               test_split.size());
+  spdlog::info("data: {} ({} training, {} validation, {} test images)", config.data_dir,
+               train_split.size(), splits.val.size(), test_split.size());
   const DeviceDataset train_data(train_split, device, norm, config.channels_last);
   const DeviceDataset test_data(test_split, device, norm, config.channels_last);
+  std::optional<DeviceDataset> val_data;
+  if (splits.val.size() > 0) {
+    val_data.emplace(splits.val, device, norm, config.channels_last);
+    spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
+                 splits.val.size());
+  } else {
+    spdlog::info(
+        "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
+        "images with --val-split N to choose on validation instead");
+  }
 
   // 4. Outputs, now that the inputs are known good (rank 0 only).
   //    Files are named as the user gave them (in messages too); config.toml
@@ -178,15 +189,21 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     EpochTimer eval_timer(device);
     eval_timer.start();
     EvalResult eval;
+    std::optional<EvalResult> val;
     try {
-      eval = with_oom_advice(eval_oom, [&] {
-        const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
-        return evaluate(*model, test_data, config.eval_batch_size, config.amp, kNumClasses, &dist);
-      });
+      const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
+      auto evaluate_on = [&](const DeviceDataset& data) {
+        return with_oom_advice(eval_oom, [&] {
+          return evaluate(*model, data, config.eval_batch_size, config.amp, kNumClasses, &dist);
+        });
+      };
+      if (val_data) val = evaluate_on(*val_data);
+      eval = evaluate_on(test_data);
     } catch (const Interrupted&) {
       stop_here(position.epoch, 0, fmt::format("while evaluating epoch {}", position.epoch));
     }
-    const EpochMetrics m = metrics_of(position.epoch, stats, eval, eval_timer.stop());
+    const EpochMetrics m =
+        metrics_of(position.epoch, stats, eval, val ? &*val : nullptr, eval_timer.stop());
     spdlog::info("{}", format_epoch_line(m, config.epochs));
     result.history.push_back(m);
     result.final_eval = eval;
@@ -195,8 +212,12 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     info.step_in_epoch = 0;
     info.global_step = position.global_step;
     info.test_accuracy = m.test_accuracy;
-    const bool best = m.test_accuracy > info.best_accuracy;
-    if (best) info.best_accuracy = m.test_accuracy;
+    const bool best = m.selection_accuracy() > info.best_accuracy;
+    if (best) {
+      info.best_accuracy = m.selection_accuracy();
+      spdlog::info("best.pt: epoch {} ({} accuracy {:.2f}%)", m.epoch,
+                   m.has_validation() ? "validation" : "test", 100 * m.selection_accuracy());
+    }
     if (outputs) {
       outputs->epoch_done(m, eval, train_split.class_names,
                           encode_checkpoint(info, *model, &optimizer), best);
