@@ -10,6 +10,7 @@
 
 #include "cifar/checkpoint.h"
 #include "cifar/cli.h"
+#include "cifar/config.h"
 #include "cifar/errors.h"
 #include "cifar/predict.h"
 #include "cifar/version.h"
@@ -18,7 +19,7 @@
 int main(int argc, char** argv) {
   cifar::LogOptions log;
   std::string checkpoint, weights, model, stem;
-  std::vector<double> mean, stdev;
+  std::string mean, stdev;
   std::vector<std::string> files;
   cifar::PredictOptions options;
   bool json = false;
@@ -37,12 +38,8 @@ int main(int argc, char** argv) {
   app.add_option("--stem", stem,
                  "With --weights: cifar or imagenet (default: metadata, else cifar)")
       ->group("Model");
-  app.add_option("--mean", mean, "With --weights: normalisation mean, 3 values")
-      ->expected(3)
-      ->group("Model");
-  app.add_option("--std", stdev, "With --weights: normalisation std, 3 values")
-      ->expected(3)
-      ->group("Model");
+  app.add_option("--mean", mean, cifar::kMeanHelp)->group("Model");
+  app.add_option("--std", stdev, cifar::kStdHelp)->group("Model");
   app.add_option("images", files, "PNG or JPEG files")->required();
   app.add_option("-k,--top-k", options.top_k, "Classes to report per image")->group("Output");
   app.add_flag("--json", json, "Print one JSON array, an object per image")->group("Output");
@@ -66,13 +63,7 @@ int main(int argc, char** argv) {
       cifar::WeightsOptions wo;
       if (!model.empty()) wo.model = model;
       if (!stem.empty()) wo.stem = stem;
-      if (!mean.empty() || !stdev.empty()) {
-        if (mean.size() != 3 || stdev.size() != 3) {
-          throw cifar::UsageError("--mean and --std go together, 3 values each");
-        }
-        wo.normalization =
-            cifar::Normalization{{mean[0], mean[1], mean[2]}, {stdev[0], stdev[1], stdev[2]}};
-      }
+      wo.normalization = cifar::normalization_from_flags(mean, stdev);
       auto lw = cifar::load_weights(weights, wo);
       spdlog::info("normalisation: mean [{}] std [{}], {}",
                    fmt::join(lw.info.normalization.mean, ", "),

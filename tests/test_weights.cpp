@@ -106,3 +106,19 @@ TEST_CASE("weights that do not fit are listed by name in one error", "[weights]"
   const auto x = torch::randn({1, 3, 32, 32});
   CHECK(torch::equal(logits(*net, x), logits(*other, x)));
 }
+
+TEST_CASE("--mean and --std parse as three numbers each, both or neither", "[weights]") {
+  CHECK_FALSE(normalization_from_flags("", ""));
+  const auto n = normalization_from_flags("0.5,0.4,0.3", "0.2 0.25 0.3");
+  REQUIRE(n);
+  CHECK(n->mean == std::array<double, 3>{0.5, 0.4, 0.3});
+  CHECK(n->std == std::array<double, 3>{0.2, 0.25, 0.3});
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", ""), Catch::Contains("give --std too"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5", "1,1,1"),
+                    Catch::Contains("--mean takes three numbers") && Catch::Contains("'0.5,0.5'"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,x", "1,1,1"), Catch::Contains("'0.5,0.5,x'"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", "1,0,1"), Catch::Contains("> 0"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", "1,1,nan"),
+                    Catch::Contains("--std takes three numbers"));
+  CHECK_THROWS_AS(normalization_from_flags("1,2,3,4", "1,1,1"), UsageError);
+}

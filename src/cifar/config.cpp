@@ -133,6 +133,8 @@ void eval_options(Config& c, V&& v) {
   v.text(
       Opt{"--stem", "Input", "With --weights: cifar or imagenet (default: metadata, else cifar)"},
       c.stem);
+  v.text(Opt{"--mean", "Input", kMeanHelp}, c.mean);
+  v.text(Opt{"--std", "Input", kStdHelp}, c.std);
   v.text(Opt{"--data", "Input",
              "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
          c.data_dir);

@@ -91,6 +91,8 @@ struct EvalConfig {
   std::string weights;  // instead of a checkpoint: .safetensors, .pt or .pth
   std::string model;    // with --weights: net or resnet18 (default: the file's metadata)
   std::string stem;     // with --weights: cifar or imagenet (default: metadata, else cifar)
+  std::string mean;  // with --weights: "r,g,b" normalisation (default: metadata, else training's)
+  std::string std;
   std::string data_dir = "data/cifar-10-batches-bin";
   DeviceRequest device;
   int64_t batch_size = 1000;
@@ -98,5 +100,13 @@ struct EvalConfig {
 };
 
 void add_eval_options(CLI::App& app, EvalConfig& config);
+
+// The help of --mean and --std, shared by cifar-eval and cifar-predict.
+inline constexpr const char* kMeanHelp =
+    "With --weights: normalisation mean as r,g,b (default: the file's metadata, else "
+    "0.4914,0.4822,0.4465)";
+inline constexpr const char* kStdHelp =
+    "With --weights: normalisation std as r,g,b (default: the file's metadata, else "
+    "0.2470,0.2435,0.2616)";
 
 }  // namespace cifar

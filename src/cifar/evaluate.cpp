@@ -101,6 +101,9 @@ LoadedCheckpoint load_model_file(const EvalConfig& config) {
         "(.safetensors, .pt, .pth), one of them");
   }
   if (!config.checkpoint.empty()) {
+    if (!config.mean.empty() || !config.std.empty()) {
+      throw UsageError("--mean and --std go with --weights; a checkpoint carries its own");
+    }
     LoadedCheckpoint checkpoint = load_checkpoint(config.checkpoint);
     const auto& info = checkpoint.info;
     spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", config.checkpoint, info.model,
@@ -110,6 +113,7 @@ LoadedCheckpoint load_model_file(const EvalConfig& config) {
   WeightsOptions options;
   if (!config.model.empty()) options.model = config.model;
   if (!config.stem.empty()) options.stem = config.stem;
+  options.normalization = normalization_from_flags(config.mean, config.std);
   LoadedWeights weights = load_weights(config.weights, options);
   spdlog::info("weights: {} ({}); {}", config.weights, weights.info.model,
                weights.normalization_note);

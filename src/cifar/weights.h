@@ -64,6 +64,12 @@ struct LoadedWeights {
 };
 LoadedWeights load_weights(const std::filesystem::path& path, const WeightsOptions& options);
 
+// --mean and --std as typed ("0.49,0.48,0.45"; commas or spaces): none when
+// both are empty. Throws UsageError naming the flag and the value when only
+// one is given, a value is not three finite numbers, or a std is not > 0.
+std::optional<Normalization> normalization_from_flags(const std::string& mean,
+                                                      const std::string& std);
+
 // The same as a LoadedCheckpoint (no optimizer state, bytes empty), for code
 // that evaluates checkpoints.
 LoadedCheckpoint weights_as_checkpoint(LoadedWeights weights);
