@@ -20,7 +20,8 @@ namespace cifar {
 struct CpuPlan {
   int threads = 1;
   bool training_onednn = true;
-  std::string why;  // one line for the log
+  bool tune = false;  // measure thread counts while training (thread_tuner.h)
+  std::string why;    // one line for the log
 };
 
 // `requested_threads` 0 means chosen here; `hardware_threads` is what the

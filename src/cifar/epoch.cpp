@@ -103,6 +103,7 @@ EpochStats train_one_epoch(Trainee& t, const DeviceDataset& data, const EpochPla
       const bool stop = step->run(batch, stats.last_lr);
       stats.images += count;
       ++s;
+      if (options.after_step) options.after_step(count);
       if (stop) {
         stats.interrupted = true;
         break;

@@ -27,6 +27,8 @@ struct EpochOptions {
   bool cuda_graph = false;  // only honoured on a CUDA device
   bool progress_bar = false;
   double log_interval_s = 10;
+  // Called after every step with the images it took (the thread tuner).
+  std::function<void(int64_t)> after_step;
   // Called at each progress refresh with the global step and the running loss.
   std::function<void(int64_t, double)> on_refresh;
 };

@@ -24,6 +24,7 @@
 #include "cifar/run_setup.h"
 #include "cifar/shard.h"
 #include "cifar/step.h"
+#include "cifar/thread_tuner.h"
 #include "cifar/version.h"
 #include "cifar/weights.h"
 
@@ -116,7 +117,24 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
       graphed,
       env.progress_bar,
       config.log_interval_s,
+      {},
       {}};
+  // The thread count, measured while training when the user did not fix it.
+  std::optional<ThreadTuner> tuner;
+  std::string tuner_said;
+  int tuned_threads = 0;
+  if (cpu.tune && device.is_cpu()) {
+    tuner.emplace(ThreadTuner::candidates_for(cpu.threads));
+    epoch_options.after_step = [&](int64_t images) {
+      tuner->after_step(images);
+      if (tuner->last_decision() == tuner_said) return;  // no new round finished
+      tuner_said = tuner->last_decision();
+      const bool changed = tuner->threads() != tuned_threads;  // info only when it changes
+      tuned_threads = tuner->threads();
+      spdlog::log(changed ? spdlog::level::info : spdlog::level::debug, "{}", tuner_said);
+    };
+  }
+  auto threads_now = [&] { return tuner ? tuner->threads() : cpu.threads; };
   if (outputs) {
     epoch_options.on_refresh = [&](int64_t step, double loss) {
       outputs->running_loss(step, loss);
@@ -176,7 +194,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
         train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed, position.epoch),
         dist.rank(), dist.world_size());
     const EpochStats stats = with_oom_advice(train_oom, [&] {
-      const CpuSettingsGuard cpu_settings(cpu.threads, cpu.training_onednn);
+      const CpuSettingsGuard cpu_settings(threads_now(), cpu.training_onednn);
       return train_one_epoch(trainee, train_data, plan, epoch_options, position);
     });
     position.global_step += stats.steps - position.first_step;
@@ -191,7 +209,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     EvalResult eval;
     std::optional<EvalResult> val;
     try {
-      const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
+      const CpuSettingsGuard cpu_settings(threads_now(), /*onednn=*/true);
       auto evaluate_on = [&](const DeviceDataset& data) {
         return with_oom_advice(eval_oom, [&] {
           return evaluate(*model, data, config.eval_batch_size, config.amp, kNumClasses, &dist);
