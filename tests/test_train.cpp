@@ -78,7 +78,7 @@ TEST_CASE("bad data leaves no run folder behind", "[train]") {
   CHECK_FALSE(std::filesystem::exists(out.path() / "run"));
 }
 
-TEST_CASE("--val-split holds out images, reports them, and best.pt is chosen on them", "[train]") {
+TEST_CASE("a validation split (--val-split) is held out, reported, and chooses best.pt", "[train]") {
   TempDir data_dir;
   TempDir out;
   test::write_full_cifar(data_dir.path(), test::synthetic(10000, 9));

@@ -107,7 +107,7 @@ TEST_CASE("weights that do not fit are listed by name in one error", "[weights]"
   CHECK(torch::equal(logits(*net, x), logits(*other, x)));
 }
 
-TEST_CASE("--mean and --std parse as three numbers each, both or neither", "[weights]") {
+TEST_CASE("normalisation flags (--mean, --std) take three numbers each, both or neither", "[weights]") {
   CHECK_FALSE(normalization_from_flags("", ""));
   const auto n = normalization_from_flags("0.5,0.4,0.3", "0.2 0.25 0.3");
   REQUIRE(n);

@@ -29,8 +29,18 @@ bool any_rank_stops(Distributed& group, const torch::Device& device) {
 }
 }  // namespace
 
+ProgressBarOptions eval_progress_options(std::optional<bool> interactive,
+                                         double log_interval_seconds) {
+  ProgressBarOptions o;
+  o.interactive = interactive;
+  o.delay_seconds = 2;
+  o.log_interval_seconds = log_interval_seconds;
+  return o;
+}
+
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
-                    AmpMode amp, int64_t num_classes, Distributed* dist) {
+                    AmpMode amp, int64_t num_classes, Distributed* dist,
+                    const ProgressBarOptions* progress) {
   const auto device = data.device();
   Distributed alone(DistEnv{}, device);  // one process: its collectives return at once
   Distributed& group = dist != nullptr ? *dist : alone;
@@ -55,6 +65,8 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
     // reach: a Ctrl-C seen by one rank stops them all at the same batch.
     const int64_t largest_share = (n + group.world_size() - 1) / group.world_size();
     const int64_t batches = (largest_share + batch_size - 1) / batch_size;
+    std::optional<ProgressBar> bar;
+    if (progress != nullptr) bar.emplace("evaluating", share.end - share.begin, *progress);
     for (int64_t b = 0; b < batches; ++b) {
       if (any_rank_stops(group, device)) {
         model.train(was_training);
@@ -70,6 +82,7 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
       }
       loss_sum.add_(F::cross_entropy(logits, batch.labels,
                                      F::CrossEntropyFuncOptions().reduction(torch::kSum)));
+      if (bar) bar->update(start + batch.labels.size(0) - share.begin);
       const auto pred = logits.argmax(1);  // (B)
       confusion.add_(
           torch::bincount(batch.labels * num_classes + pred, {}, num_classes * num_classes));
@@ -135,7 +148,9 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const OomAdvice advice{"--batch-size", config.batch_size, info.model,
                          device,         config.amp,        test_data.size()};
   report.result = with_oom_advice(advice, [&] {
-    return evaluate(*checkpoint.model, test_data, config.batch_size, config.amp, info.num_classes);
+    const ProgressBarOptions progress = eval_progress_options();
+    return evaluate(*checkpoint.model, test_data, config.batch_size, config.amp, info.num_classes,
+                    nullptr, &progress);
   });
   return report;
 }

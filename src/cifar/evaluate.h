@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "cifar/loader.h"
 #include "cifar/metrics.h"
 #include "cifar/models.h"
+#include "cifar/progress_bar.h"
 
 namespace cifar {
 
@@ -23,9 +25,15 @@ class Distributed;
 // With several processes (`dist`), each evaluates its share of the split and
 // the counts are summed, so every process gets the whole split's result.
 // Stops with cifar::Interrupted between batches when a stop was requested.
+// With `progress`, a bar (or a plain line per interval) labelled "evaluating"
+// shows this process's share once the evaluation has taken delay_seconds.
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
                     AmpMode amp = AmpMode::kOff, int64_t num_classes = 10,
-                    Distributed* dist = nullptr);
+                    Distributed* dist = nullptr, const ProgressBarOptions* progress = nullptr);
+
+// How evaluations show progress: after 2 s, on a terminal when there is one.
+ProgressBarOptions eval_progress_options(std::optional<bool> interactive = std::nullopt,
+                                         double log_interval_seconds = 10);
 
 struct EvalReport {
   std::string model;

@@ -14,7 +14,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "cifar/file_bytes.h"
+#include "cifar/file_io.h"
 
 namespace cifar {
 namespace {
@@ -126,7 +126,7 @@ torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& so
 }
 
 torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels) {
-  const std::string bytes = read_file_bytes(path, "image", uint64_t{1} << 28);
+  const std::string bytes = read_file(path, uint64_t{1} << 28, "image");
   return decode_image(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
                       path.string(), max_pixels);
 }

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "cifar/checkpoint.h"  // write_file_atomically
-#include "cifar/file_bytes.h"
+#include "cifar/file_io.h"
 
 namespace cifar {
 using nlohmann::json;
@@ -174,7 +174,7 @@ SafetensorsFile decode_safetensors(std::span<const uint8_t> bytes, const std::st
 }
 
 SafetensorsFile read_safetensors(const std::filesystem::path& path) {
-  const std::string bytes = read_file_bytes(path, "safetensors file");
+  const std::string bytes = read_file(path, uint64_t{1} << 34, "safetensors file");
   return decode_safetensors(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
                             path.string());
 }

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "cifar/checkpoint.h"  // write_file_atomically
-#include "cifar/file_bytes.h"
+#include "cifar/file_io.h"
 #include "cifar/unpickle.h"
 
 namespace cifar {
@@ -164,7 +164,7 @@ void write_torch_state_dict(const std::filesystem::path& path, const TensorMap& 
 }
 
 TensorMap read_torch_state_dict(const std::filesystem::path& path) {
-  return decode_torch_state_dict(read_file_bytes(path, "weights file"), path.string());
+  return decode_torch_state_dict(read_file(path, uint64_t{1} << 34, "weights file"), path.string());
 }
 
 }  // namespace cifar

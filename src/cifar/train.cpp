@@ -134,6 +134,8 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
       spdlog::log(changed ? spdlog::level::info : spdlog::level::debug, "{}", tuner_said);
     };
   }
+  const ProgressBarOptions eval_progress =
+      eval_progress_options(env.progress_bar, config.log_interval_s);
   auto threads_now = [&] { return tuner ? tuner->threads() : cpu.threads; };
   if (outputs) {
     epoch_options.on_refresh = [&](int64_t step, double loss) {
@@ -212,7 +214,8 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
       const CpuSettingsGuard cpu_settings(threads_now(), /*onednn=*/true);
       auto evaluate_on = [&](const DeviceDataset& data) {
         return with_oom_advice(eval_oom, [&] {
-          return evaluate(*model, data, config.eval_batch_size, config.amp, kNumClasses, &dist);
+          return evaluate(*model, data, config.eval_batch_size, config.amp, kNumClasses, &dist,
+                          dist.is_main() ? &eval_progress : nullptr);
         });
       };
       if (val_data) val = evaluate_on(*val_data);

@@ -11,9 +11,17 @@ args=(--data data --device cpu --threads 2 --batch-size 50 --train-limit 200
 RANDOM=42
 kills=0
 for round in $(seq 1 10); do
+  before=$(wc -l <run/metrics.csv)
   "$TRAIN" "${args[@]}" --epochs 1000 --resume net.pt -q >/dev/null 2>&1 &
   pid=$!
-  sleep "$(( 2 + RANDOM % 3 )).$(( RANDOM % 10 ))"
+  # Wait for this run to finish an epoch (start-up takes seconds on a loaded
+  # machine), then kill at a random moment of the epochs that follow.
+  for _ in $(seq 1 600); do
+    (( $(wc -l <run/metrics.csv) > before )) && break
+    kill -0 $pid 2>/dev/null || fail "round $round: the run exited before it was killed"
+    sleep 0.1
+  done
+  sleep "0.$(( RANDOM % 10 ))$(( RANDOM % 10 ))"
   kill -KILL $pid
   wait $pid 2>/dev/null
   kills=$((kills + 1))
