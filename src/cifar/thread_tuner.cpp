@@ -17,14 +17,16 @@ ThreadTuner::ThreadTuner(std::vector<int> candidates, ThreadTunerOptions options
         torch::set_num_threads(n);
       })),
       now_(now ? std::move(now) : std::function<Clock::time_point()>(&Clock::now)),
-      rates_(candidates_.size(), 0.0) {
+      rates_(candidates_.size(), 0.0),
+      stopped_(candidates_.size(), false) {
   TORCH_CHECK(!candidates_.empty(), "ThreadTuner needs at least one candidate");
-  phase_start_ = now_();  // the first trial's count is set by whoever starts the epoch: threads()
+  phase_start_ = last_step_ = now_();  // the first trial's count is set by whoever starts
+                                       // the epoch: threads()
 }
 
 std::vector<int> ThreadTuner::candidates_for(int cores) {
   std::vector<int> out;
-  for (int c : {cores, cores / 2, 1}) {
+  for (int c : {1, cores / 2, cores}) {
     if (c >= 1 && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
@@ -37,14 +39,42 @@ void ThreadTuner::start_trial(size_t index) {
   trial_images_ = 0;
   trial_steps_ = 0;
   set_threads_(candidates_[index]);
-  phase_start_ = now_();
+  phase_start_ = last_step_ = now_();
+}
+
+void ThreadTuner::restart_clock() {
+  if (trialling_) {
+    start_trial(current_);
+  } else {
+    last_step_ = now_();
+  }
+}
+
+void ThreadTuner::end_trial(double rate, bool stopped) {
+  rates_[current_] = rate;
+  stopped_[current_] = stopped;
+  if (current_ + 1 < candidates_.size()) {
+    start_trial(current_ + 1);
+  } else {
+    finish_round();
+  }
 }
 
 void ThreadTuner::after_step(int64_t images) {
   const auto now = now_();
   const double elapsed = std::chrono::duration<double>(now - phase_start_).count();
+  const double step_seconds = std::chrono::duration<double>(now - last_step_).count();
+  last_step_ = now;
   if (!trialling_) {
     if (elapsed >= options_.recheck_seconds) start_trial(0);
+    return;
+  }
+  // Collapsed (a neighbour holds a core this count needs): stop after this step.
+  const double best =
+      current_ == 0 ? 0.0 : *std::max_element(rates_.begin(), rates_.begin() + current_);
+  const double step_rate = step_seconds > 0 ? static_cast<double>(images) / step_seconds : 0.0;
+  if (best > 0 && step_rate * options_.abort_ratio < best) {
+    end_trial(step_rate, true);
     return;
   }
   if (!warmed_up_) {  // the first step after a switch pays for it: not counted
@@ -55,12 +85,7 @@ void ThreadTuner::after_step(int64_t images) {
   trial_images_ += images;
   ++trial_steps_;
   if (elapsed < options_.trial_seconds && trial_steps_ < options_.trial_steps) return;
-  rates_[current_] = elapsed > 0 ? static_cast<double>(trial_images_) / elapsed : 0.0;
-  if (current_ + 1 < candidates_.size()) {
-    start_trial(current_ + 1);
-  } else {
-    finish_round();
-  }
+  end_trial(elapsed > 0 ? static_cast<double>(trial_images_) / elapsed : 0.0, false);
 }
 
 void ThreadTuner::finish_round() {
@@ -68,7 +93,8 @@ void ThreadTuner::finish_round() {
       static_cast<size_t>(std::max_element(rates_.begin(), rates_.end()) - rates_.begin());
   decision_ = "threads measured:";
   for (size_t i = 0; i < candidates_.size(); ++i) {
-    decision_ += fmt::format(" {} -> {:.0f} img/s{}", candidates_[i], rates_[i],
+    decision_ += fmt::format(" {} -> {:.0f} img/s{}{}", candidates_[i], rates_[i],
+                             stopped_[i] ? " (stopped after one step)" : "",
                              i + 1 < candidates_.size() ? "," : "");
   }
   decision_ += fmt::format("; using {} until the next check in {:g} s", candidates_[best],

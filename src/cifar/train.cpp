@@ -195,6 +195,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     const EpochPlan plan = shard_plan(
         train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed, position.epoch),
         dist.rank(), dist.world_size());
+    if (tuner) tuner->restart_clock();
     const EpochStats stats = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(threads_now(), cpu.training_onednn);
       return train_one_epoch(trainee, train_data, plan, epoch_options, position);
