@@ -43,10 +43,13 @@ void ThreadTuner::start_trial(size_t index) {
 }
 
 void ThreadTuner::restart_clock() {
-  if (trialling_) {
-    start_trial(current_);
-  } else {
-    last_step_ = now_();
+  // Timing only: the count itself is set by whoever starts the epoch (threads()).
+  last_step_ = now_();
+  if (trialling_) {             // the trial under way starts over, warm-up included
+    phase_start_ = last_step_;  // (a kept count's re-check time runs on)
+    warmed_up_ = false;
+    trial_images_ = 0;
+    trial_steps_ = 0;
   }
 }
 
