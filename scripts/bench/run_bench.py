@@ -99,6 +99,12 @@ CASES = [
         Variant("C++", "cpp", []),
         Variant("Python, tensor loader", "python", ["--loader", "tensor"]),
     ]),
+    # The same with channels-last (NHWC) images and weights on both sides.
+    Case("net-b256-cl-cpu", "net", "cpu", batch_size=256, lr=0.05, epochs=1, channels_last=True,
+         variants=[
+        Variant("C++", "cpp", []),
+        Variant("Python, tensor loader", "python", ["--loader", "tensor"]),
+    ]),
     # Two epochs: the last one, which is measured, runs warm.
     Case("resnet18-b512-bf16-gpu", "resnet18", "cuda", batch_size=512, lr=0.1, epochs=2,
          amp="bf16", channels_last=True, variants=[
