@@ -96,7 +96,8 @@ void train_options(Config& c, V&& v) {
            c.seed, Range<uint64_t>{0, std::numeric_limits<uint64_t>::max()});
   v.parsed(Opt{"--amp", "Speed", "Mixed precision: bf16 or off"}, c.amp,
            Parsed<AmpMode>{parse_amp, amp_text});
-  v.flag(Opt{"--channels-last", "Speed", "NHWC images and weights (CPU: faster at batch >= 128, slower at <= 32)"},
+  v.flag(Opt{"--channels-last", "Speed",
+             "NHWC images and weights (CPU: faster at batch >= 128, slower at <= 32)"},
          c.channels_last);
   v.flag(Opt{"--cuda-graph", "Speed", "Capture the training step in a CUDA graph, GPU only"},
          c.cuda_graph);
