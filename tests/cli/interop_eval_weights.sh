@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
 # Python -> C++ through cifar-eval --weights: the Python Net trained briefly
 # in Python, saved with torch.save(model.state_dict()) and with safetensors;
-# cifar-eval --weights must report exactly Python's test accuracy. Skips until
-# cifar-eval has --weights (the library side is cifar::load_weights).
+# cifar-eval --weights must report exactly Python's test accuracy.
 source "$(dirname "$0")/lib/common.bash"
 source "$SRC/tests/cli/lib/interop.bash"
-if ! "$EVAL" --help | grep -q -- "--weights"; then
-  echo "SKIPPED: cifar-eval --help lists no --weights yet (wire cifar::load_weights into cifar-eval)"
-  exit 77
-fi
 need_real_data
 need_python safetensors
 py_acc=$("$PY" -m interop_check train_python_net "$REAL_DATA" py 400) || fail "Python training failed"

@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # Fine-tuning from Python weights: cifar-train --init-weights, then one epoch,
-# must improve on the imported model's accuracy. Skips until cifar-train has
-# --init-weights (the library side is cifar::load_weights + apply_weights).
+# must improve on the imported model's accuracy.
 source "$(dirname "$0")/lib/common.bash"
 source "$SRC/tests/cli/lib/interop.bash"
-if ! "$TRAIN" --help | grep -q -- "--init-weights"; then
-  echo "SKIPPED: cifar-train --help lists no --init-weights yet (wire cifar::load_weights into cifar-train)"
-  exit 77
-fi
 need_real_data
 need_python safetensors
 py_acc=$("$PY" -m interop_check train_python_net "$REAL_DATA" py 200) || fail "Python training failed"

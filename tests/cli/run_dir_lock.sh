@@ -3,13 +3,8 @@
 # --run-dir fails at once naming the folder and the pid holding it; a fresh
 # run refuses a folder holding another run's results unless --overwrite; a
 # run that replaces --checkpoint written by another run says what it held;
-# --resume works as before. (Needs run_dir.h wired into train(): skipped
-# until cifar-train has --overwrite.)
+# --resume works as before.
 source "$(dirname "$0")/lib/common.bash"
-if ! "$TRAIN" --help 2>&1 | grep -q -- --overwrite; then
-  echo "SKIPPED: cifar-train has no --overwrite yet (run_dir.h is not wired into train())"
-  exit 77
-fi
 make_fake_data data
 args=(--data data --device cpu --threads 1 --batch-size 8 --train-limit 20000 --lr 0.01 --log-interval 0.2)
 "$TRAIN" "${args[@]}" --epochs 50 --run-dir run --checkpoint a.pt >first.out 2>first.err &
