@@ -109,6 +109,12 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   // 6. Where to start, and how each epoch runs.
   const bool graphed = config.cuda_graph && device.is_cuda();
   const int64_t shard_size = train_data.size() / dist.world_size();
+  if (config.batch_size > train_data.size() && dist.is_main()) {
+    spdlog::warn(
+        "--batch-size {} is more than the {} training images: each epoch is one step of "
+        "{}; the data allows --batch-size {} at most",
+        config.batch_size, train_data.size(), train_data.size(), train_data.size());
+  }
   EpochOptions epoch_options{
       local_batch,
       ScheduleOptions{config.schedule, config.lr, config.warmup_epochs, config.epochs,

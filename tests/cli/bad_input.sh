@@ -44,6 +44,7 @@ expect 2 "--epochs must be at least 1, got 99999999999999999999|--epochs must be
 expect 2 "--seed must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --seed -1
 expect 2 "--lr must be in \\(0, 1e\\+30\\], got 1e308" -- "$TRAIN" "${ok[@]}" --lr 1e308
 expect 2 "--momentum must be in \\[0, 1\\), got 1.5" -- "$TRAIN" "${ok[@]}" --momentum 1.5
+expect 0 "--batch-size 60000 is more than the 100 training images: .*allows --batch-size 100 at most" -- "$TRAIN" "${ok[@]}" --batch-size 60000 --run-dir run-big --checkpoint big.pt
 expect 0 "--threads 1000 capped at the [0-9]+ hardware threads" -- "$TRAIN" "${ok[@]:0:${#ok[@]}-1}" --threads 1000 --run-dir run-threads --checkpoint threads.pt
 expect 2 "Could not convert: --lr = abc" -- "$TRAIN" "${ok[@]}" --lr abc
 expect 2 "The following argument was not expected: --bogus|bogus" -- "$TRAIN" "${ok[@]}" --bogus
