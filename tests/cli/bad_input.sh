@@ -95,6 +95,10 @@ pass "unwritable outputs are refused before any training ($(( $(date +%s) - star
 expect 1 "out of memory on cpu at --batch-size 20000 with model resnet18: try --batch-size 10000" -- \
   bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
   --batch-size 20000 --train-limit 20000 --epochs 1 --run-dir run6 --checkpoint oom.pt -q
+# a batch beyond the data: the advice halves what really ran, not the number given
+expect 1 "out of memory on cpu at --batch-size 500000000 with model resnet18: try --batch-size 10000 \\(the data has 20000 samples" -- \
+  bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
+  --batch-size 500000000 --train-limit 20000 --epochs 1 --run-dir run6b --checkpoint oom.pt -q
 expect 1 "out of memory on cpu at --eval-batch-size 10000 with model resnet18: try --eval-batch-size 5000" -- \
   bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
   --batch-size 2 --train-limit 2 --eval-batch-size 10000 --epochs 1 --run-dir run7 --checkpoint oom.pt -q
