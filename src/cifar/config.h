@@ -56,7 +56,9 @@ struct TrainConfig {
   bool cuda_graph = false;
   bool cudnn_benchmark = true;
   bool tf32 = true;
-  int64_t eval_batch_size = 1000;
+  // 100: on the CPU, batches of 1000 ResNet-18 images take 1.8x as long (the
+  // allocator maps and zeroes each 262 MB activation afresh); the net does not care.
+  int64_t eval_batch_size = 100;
   // Outputs
   std::string checkpoint;    // default: <model>.pt
   std::string run_dir;       // default: runs/<date>-<time>-<model>
@@ -95,7 +97,7 @@ struct EvalConfig {
   std::string std;
   std::string data_dir = "data/cifar-10-batches-bin";
   DeviceRequest device;
-  int64_t batch_size = 1000;
+  int64_t batch_size = 100;  // see TrainConfig::eval_batch_size
   AmpMode amp = AmpMode::kOff;
 };
 

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # C++ -> Python, ResNet-18 (BatchNorm buffers, downsample names): train on a
 # few hundred images, export both formats, load in Python with strict=True.
-# Python's test accuracy must equal the C++ one (the training run's final
-# evaluation in metrics.csv, which cifar-eval reproduces exactly: see
-# real_data_accuracy.sh; a second ResNet pass over the test set is slow on a
-# CPU); its logits on the first 500 test images must equal cifar-predict's
-# within 1e-4.
+# Python's logits on the first 500 test images must equal cifar-predict's
+# within 1e-4, and its classes all of them. (Whole-test-set accuracy is
+# compared in interop_export_net.sh: a ResNet-18 pass over 10,000 images in
+# Python would add minutes on a CPU.)
 source "$(dirname "$0")/lib/common.bash"
 source "$SRC/tests/cli/lib/interop.bash"
 need_real_data
@@ -13,12 +12,11 @@ need_python safetensors
 "$TRAIN" --data "$REAL_DATA" --device cpu --model resnet18 --epochs 1 --batch-size 32 --lr 0.02 \
   --train-limit 320 --checkpoint r.pt --run-dir run >train.log 2>&1 ||
   { tail train.log >&2; fail "cifar-train failed"; }
-cpp_acc=$(awk -F, 'NR == 2 { print $5 }' run/metrics.csv)
 expect 0 "wrote r.safetensors" -- "$EXPORT" --checkpoint r.pt --out r.safetensors
 expect 0 "wrote r.pth" -- "$EXPORT" --checkpoint r.pt --out r.pth
 "$PY" -m interop_check write_pngs "$REAL_DATA" png 500 >files.txt || fail "writing PNGs failed"
 mapfile -t files <files.txt
 "$PREDICT" --checkpoint r.pt --json --logits "${files[@]}" >predict.json || fail "cifar-predict failed"
-"$PY" -m interop_check compare_export "$REAL_DATA" resnet18 "$cpp_acc" predict.json 500 \
-  r.safetensors r.pth || fail "Python disagrees with cifar-eval / cifar-predict"
-pass "ResNet-18: Python reads both exports; accuracy and logits agree"
+"$PY" -m interop_check compare_export "$REAL_DATA" resnet18 - predict.json 500 \
+  r.safetensors r.pth || fail "Python disagrees with cifar-predict"
+pass "ResNet-18: Python reads both exports; logits and classes agree"

@@ -6,7 +6,7 @@ source "$SRC/tests/cli/lib/interop.bash"
 need_real_data
 need_python safetensors
 py_acc=$("$PY" -m interop_check train_python_net "$REAL_DATA" py 200) || fail "Python training failed"
-"$TRAIN" --init-weights py.safetensors --model net --data "$REAL_DATA" --device cpu --epochs 1 \
+"$TRAIN" --init-weights py.safetensors --model net --data "$REAL_DATA" --device cpu --epochs 1 --train-limit 10000 \
   --batch-size 32 --lr 0.01 --checkpoint ft.pt --run-dir run >train.log 2>&1 ||
   { tail train.log >&2; fail "cifar-train --init-weights failed"; }
 ft_acc=$(awk -F, 'NR == 2 { print $5 }' run/metrics.csv)
