@@ -35,21 +35,23 @@ std::vector<int> ThreadTuner::candidates_for(int cores) {
 void ThreadTuner::start_trial(size_t index) {
   current_ = index;
   trialling_ = true;
+  set_threads_(candidates_[index]);
+  reset_trial();
+}
+
+void ThreadTuner::reset_trial() {
   warmed_up_ = false;
   trial_images_ = 0;
   trial_steps_ = 0;
-  set_threads_(candidates_[index]);
   phase_start_ = last_step_ = now_();
 }
 
 void ThreadTuner::restart_clock() {
   // Timing only: the count itself is set by whoever starts the epoch (threads()).
-  last_step_ = now_();
-  if (trialling_) {             // the trial under way starts over, warm-up included
-    phase_start_ = last_step_;  // (a kept count's re-check time runs on)
-    warmed_up_ = false;
-    trial_images_ = 0;
-    trial_steps_ = 0;
+  if (trialling_) {
+    reset_trial();  // the trial under way starts over, warm-up included
+  } else {
+    last_step_ = now_();  // a kept count's re-check time runs on
   }
 }
 

@@ -56,6 +56,7 @@ class ThreadTuner {
 
  private:
   void start_trial(size_t index);
+  void reset_trial();  // the current trial's counts and clocks start afresh
   void finish_round();
   void end_trial(double rate, bool stopped);
 
