@@ -74,6 +74,27 @@ TrainValSplit read_train_split(const TrainConfig& c) {
   return split;
 }
 
+void log_data(const TrainConfig& c, const TrainValSplit& splits, int64_t test_images,
+              bool main_rank) {
+  const int64_t train_images = splits.train.size();
+  spdlog::info("data: {} ({} training, {} validation, {} test images)", c.data_dir, train_images,
+               splits.val.size(), test_images);
+  if (splits.val.size() > 0) {
+    spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
+                 splits.val.size());
+  } else {
+    spdlog::info(
+        "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
+        "images with --val-split N to choose on validation instead");
+  }
+  if (c.batch_size > train_images && main_rank) {
+    spdlog::warn(
+        "--batch-size {} is more than the {} training images: each epoch is one step of {}; "
+        "the data allows --batch-size {} at most",
+        c.batch_size, train_images, train_images, train_images);
+  }
+}
+
 void to_channels_last(torch::nn::Module& model) {
   torch::NoGradGuard no_grad;
   for (auto& p : model.parameters()) {

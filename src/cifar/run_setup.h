@@ -49,6 +49,12 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c);
 // rest cut to --train-limit.
 TrainValSplit read_train_split(const TrainConfig& c);
 
+// What the data is and what it means for the run: the split sizes, how
+// best.pt is chosen, and (rank 0, as warnings show on every rank) a
+// --batch-size larger than the training split.
+void log_data(const TrainConfig& c, const TrainValSplit& splits, int64_t test_images,
+              bool main_rank);
+
 // 4-D parameters in channels-last layout.
 void to_channels_last(torch::nn::Module& model);
 

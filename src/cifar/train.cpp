@@ -60,20 +60,11 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   const Cifar10Dataset& train_split = splits.train;
   const Cifar10Dataset test_split = read_cifar10(config.data_dir, Split::kTest);
   const Normalization norm = resumed ? resumed->info.normalization : Normalization{};
-  spdlog::info("data: {} ({} training, {} validation, {} test images)", config.data_dir,
-               train_split.size(), splits.val.size(), test_split.size());
+  log_data(config, splits, test_split.size(), dist.is_main());
   const DeviceDataset train_data(train_split, device, norm, config.channels_last);
   const DeviceDataset test_data(test_split, device, norm, config.channels_last);
   std::optional<DeviceDataset> val_data;
-  if (splits.val.size() > 0) {
-    val_data.emplace(splits.val, device, norm, config.channels_last);
-    spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
-                 splits.val.size());
-  } else {
-    spdlog::info(
-        "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
-        "images with --val-split N to choose on validation instead");
-  }
+  if (splits.val.size() > 0) val_data.emplace(splits.val, device, norm, config.channels_last);
 
   // 4. Outputs, now that the inputs are known good (rank 0 only).
   //    Files are named as the user gave them (in messages too); config.toml
@@ -109,12 +100,6 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   // 6. Where to start, and how each epoch runs.
   const bool graphed = config.cuda_graph && device.is_cuda();
   const int64_t shard_size = train_data.size() / dist.world_size();
-  if (config.batch_size > train_data.size() && dist.is_main()) {
-    spdlog::warn(
-        "--batch-size {} is more than the {} training images: each epoch is one step of "
-        "{}; the data allows --batch-size {} at most",
-        config.batch_size, train_data.size(), train_data.size(), train_data.size());
-  }
   EpochOptions epoch_options{
       local_batch,
       ScheduleOptions{config.schedule, config.lr, config.warmup_epochs, config.epochs,
