@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cifar/errors.h"
+#include "cifar/pool_relu.h"
 
 namespace cifar {
 namespace nn = torch::nn;
@@ -23,14 +24,14 @@ NetImpl::NetImpl(int64_t num_classes)
 
 torch::Tensor NetImpl::forward(torch::Tensor x) {
   // x: (N, 3, 32, 32). ReLU and max-pooling commute (ReLU is monotonic), so
-  // pooling first gives the same values and gradients with a quarter of the
-  // ReLU work; the tutorial writes pool(relu(conv(x))).
-  x = F::max_pool2d(conv1(x), F::MaxPool2dFuncOptions(2)).relu_();  // (N, 6, 14, 14)
-  x = F::max_pool2d(conv2(x), F::MaxPool2dFuncOptions(2)).relu_();  // (N, 16, 5, 5)
-  x = torch::flatten(x, 1);                                         // (N, 400)
-  x = torch::relu(fc1(x));                                          // (N, 120)
-  x = torch::relu(fc2(x));                                          // (N, 84)
-  return fc3(x);                                                    // (N, 10)
+  // pool(relu(x)), as the tutorial writes it, is relu(pool(x)): one fused
+  // pass on the CPU (pool_relu.h), with the same values and gradients.
+  x = max_pool2_relu(conv1(x));  // (N, 6, 14, 14)
+  x = max_pool2_relu(conv2(x));  // (N, 16, 5, 5)
+  x = torch::flatten(x, 1);      // (N, 400)
+  x = torch::relu(fc1(x));       // (N, 120)
+  x = torch::relu(fc2(x));       // (N, 84)
+  return fc3(x);                 // (N, 10)
 }
 
 // --- ResNet-18 ---------------------------------------------------------------
