@@ -97,7 +97,7 @@ void train_options(Config& c, V&& v) {
   v.parsed(Opt{"--amp", "Speed", "Mixed precision: bf16 or off"}, c.amp,
            Parsed<AmpMode>{parse_amp, amp_text});
   v.flag(Opt{"--channels-last", "Speed",
-             "NHWC images and weights (CPU: faster at batch >= 128, slower at <= 32)"},
+             "NHWC images and weights (CPU: slower at batch <= 32, within ~10% of NCHW at 128-256)"},
          c.channels_last);
   v.flag(Opt{"--cuda-graph", "Speed", "Capture the training step in a CUDA graph, GPU only"},
          c.cuda_graph);
