@@ -84,6 +84,8 @@ TEST_CASE("max_pool2_relu keeps bfloat16 and falls back where it does not fuse",
   CHECK_FALSE(max_pool2_relu_is_fused(strided));
   CHECK(torch::equal(max_pool2_relu(strided), torch::relu(torch::max_pool2d(strided, 2, 2))));
   CHECK_FALSE(max_pool2_relu_is_fused(torch::randn({4, 8, 8})));  // no batch dimension
+  // float8 counts as floating point in ATen, but the kernels are not built for it
+  CHECK_FALSE(max_pool2_relu_is_fused(torch::randn({2, 4, 8, 8}).to(torch::kFloat8_e4m3fn)));
 }
 
 TEST_CASE("max_pool2_relu without autograd keeps no indices and gives the same values",

@@ -208,8 +208,11 @@ struct MaxPool2Relu : torch::autograd::Function<MaxPool2Relu> {
 }  // namespace
 
 bool max_pool2_relu_is_fused(const torch::Tensor& x) {
-  return x.device().is_cpu() && x.dim() == 4 && x.layout() == torch::kStrided &&
-         at::isFloatingType(x.scalar_type()) && x.size(2) >= 2 && x.size(3) >= 2 &&
+  const auto t = x.scalar_type();  // the dtypes the kernels are dispatched for
+  const bool dtype_ok =
+      t == torch::kFloat || t == torch::kDouble || t == torch::kBFloat16 || t == torch::kHalf;
+  return x.device().is_cpu() && x.dim() == 4 && x.layout() == torch::kStrided && dtype_ok &&
+         x.size(2) >= 2 && x.size(3) >= 2 &&
          (x.is_contiguous() || x.is_contiguous(torch::MemoryFormat::ChannelsLast));
 }
 
