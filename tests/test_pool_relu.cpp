@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "cifar/guards.h"
 #include "cifar/pool_relu.h"
 
 using namespace cifar;
@@ -74,6 +75,20 @@ TEST_CASE("max_pool2_relu matches relu(max_pool2d) bit for bit", "[pool_relu]") 
   }
 }
 
+TEST_CASE("max_pool2_relu splits large inputs over threads mid-plane and mid-image",
+          "[pool_relu]") {
+  // 61 * 5 * 14 NCHW rows (61 * 14 channels-last) exceed the per-task grain, and
+  // two threads split them in the middle of a plane (an image): each thread
+  // must find its first row's input from the row number alone.
+  const CpuSettingsGuard two_threads(2, torch::globalContext().userEnabledMkldnn());
+  torch::manual_seed(6);
+  for (const auto format : {torch::MemoryFormat::Contiguous, torch::MemoryFormat::ChannelsLast}) {
+    const auto x = hard_input({61, 5, 29, 28}).contiguous(format);  // odd H: uneven row spacing
+    const auto grad_out = torch::randn({61, 5, 14, 14}).contiguous(format);
+    check_same(fused(x, grad_out), reference(x, grad_out));
+  }
+}
+
 TEST_CASE("max_pool2_relu keeps bfloat16 and falls back where it does not fuse", "[pool_relu]") {
   torch::manual_seed(4);
   const auto x = torch::randn({2, 4, 8, 8}).to(torch::kBFloat16);
@@ -88,10 +103,18 @@ TEST_CASE("max_pool2_relu keeps bfloat16 and falls back where it does not fuse",
   CHECK_FALSE(max_pool2_relu_is_fused(torch::randn({2, 4, 8, 8}).to(torch::kFloat8_e4m3fn)));
 }
 
-TEST_CASE("max_pool2_relu without autograd keeps no indices and gives the same values",
-          "[pool_relu]") {
+TEST_CASE("max_pool2_relu without autograd gives the same values", "[pool_relu]") {
   torch::manual_seed(5);
   const auto x = torch::randn({3, 6, 28, 28});
   torch::NoGradGuard no_grad;
   CHECK(torch::equal(max_pool2_relu(x), torch::relu(torch::max_pool2d(x, 2, 2))));
+}
+
+TEST_CASE("max_pool2_relu refuses a second derivative instead of returning zeros", "[pool_relu]") {
+  const auto x = torch::randn({2, 3, 8, 8}).requires_grad_();
+  const auto y = max_pool2_relu(x).pow(2).sum();
+  CHECK_THROWS_WITH(torch::autograd::grad({y}, {x}, {}, /*retain_graph=*/true,
+                                          /*create_graph=*/true),
+                    Catch::Contains("no second derivative"));
+  CHECK(torch::autograd::grad({y}, {x})[0].sizes() == x.sizes());  // first order still works
 }

@@ -184,6 +184,11 @@ struct MaxPool2Relu : torch::autograd::Function<MaxPool2Relu> {
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    // The kernels below are not recorded by autograd, so a second derivative
+    // would silently come out as zero.
+    TORCH_CHECK(!torch::GradMode::is_enabled(),
+                "max_pool2_relu has no second derivative (backward with create_graph=true); "
+                "use torch::relu(torch::max_pool2d(x, 2)) for higher-order gradients");
     const torch::Tensor idx = ctx->saved_data["idx"].toTensor();
     const std::vector<int64_t> sizes = ctx->saved_data["sizes"].toIntVector();
     const bool cl = ctx->saved_data["channels_last"].toBool();

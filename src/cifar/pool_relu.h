@@ -11,7 +11,8 @@
 // gives: the same values, and the same gradient on the same input element
 // (the first maximum of each window in row-major order, NaN winning, as in
 // ATen's kernel; no gradient where the pooled value is <= 0, as in ReLU's).
-// Other devices, layouts and dtypes call the two LibTorch ops instead.
+// Other devices, layouts and dtypes call the two LibTorch ops instead. The
+// fused op has a first derivative only: backward with create_graph throws.
 #pragma once
 
 #include <torch/torch.h>
