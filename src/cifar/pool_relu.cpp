@@ -97,17 +97,29 @@ void backward_span(U* __restrict a, U* __restrict b, U* __restrict d, U* __restr
   }
 }
 
-// Runs f(input offset, output offset) for each output row, split over
-// LibTorch's threads. Rows are counted as (plane or image, oh) so that no
-// row pays for a division.
+// Runs f(stride, in_at, right, out_at, n) for each span of n windows, split
+// over LibTorch's threads: window j has its top-left input at in_at + stride
+// * j, its right column `right` further on and its lower row g.down further
+// on, and its output at out_at + j. NCHW: one span per output row, windows
+// two apart; channels-last: one span per (row, ow), channels one apart.
+// stride is a std::integral_constant, so the span loops get a fixed stride to
+// vectorize. Rows are counted as (plane or image, oh) so that no row pays
+// for a division.
 template <typename F>
-void for_each_row(const Geometry& g, F&& f) {
+void for_each_span(const Geometry& g, F&& f) {
   const int64_t c_or_1 = g.cl ? g.c : 1;
   const int64_t plane = g.h * g.w * c_or_1, row_step = 2 * g.w * c_or_1;
   at::parallel_for(0, g.rows, g.grain(), [&](int64_t begin, int64_t end) {
     int64_t p = begin / g.oh, y = begin % g.oh;
     for (int64_t r = begin; r < end; ++r) {
-      f(p * plane + y * row_step, r * g.row_len);
+      const int64_t in_at = p * plane + y * row_step, out_at = r * g.row_len;
+      if (!g.cl) {
+        f(std::integral_constant<int64_t, 2>{}, in_at, int64_t{1}, out_at, g.ow);
+      } else {
+        for (int64_t x = 0; x < g.ow; ++x) {
+          f(std::integral_constant<int64_t, 1>{}, in_at + 2 * x * g.c, g.c, out_at + x * g.c, g.c);
+        }
+      }
       if (++y == g.oh) y = 0, ++p;
     }
   });
@@ -115,36 +127,21 @@ void for_each_row(const Geometry& g, F&& f) {
 
 template <typename T>
 void forward_kernel(const T* in, const Geometry& g, T* out, Bits<T>* idx) {
-  for_each_row(g, [&](int64_t in_at, int64_t out_at) {
-    const T* top = in + in_at;
+  for_each_span(g, [&](auto stride, int64_t i, int64_t right, int64_t o, int64_t n) {
+    const T* top = in + i;
     const T* bottom = top + g.down;
-    Bits<T>* k = idx ? idx + out_at : nullptr;
-    if (!g.cl) {
-      forward_span<T, 2>(top, top + 1, bottom, bottom + 1, g.ow, out + out_at, k);
-      return;
-    }
-    for (int64_t x = 0; x < g.ow; ++x) {
-      const int64_t i = 2 * x * g.c, o = x * g.c;
-      forward_span<T, 1>(top + i, top + i + g.c, bottom + i, bottom + i + g.c, g.c,
-                         out + out_at + o, k ? k + o : nullptr);
-    }
+    forward_span<T, decltype(stride)::value>(top, top + right, bottom, bottom + right, n, out + o,
+                                             idx ? idx + o : nullptr);
   });
 }
 
 template <typename U>
 void backward_kernel(const U* grad_out, const U* idx, const Geometry& g, U* grad_in) {
-  for_each_row(g, [&](int64_t in_at, int64_t out_at) {
-    U* top = grad_in + in_at;
+  for_each_span(g, [&](auto stride, int64_t i, int64_t right, int64_t o, int64_t n) {
+    U* top = grad_in + i;
     U* bottom = top + g.down;
-    if (!g.cl) {
-      backward_span<U, 2>(top, top + 1, bottom, bottom + 1, g.ow, grad_out + out_at, idx + out_at);
-      return;
-    }
-    for (int64_t x = 0; x < g.ow; ++x) {
-      const int64_t i = 2 * x * g.c, o = out_at + x * g.c;
-      backward_span<U, 1>(top + i, top + i + g.c, bottom + i, bottom + i + g.c, g.c, grad_out + o,
-                          idx + o);
-    }
+    backward_span<U, decltype(stride)::value>(top, top + right, bottom, bottom + right, n,
+                                              grad_out + o, idx + o);
   });
 }
 
