@@ -5,11 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cifar/cli.h"
-#include "cifar/config.h"
-#include "cifar/evaluate.h"
-#include "cifar/reporting.h"
-#include "cifar/version.h"
+#include "cifar/app/cli.h"
+#include "cifar/core/version.h"
+#include "cifar/report/reporting.h"
+#include "cifar/train/config.h"
+#include "cifar/train/evaluate.h"
 
 int main(int argc, char** argv) {
   cifar::EvalConfig config;

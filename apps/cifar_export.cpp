@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cifar/checkpoint.h"
-#include "cifar/cli.h"
-#include "cifar/version.h"
-#include "cifar/weights.h"
+#include "cifar/app/cli.h"
+#include "cifar/core/version.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/io/weights.h"
 
 int main(int argc, char** argv) {
   cifar::LogOptions log;

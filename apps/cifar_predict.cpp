@@ -8,13 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cifar/checkpoint.h"
-#include "cifar/cli.h"
-#include "cifar/config.h"
-#include "cifar/errors.h"
-#include "cifar/predict.h"
-#include "cifar/version.h"
-#include "cifar/weights.h"
+#include "cifar/app/cli.h"
+#include "cifar/core/errors.h"
+#include "cifar/core/version.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/io/weights.h"
+#include "cifar/train/config.h"
+#include "cifar/train/predict.h"
 
 int main(int argc, char** argv) {
   cifar::LogOptions log;

@@ -1,7 +1,7 @@
 // cifar-train: train a CIFAR-10 classifier (see README.md).
 //
 // Parses options (command line over --config file; each option is declared
-// once, in src/cifar/config.cpp), resolves what comes from the environment,
+// once, in src/cifar/train/config.cpp), resolves what comes from the environment,
 // then hands them to cifar::train() and prints the final per-class report.
 #include <unistd.h>
 
@@ -11,12 +11,12 @@
 #include <iostream>
 #include <thread>
 
-#include "cifar/cli.h"
-#include "cifar/config.h"
-#include "cifar/device.h"
-#include "cifar/reporting.h"
-#include "cifar/train.h"
-#include "cifar/version.h"
+#include "cifar/app/cli.h"
+#include "cifar/core/version.h"
+#include "cifar/platform/device.h"
+#include "cifar/report/reporting.h"
+#include "cifar/train/config.h"
+#include "cifar/train/train.h"
 
 int main(int argc, char** argv) {
   cifar::TrainConfig config;

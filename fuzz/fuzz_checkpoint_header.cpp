@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "cifar/checkpoint.h"
-#include "cifar/checksum.h"
+#include "cifar/formats/checksum.h"
+#include "cifar/io/checkpoint.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <span>
 #include <stdexcept>
 
-#include "cifar/safetensors.h"
+#include "cifar/formats/safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

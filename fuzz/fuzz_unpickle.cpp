@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "cifar/unpickle.h"
+#include "cifar/formats/unpickle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto load = [](const std::string&, torch::ScalarType dtype, int64_t numel) {

@@ -12,17 +12,17 @@
 #include <iostream>
 #include <thread>
 
-#include "cifar/data.h"
-#include "cifar/distributed.h"
-#include "cifar/epoch.h"
-#include "cifar/errors.h"
-#include "cifar/evaluate.h"
-#include "cifar/grad_averager.h"
-#include "cifar/loader.h"
-#include "cifar/models.h"
-#include "cifar/optim.h"
-#include "cifar/shard.h"
-#include "cifar/step.h"
+#include "cifar/core/errors.h"
+#include "cifar/data/data.h"
+#include "cifar/data/loader.h"
+#include "cifar/data/shard.h"
+#include "cifar/dist/distributed.h"
+#include "cifar/dist/grad_averager.h"
+#include "cifar/model/models.h"
+#include "cifar/train/epoch.h"
+#include "cifar/train/evaluate.h"
+#include "cifar/train/optim.h"
+#include "cifar/train/step.h"
 
 using namespace cifar;
 

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "cifar/epoch_board.h"
-#include "cifar/heatmap.h"
-#include "cifar/reporting.h"
-#include "cifar/tensorboard.h"
+#include "cifar/formats/tensorboard.h"
+#include "cifar/report/epoch_board.h"
+#include "cifar/report/heatmap.h"
+#include "cifar/report/reporting.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cifar/data.h"
+#include "cifar/data/data.h"
 
 namespace cifar::test {
 

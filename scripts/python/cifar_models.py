@@ -1,7 +1,7 @@
 """The models of cifar-train in Python, to use the weights it exports.
 
 The same Net (the PyTorch CIFAR-10 tutorial's) and ResNet-18 (torchvision's
-parameter names; the 3x3 CIFAR stem by default) as src/cifar/models.cpp, so a
+parameter names; the 3x3 CIFAR stem by default) as src/cifar/model/models.cpp, so a
 state dict moves between the two with strict=True:
 
     import torch, cifar_models
@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-# cifar-train's training normalisation (src/cifar/data.h).
+# cifar-train's training normalisation (src/cifar/data/data.h).
 DEFAULT_MEAN = (0.4914, 0.4822, 0.4465)
 DEFAULT_STD = (0.2470, 0.2435, 0.2616)
 CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")

@@ -4,12 +4,12 @@
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include "cifar/distributed.h"
-#include "cifar/epoch.h"
-#include "cifar/evaluate.h"
-#include "cifar/gpu.h"
-#include "cifar/grad_averager.h"
-#include "cifar/nccl_backend.h"
+#include "cifar/dist/distributed.h"
+#include "cifar/dist/grad_averager.h"
+#include "cifar/dist/nccl_backend.h"
+#include "cifar/platform/gpu.h"
+#include "cifar/train/epoch.h"
+#include "cifar/train/evaluate.h"
 #include "test_helpers.h"
 
 using namespace cifar;

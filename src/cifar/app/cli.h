@@ -1,0 +1,52 @@
+// cli.h: what both command-line tools share.
+//
+// run_cli() parses the command line with CLI11, then runs the tool's body and
+// turns every failure into one clear log line and an exit status:
+//   0   success (and --help, --version)
+//   1   a runtime failure (bad data, unreadable checkpoint, out of memory, ...)
+//   2   a usage error (bad flag or value, bad config file)
+//   130 training interrupted by the user (a checkpoint was written), logged
+//       as a warning: it is what the user asked for
+// The full exception text (a C++ stack trace for LibTorch errors) is logged
+// only with --verbose.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "cifar/dist/distributed.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace cifar {
+
+struct LogOptions {
+  bool quiet = false;
+  bool verbose = false;
+};
+
+// Adds --quiet and --verbose to `app`.
+void add_log_flags(CLI::App& app, LogOptions& options);
+
+// Logs to stderr (stdout is kept for results such as --json).
+void setup_logging(const LogOptions& options);
+
+// --data not given (on the command line or in a config file): take
+// $CIFAR10_DIR when it is set. The library itself reads no environment.
+void resolve_data_env(const CLI::App& app, std::string& data_dir);
+
+// The launcher's variables (torchrun's RANK, WORLD_SIZE, ...), parsed.
+DistEnv dist_env_from_environment();
+
+// $OMP_NUM_THREADS as a positive number, else 0.
+int64_t omp_num_threads_from_env();
+
+// Refuses a --config that is not a regular, small text file without
+// [sections], before CLI11 reads it (UsageError).
+void check_config_file(const std::string& path);
+
+int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
+            const std::function<int()>& body);
+
+}  // namespace cifar

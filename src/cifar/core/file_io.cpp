@@ -1,0 +1,205 @@
+// file_io.cpp: whole-file reads and atomic writes on POSIX, errors from errno.
+#include "cifar/core/file_io.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
+
+fs::path parent_of(const fs::path& path) {
+  return path.has_parent_path() ? path.parent_path() : fs::path(".");
+}
+
+// The first folder on the way to `path` that this process may not enter
+// (no search permission), by its last component, or "" if none is found.
+std::string blocked_folder(const fs::path& path) {
+  fs::path dir;
+  for (const auto& part : parent_of(path)) {
+    dir /= part;
+    if (::access(dir.c_str(), X_OK) != 0 && errno == EACCES) {
+      return dir.filename().empty() ? dir.string() : dir.filename().string();
+    }
+  }
+  return "";
+}
+
+[[noreturn]] void throw_stat_failure(const fs::path& path, int err, const std::string& what,
+                                     const std::string& missing_hint) {
+  if (err == ENOENT || err == ENOTDIR) {
+    throw std::runtime_error(fmt::format("{} {} does not exist{}{}", what, path.string(),
+                                         missing_hint.empty() ? "" : ": ", missing_hint));
+  }
+  if (err == EACCES) {
+    const std::string folder = blocked_folder(path);
+    throw std::runtime_error(fmt::format(
+        "{} {}: permission denied{}; ask its owner for access (chmod a+rx on the folders, a+r "
+        "on the file) or run as a user who may read it",
+        what, path.string(),
+        folder.empty() ? ""
+                       : fmt::format(" (folder '{}' on that path cannot be entered)", folder)));
+  }
+  throw std::runtime_error(fmt::format("{} {}: {}", what, path.string(), errno_text(err)));
+}
+
+}  // namespace
+
+uint64_t check_readable_file(const fs::path& path, const std::string& what,
+                             const std::string& missing_hint) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw_stat_failure(path, errno, what, missing_hint);
+  if (S_ISDIR(st.st_mode)) {
+    throw std::runtime_error(fmt::format(
+        "{} {} is a directory, not a file; pass the file inside it", what, path.string()));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw std::runtime_error(
+        fmt::format("{} {} is not a regular file (a device, FIFO or socket); pass a regular file",
+                    what, path.string()));
+  }
+  if (::access(path.c_str(), R_OK) != 0 && errno == EACCES)
+    throw_stat_failure(path, EACCES, what, "");
+  return static_cast<uint64_t>(st.st_size);
+}
+
+void check_readable_directory(const fs::path& path, const std::string& what,
+                              const std::string& missing_hint) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw_stat_failure(path, errno, what, missing_hint);
+  if (!S_ISDIR(st.st_mode)) {
+    throw std::runtime_error(fmt::format("{} {} is not a directory{}{}", what, path.string(),
+                                         missing_hint.empty() ? "" : ": ", missing_hint));
+  }
+  if (::access(path.c_str(), X_OK) != 0 && errno == EACCES) {
+    throw std::runtime_error(fmt::format(
+        "{} {}: permission denied (the folder cannot be entered); ask its owner for access "
+        "(chmod a+rx) or run as a user who may read it",
+        what, path.string()));
+  }
+}
+
+std::string read_file(const fs::path& path, uint64_t max_bytes, const std::string& what,
+                      const std::string& missing_hint) {
+  const uint64_t size = check_readable_file(path, what, missing_hint);
+  if (size > max_bytes) {
+    throw std::runtime_error(fmt::format("{} {} is {} bytes, more than the {} a {} can be", what,
+                                         path.string(), size, max_bytes, what));
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_stat_failure(path, errno, what, missing_hint);
+  std::string bytes;
+  bytes.resize(static_cast<size_t>(size));
+  size_t done = 0;
+  // Reads until end of file, so a file that grows or shrinks meanwhile is
+  // seen as it is; more than max_bytes is refused.
+  for (;;) {
+    if (done == bytes.size()) {
+      if (bytes.size() >= max_bytes + 1) break;
+      bytes.resize(std::min<uint64_t>(max_bytes + 1, bytes.size() + 65536));
+    }
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      throw std::runtime_error(
+          fmt::format("reading {} {} failed: {}", what, path.string(), errno_text(err)));
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (done > max_bytes) {
+    throw std::runtime_error(fmt::format("{} {} is more than the {} bytes a {} can be", what,
+                                         path.string(), max_bytes, what));
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
+void write_file_atomically(const fs::path& path, const std::string& bytes) {
+  const fs::path dir = parent_of(path);
+  std::random_device rd;
+  const fs::path tmp = dir / fmt::format(".{}.tmp{:08x}", path.filename().string(), rd());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    throw std::runtime_error(fmt::format(
+        "cannot write {}: {}{}; choose a writable --checkpoint or --run-dir", path.string(),
+        errno_text(err),
+        err == ENOENT && fs::is_directory(dir) ? " (its folder does not accept new files)" : ""));
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const auto why = errno_text(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error(
+          fmt::format("writing {} failed: {} (disk full?)", path.string(), why));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const auto why = errno_text(errno);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("flushing {} to disk failed: {}", path.string(), why));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const auto why = errno_text(errno);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("cannot replace {}: {}", path.string(), why));
+  }
+  // Make the rename itself durable.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void ensure_writable(const fs::path& path) {
+  const fs::path dir = parent_of(path);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw std::runtime_error(
+        fmt::format("cannot create directory {}: {}; choose a writable --checkpoint or --run-dir",
+                    dir.string(), ec.message()));
+  }
+  if (fs::is_directory(path, ec)) {
+    throw std::runtime_error(fmt::format(
+        "{} is a directory, not a file path; name a file inside it (.../net.pt)", path.string()));
+  }
+  const fs::path probe = dir / ".cifar-train-write-test";
+  try {
+    write_file_atomically(probe, "ok");
+  } catch (const std::runtime_error&) {
+    // Say it again about the user's path: the probe's name means nothing to them.
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err = fd < 0 ? errno : 0;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(fmt::format(
+        "cannot write {}: {}{}; choose a writable --checkpoint or --run-dir", path.string(),
+        err != 0 ? errno_text(err) : "its folder does not accept new files",
+        err == ENOENT ? " (its folder does not accept new files)" : ""));
+  }
+  fs::remove(probe, ec);
+}
+
+}  // namespace cifar

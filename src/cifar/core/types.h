@@ -1,0 +1,40 @@
+// types.h: the small types every layer shares.
+//
+// Mixed-precision mode, per-channel normalisation, the image geometry and
+// class count of CIFAR-10, and the name-to-tensor map that state dicts and
+// weight files use. Plain data, so that a low layer (autocast, the image
+// decoder, the file formats) never pulls in the command-line configuration.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace cifar {
+
+// CIFAR-10's images and classes.
+inline constexpr int64_t kImageSide = 32;
+inline constexpr int64_t kChannels = 3;
+inline constexpr int64_t kImageBytes = kChannels * kImageSide * kImageSide;  // 3,072
+inline constexpr int64_t kNumClasses = 10;
+
+// Mixed precision: off, bf16 autocast (no loss scaling needed).
+enum class AmpMode { kOff, kBf16 };
+AmpMode parse_amp(const std::string& text);  // UsageError for fp16 and unknown names
+const char* to_string(AmpMode amp);
+
+// Per-channel normalisation applied to images scaled to [0, 1].
+struct Normalization {
+  std::array<double, 3> mean{0.4914, 0.4822, 0.4465};
+  std::array<double, 3> std{0.2470, 0.2435, 0.2616};
+  bool operator==(const Normalization&) const = default;
+};
+
+// Tensors by name (a state dict), and string metadata by key.
+using TensorMap = std::map<std::string, torch::Tensor>;
+using StringMap = std::map<std::string, std::string>;
+
+}  // namespace cifar

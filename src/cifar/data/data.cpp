@@ -1,0 +1,139 @@
+// data.cpp: reading and validating the CIFAR-10 binary batch files.
+#include "cifar/data/data.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kDownloadHint =
+    "get the data set with scripts/download_cifar10.sh, or point --data (or the CIFAR10_DIR "
+    "environment variable) at a folder holding data_batch_1.bin ... test_batch.bin";
+
+// A batch file is 30,730,000 bytes; anything far larger is not one.
+constexpr uint64_t kMaxBatchFileBytes = 64 << 20;
+
+}  // namespace
+
+const std::vector<std::string>& default_class_names() {
+  static const std::vector<std::string> names{"airplane", "automobile", "bird",  "cat",  "deer",
+                                              "dog",      "frog",       "horse", "ship", "truck"};
+  return names;
+}
+
+std::vector<std::string> batch_file_names(Split split, const Cifar10Options& options) {
+  if (split == Split::kTest) return {"test_batch.bin"};
+  std::vector<std::string> names;
+  for (int64_t i = 1; i <= options.train_files; ++i) {
+    names.push_back(fmt::format("data_batch_{}.bin", i));
+  }
+  return names;
+}
+
+void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& source,
+                           int64_t records_per_file, uint8_t* images, int64_t* labels) {
+  const auto expected = static_cast<size_t>(records_per_file * kRecordBytes);
+  if (bytes.size() != expected) {
+    const bool truncated = bytes.size() < expected;
+    throw std::runtime_error(
+        fmt::format("{} is {} bytes, expected {} ({} records of {} bytes){}: {}", source,
+                    bytes.size(), expected, records_per_file, kRecordBytes,
+                    truncated ? "; the file looks truncated (an interrupted download?)"
+                              : "; this is not a CIFAR-10 binary batch file",
+                    "download it again with scripts/download_cifar10.sh"));
+  }
+  for (int64_t r = 0; r < records_per_file; ++r) {
+    const uint8_t* record = bytes.data() + r * kRecordBytes;
+    if (record[0] >= kNumClasses) {
+      throw std::runtime_error(fmt::format(
+          "{}: record {} has label {}, outside 0-9; the file is corrupt or not CIFAR-10 "
+          "(CIFAR-100 files have another layout): download it again with "
+          "scripts/download_cifar10.sh",
+          source, r, record[0]));
+    }
+    labels[r] = record[0];
+    std::memcpy(images + r * kImageBytes, record + 1, kImageBytes);
+  }
+}
+
+Cifar10Dataset read_cifar10(const fs::path& dir, Split split, const Cifar10Options& options) {
+  TORCH_CHECK(options.records_per_file > 0, "records_per_file must be positive, got ",
+              options.records_per_file);
+  check_readable_directory(dir, "CIFAR-10 directory", kDownloadHint);
+  const auto files = batch_file_names(split, options);
+  for (const auto& name : files) {
+    struct stat st {};
+    if (::stat((dir / name).c_str(), &st) != 0 && errno == ENOENT) {
+      throw std::runtime_error(
+          fmt::format("{} is missing from {}: {}", name, dir.string(), kDownloadHint));
+    }
+    check_readable_file(dir / name, "CIFAR-10 batch file");
+  }
+
+  const int64_t n = options.records_per_file * static_cast<int64_t>(files.size());
+  Cifar10Dataset data;
+  data.images = torch::empty({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
+  data.labels = torch::empty({n}, torch::kInt64);
+  for (size_t f = 0; f < files.size(); ++f) {
+    const auto path = dir / files[f];
+    const std::string bytes = read_file(path, kMaxBatchFileBytes, "CIFAR-10 batch file");
+    const int64_t offset = static_cast<int64_t>(f) * options.records_per_file;
+    parse_cifar10_records(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+                          path.string(), options.records_per_file,
+                          data.images.data_ptr<uint8_t>() + offset * kImageBytes,
+                          data.labels.data_ptr<int64_t>() + offset);
+  }
+  data.class_names = read_class_names(dir);
+  return data;
+}
+
+TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t seed) {
+  const int64_t size = train.size();
+  if (n < 0 || n >= size) {
+    throw UsageError(fmt::format(
+        "a validation split of {} images is impossible: the training set holds {}, so it must "
+        "be between 0 and {}",
+        n, size, size - 1));
+  }
+  // Its own generator: the split depends on the seed and nothing else.
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  const auto order = torch::randperm(size, generator, torch::kInt64);
+  const auto val_index = std::get<0>(order.narrow(0, 0, n).sort());
+  const auto train_index = std::get<0>(order.narrow(0, n, size - n).sort());
+  auto take = [&](const torch::Tensor& index) {
+    return Cifar10Dataset{train.images.index_select(0, index), train.labels.index_select(0, index),
+                          train.class_names};
+  };
+  return {take(train_index), take(val_index)};
+}
+
+std::vector<std::string> read_class_names(const fs::path& dir) {
+  std::ifstream in(dir / "batches.meta.txt");
+  if (!in) return default_class_names();
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) names.push_back(line);
+  }
+  // A meta file that does not hold exactly ten names is not trusted.
+  return names.size() == static_cast<size_t>(kNumClasses) ? names : default_class_names();
+}
+
+fs::path resolve_data_dir(const std::optional<std::string>& flag, const char* env_value) {
+  if (flag && !flag->empty()) return *flag;
+  if (env_value != nullptr && *env_value != '\0') return env_value;
+  return fs::path("data") / "cifar-10-batches-bin";
+}
+
+}  // namespace cifar

@@ -1,0 +1,86 @@
+// data.h: the CIFAR-10 data set in its standard binary format.
+//
+// Each batch file holds records of 3,073 bytes: one label byte (0-9), then the
+// 32x32 image as 1,024 red, 1,024 green and 1,024 blue bytes, row by row.
+// data_batch_1.bin ... data_batch_5.bin make the 50,000 training images and
+// test_batch.bin the 10,000 test images, 10,000 records per file.
+//
+// A whole split is held as one uint8 tensor (N, 3, 32, 32) and one int64
+// label tensor (N): batches are taken by index from it (see loader.h), never
+// sample by sample. Every check names the file and the problem and hints at
+// the fix.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cifar/core/types.h"
+
+namespace cifar {
+
+inline constexpr int64_t kRecordBytes = 1 + kImageBytes;  // 3,073
+inline constexpr int64_t kRecordsPerFile = 10000;
+
+enum class Split { kTrain, kTest };
+
+struct Cifar10Options {
+  // Records each batch file must hold; tests set a small number.
+  int64_t records_per_file = kRecordsPerFile;
+  int64_t train_files = 5;
+};
+
+// One split of CIFAR-10, resident in memory.
+struct Cifar10Dataset {
+  torch::Tensor images;                  // (N, 3, 32, 32) uint8
+  torch::Tensor labels;                  // (N) int64, values 0..9
+  std::vector<std::string> class_names;  // 10 names, in label order
+
+  int64_t size() const { return labels.size(0); }
+};
+
+// The standard ten class names, in label order.
+const std::vector<std::string>& default_class_names();
+
+// Names of the batch files of a split: data_batch_1.bin ... or test_batch.bin.
+std::vector<std::string> batch_file_names(Split split, const Cifar10Options& options = {});
+
+// Parses the records of one batch file held in memory. Checks the size
+// (records_per_file * 3,073 bytes) and every label; `source` names the file in
+// error messages. Writes into images (records, 3, 32, 32) and labels
+// (records), which must be contiguous uint8 / int64 CPU tensors.
+void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& source,
+                           int64_t records_per_file, uint8_t* images, int64_t* labels);
+
+// Reads a whole split from `dir`, checking that the directory and every batch
+// file exist and hold well-formed records.
+Cifar10Dataset read_cifar10(const std::filesystem::path& dir, Split split,
+                            const Cifar10Options& options = {});
+
+// A training split divided in two: `val` holds n images chosen at random by
+// `seed` alone (the same n images for the same seed and data, whatever else
+// the run does: it draws from its own generator), `train` the rest. Both keep
+// the original order of their images. n = 0 gives an empty `val`; n must
+// leave at least one training image.
+struct TrainValSplit {
+  Cifar10Dataset train;
+  Cifar10Dataset val;
+};
+TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t seed);
+
+// Class names from batches.meta.txt when present (one per line, ten lines),
+// else the standard ten.
+std::vector<std::string> read_class_names(const std::filesystem::path& dir);
+
+// Where the data is: --data DIR if given, else $CIFAR10_DIR, else
+// data/cifar-10-batches-bin. `env_value` is the value of CIFAR10_DIR, if set.
+std::filesystem::path resolve_data_dir(const std::optional<std::string>& flag,
+                                       const char* env_value);
+
+}  // namespace cifar

@@ -1,0 +1,58 @@
+// loader.h: batches from a split that lives whole on the training device.
+//
+// The uint8 images (about 150 MB for the training split) are copied to the
+// device once. Each epoch draws its plan on the CPU from a generator seeded
+// by (seed, epoch): the shuffled order, the random-crop offsets and the flips,
+// then copies the plan to the device in one go. A batch is then gathered by
+// index, cropped and flipped in one indexing operation, converted to float
+// and normalised, all on the device: no host-to-device copy per step.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+#include "cifar/data/data.h"
+
+namespace cifar {
+
+struct EpochPlan {
+  torch::Tensor order;    // (N) int64 sample indices
+  torch::Tensor offsets;  // (N, 2) int64 crop offsets in 0..8 (defined only with augment)
+  torch::Tensor flips;    // (N) bool horizontal flips (defined only with augment)
+};
+
+struct Batch {
+  torch::Tensor images;  // (B, 3, 32, 32) float, normalised
+  torch::Tensor labels;  // (B) int64
+};
+
+class DeviceDataset {
+ public:
+  DeviceDataset(const Cifar10Dataset& data, torch::Device device, Normalization norm,
+                bool channels_last = false);
+
+  int64_t size() const { return labels_.size(0); }
+  const torch::Tensor& labels() const { return labels_; }
+  torch::Device device() const { return images_.device(); }
+
+  // The same (seed, epoch) always gives the same plan, on any device.
+  EpochPlan plan_epoch(bool shuffle, bool augment, uint64_t seed, int64_t epoch) const;
+
+  // Samples plan.order[start, start + count).
+  Batch batch(const EpochPlan& plan, int64_t start, int64_t count) const;
+
+ private:
+  torch::Tensor images_;  // (N, 3, 32, 32) uint8 on the device
+  torch::Tensor labels_;  // (N) int64 on the device
+  torch::Tensor shift_;   // (1, 3, 1, 1) float: 255 * mean
+  torch::Tensor scale_;   // (1, 3, 1, 1) float: 1 / (255 * std)
+  bool channels_last_;
+};
+
+// Random crop with 4-pixel zero padding and horizontal flip, applied to a
+// whole uint8 batch: x (B, 3, 32, 32), offsets (B, 2) in 0..8, flips (B).
+torch::Tensor crop_and_flip(const torch::Tensor& x, const torch::Tensor& offsets,
+                            const torch::Tensor& flips);
+
+}  // namespace cifar

@@ -1,0 +1,313 @@
+// distributed.cpp: the launcher's environment, the c10d store and process
+// group, the collectives, and the one-line message when a peer fails.
+#include "cifar/dist/distributed.h"
+
+#include <c10/util/Logging.h>
+#include <fmt/format.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <optional>
+#include <thread>
+
+#include "cifar/core/errors.h"
+#include "cifar/dist/nccl_backend.h"
+
+namespace cifar {
+namespace {
+
+using Vars = std::map<std::string, std::string>;
+
+std::optional<std::string> lookup(const Vars& vars, const std::string& name) {
+  const auto it = vars.find(name);
+  if (it == vars.end()) return std::nullopt;
+  return it->second;
+}
+
+int parse_int(const Vars& vars, const std::string& name, int lo, int hi, int fallback) {
+  const auto text = lookup(vars, name);
+  if (!text) return fallback;
+  int value = 0;
+  const char* end = text->data() + text->size();
+  const auto [ptr, ec] = std::from_chars(text->data(), end, value);
+  if (ec != std::errc() || ptr != end || value < lo || value > hi) {
+    throw UsageError(fmt::format("environment variable {}=\"{}\" is not an integer in {}..{}", name,
+                                 *text, lo, hi));
+  }
+  return value;
+}
+
+std::string require(const Vars& vars, const std::string& name, int world_size) {
+  auto text = lookup(vars, name);
+  if (!text || text->empty()) {
+    throw UsageError(fmt::format(
+        "WORLD_SIZE={} but {} is not set: start the processes with torchrun, or set RANK, "
+        "MASTER_ADDR and MASTER_PORT for each (see the README, 'Several processes')",
+        world_size, name));
+  }
+  return *text;
+}
+
+std::string without_final_period(std::string text) {
+  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// While alive, c10d logs nothing below fatal: on a dead peer its store calls log
+// each failure with a C++ stack trace before throwing, and we already turn
+// the exception into one line. Restores c10's log level when it goes.
+class QuietC10dLogs {
+ public:
+  QuietC10dLogs() : saved_(FLAGS_caffe2_log_level) {
+    FLAGS_caffe2_log_level = std::max(saved_, 3);  // 3: fatal only
+  }
+  ~QuietC10dLogs() { FLAGS_caffe2_log_level = saved_; }
+  QuietC10dLogs(const QuietC10dLogs&) = delete;
+  QuietC10dLogs& operator=(const QuietC10dLogs&) = delete;
+
+ private:
+  int saved_;
+};
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+}  // namespace
+
+DistEnv parse_dist_env(const Vars& vars) {
+  DistEnv env;
+  env.world_size = parse_int(vars, "WORLD_SIZE", 1, 1 << 20, 1);
+  if (env.world_size == 1) return env;
+  (void)require(vars, "RANK", env.world_size);
+  env.rank = parse_int(vars, "RANK", 0, env.world_size - 1, 0);
+  env.local_rank = parse_int(vars, "LOCAL_RANK", 0, 1 << 20, env.rank);
+  env.local_world_size = parse_int(vars, "LOCAL_WORLD_SIZE", 1, env.world_size, env.world_size);
+  env.master_addr = require(vars, "MASTER_ADDR", env.world_size);
+  (void)require(vars, "MASTER_PORT", env.world_size);
+  env.master_port = parse_int(vars, "MASTER_PORT", 1, 65535, 0);
+  env.restart_count = parse_int(vars, "TORCHELASTIC_RESTART_COUNT", 0, 1 << 20, 0);
+  if (const auto agent = lookup(vars, "TORCHELASTIC_USE_AGENT_STORE")) {
+    if (*agent == "True" || *agent == "true" || *agent == "1") {
+      env.use_agent_store = true;
+    } else if (!(*agent == "False" || *agent == "false" || *agent == "0" || agent->empty())) {
+      throw UsageError(fmt::format(
+          "environment variable TORCHELASTIC_USE_AGENT_STORE=\"{}\" is not True or False", *agent));
+    }
+  }
+  return env;
+}
+
+// --- PendingCollective -------------------------------------------------------------
+
+struct PendingCollective::Impl {
+  Distributed* owner = nullptr;
+  std::string operation;
+  std::vector<at::Tensor> tensors;  // kept alive while the transport works on them
+  c10::intrusive_ptr<c10d::Work> work;
+};
+
+PendingCollective::PendingCollective() = default;
+PendingCollective::~PendingCollective() = default;
+PendingCollective::PendingCollective(PendingCollective&&) noexcept = default;
+PendingCollective& PendingCollective::operator=(PendingCollective&&) noexcept = default;
+
+void PendingCollective::wait() {
+  if (!impl_ || !impl_->work) return;  // one process, or already waited
+  auto work = std::move(impl_->work);
+  try {
+    work->wait();
+  } catch (const std::exception& e) {
+    impl_->owner->fail(impl_->operation, e);
+  }
+}
+
+// --- Distributed -------------------------------------------------------------------
+
+struct Distributed::State {
+  c10::intrusive_ptr<c10d::Store> store;  // the TCPStore under this run's prefix
+  c10::intrusive_ptr<c10d::Backend> backend;
+  std::string backend_name;
+  bool serves_store = false;
+  bool failed = false;
+};
+
+Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions options)
+    : env_(env), options_(options) {
+  if (env_.world_size == 1) return;
+  TORCH_CHECK(options_.timeout.count() > 0, "--dist-timeout must be positive, got ",
+              options_.timeout.count(), " ms");
+  auto state = std::make_unique<State>();
+  state->serves_store = !env_.use_agent_store && env_.rank == 0;
+  state->backend_name = device.is_cuda() ? "nccl" : "gloo";
+  try {
+    QuietC10dLogs quiet;  // connection retries: the failure is one line below
+    c10d::TCPStoreOptions store_options;
+    store_options.port = static_cast<std::uint16_t>(env_.master_port);
+    store_options.isServer = state->serves_store;
+    // Every rank checks in with the server, which waits for all of them
+    // (torchrun's agent store does its own counting: clients skip it there).
+    if (!env_.use_agent_store) store_options.numWorkers = static_cast<std::size_t>(env_.world_size);
+    store_options.waitWorkers = !env_.use_agent_store;
+    store_options.timeout = options_.timeout;
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(env_.master_addr, store_options);
+    state->store = c10::make_intrusive<c10d::PrefixStore>(
+        fmt::format("cifar-train/attempt_{}", env_.restart_count), tcp);
+    if (device.is_cuda()) {
+      state->backend = make_nccl_backend(state->store, env_.rank, env_.world_size, env_.local_rank,
+                                         options_.timeout);
+    } else {
+      // Devices come from the wheel's own functions (its gloo is newer than
+      // the headers we compile against): never touch gloo objects directly.
+      auto gloo = c10d::ProcessGroupGloo::Options::create(options_.timeout);
+      gloo->devices.push_back(is_loopback(env_.master_addr)
+                                  ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                  : c10d::ProcessGroupGloo::createDefaultDevice());
+      gloo->threads = options_.gloo_threads;
+      state->backend = c10::make_intrusive<c10d::ProcessGroupGloo>(state->store, env_.rank,
+                                                                   env_.world_size, gloo);
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format(
+        "distributed set-up failed on rank {} of {} ({} store at {}:{}, timeout {} s): {}. Check "
+        "that all {} processes were started with the same MASTER_ADDR, MASTER_PORT and "
+        "WORLD_SIZE and that the port is free and reachable, or raise --dist-timeout",
+        env_.rank, env_.world_size, state->serves_store ? "serving the" : "client of the",
+        env_.master_addr, env_.master_port, options_.timeout.count() / 1000,
+        without_final_period(first_line(e.what())), env_.world_size));
+  }
+  state_ = std::move(state);
+}
+
+Distributed::~Distributed() {
+  if (state_ && state_->failed) {
+    // After a transport failure the group's worker threads may still be
+    // blocked on a dead peer until the timeout: do not join them, let the
+    // process exit. (Deliberately leaked; the process is about to end.)
+    (void)state_->backend.release();
+    (void)state_->store.release();
+  }
+}
+
+std::string Distributed::backend_name() const {
+  return state_ ? state_->backend_name : "none";
+}
+
+void Distributed::broadcast(std::vector<torch::Tensor> tensors) {
+  if (env_.world_size == 1) return;
+  torch::NoGradGuard no_grad;
+  // One collective per dtype: the tensors flattened into one buffer.
+  std::map<torch::ScalarType, std::vector<torch::Tensor>> groups;
+  for (auto& t : tensors) groups[t.scalar_type()].push_back(t.detach());
+  for (auto& [dtype, group] : groups) {
+    std::vector<torch::Tensor> flat_parts;
+    for (const auto& t : group) flat_parts.push_back(t.reshape({-1}));
+    std::vector<at::Tensor> flat = {torch::cat(flat_parts)};
+    try {
+      state_->backend->broadcast(flat)->wait();
+    } catch (const std::exception& e) {
+      fail("broadcast", e);
+    }
+    if (env_.rank == 0) continue;
+    int64_t offset = 0;
+    for (auto& t : group) {
+      t.copy_(flat[0].narrow(0, offset, t.numel()).view(t.sizes()));
+      offset += t.numel();
+    }
+  }
+}
+
+void Distributed::broadcast_module(torch::nn::Module& module) {
+  std::vector<torch::Tensor> all = module.parameters();
+  for (auto& b : module.buffers()) all.push_back(b);
+  broadcast(std::move(all));
+}
+
+void Distributed::broadcast_buffers(torch::nn::Module& module) {
+  broadcast(module.buffers());
+}
+
+PendingCollective Distributed::all_reduce_sum_async(const torch::Tensor& tensor) {
+  PendingCollective pending;
+  if (env_.world_size == 1) return pending;
+  TORCH_CHECK(tensor.is_contiguous(), "all_reduce_sum needs a contiguous tensor");
+  pending.impl_ = std::make_unique<PendingCollective::Impl>();
+  pending.impl_->owner = this;
+  pending.impl_->operation = "all-reduce";
+  pending.impl_->tensors = {tensor};
+  try {
+    pending.impl_->work = state_->backend->allreduce(pending.impl_->tensors);
+  } catch (const std::exception& e) {
+    fail("all-reduce", e);
+  }
+  return pending;
+}
+
+void Distributed::all_reduce_sum(torch::Tensor& tensor) {
+  if (env_.world_size == 1) return;
+  auto pending = all_reduce_sum_async(tensor);
+  pending.wait();
+}
+
+void Distributed::report_failure(const std::string& what) noexcept {
+  if (!state_) return;
+  QuietC10dLogs quiet;
+  try {
+    state_->store->set(fmt::format("failure/cause/{}", env_.rank), first_line(what));
+  } catch (...) {  // best effort: the store may be gone too
+  }
+}
+
+void Distributed::fail(const std::string& operation, const std::exception& error) {
+  state_->failed = true;
+  const std::string cause = first_line(error.what());
+  // Roll call: every surviving rank checks in; whoever has not within a few
+  // seconds (or the timeout, if shorter) is named.
+  std::string who;
+  QuietC10dLogs quiet;
+  try {
+    auto& store = *state_->store;
+    store.set(fmt::format("failure/alive/{}", env_.rank), "1");
+    const auto grace =
+        std::min<std::chrono::milliseconds>(std::chrono::seconds(3), options_.timeout);
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    std::vector<int> missing;
+    for (;;) {
+      missing.clear();
+      for (int r = 0; r < env_.world_size; ++r) {
+        if (r != env_.rank && !store.check({fmt::format("failure/alive/{}", r)})) {
+          missing.push_back(r);
+        }
+      }
+      if (missing.empty() || std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    for (int r : missing) {
+      if (!who.empty()) who += "; ";
+      const auto key = fmt::format("failure/cause/{}", r);
+      if (store.check({key})) {
+        const auto bytes = store.get(key);
+        who += fmt::format("rank {} failed: {}", r, std::string(bytes.begin(), bytes.end()));
+      } else {
+        who += fmt::format(
+            "rank {} stopped answering (killed, out of memory, or its machine is "
+            "gone: see its own output)",
+            r);
+      }
+    }
+    if (who.empty()) who = "every rank still answers (a network fault, or a collective timed out)";
+  } catch (const std::exception&) {
+    who = env_.use_agent_store
+              ? "the launcher's store no longer answers (torchrun's agent is gone)"
+              : "rank 0 stopped answering (the store it served is gone: killed, out of memory, "
+                "or its machine is gone: see its own output)";
+  }
+  throw std::runtime_error(fmt::format("distributed {} failed on rank {} of {}: {}. Transport: {}",
+                                       operation, env_.rank, env_.world_size, who, cause));
+}
+
+}  // namespace cifar

@@ -1,0 +1,44 @@
+// nccl_backend.cpp: the NCCL process group (CUDA builds), or a stub.
+#include "cifar/dist/nccl_backend.h"
+
+#include <stdexcept>
+
+#if defined(CIFAR_HAS_CUDA) && defined(CIFAR_HAS_NCCL)
+#include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+namespace cifar {
+
+#if defined(CIFAR_HAS_CUDA) && defined(CIFAR_HAS_NCCL)
+
+bool nccl_compiled() {
+  return true;
+}
+
+c10::intrusive_ptr<c10d::Backend> make_nccl_backend(const c10::intrusive_ptr<c10d::Store>& store,
+                                                    int rank, int size, int device_index,
+                                                    std::chrono::milliseconds timeout) {
+  // One process per GPU: the device is chosen before NCCL sees it.
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(device_index));
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = timeout;
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);
+}
+
+#else
+
+bool nccl_compiled() {
+  return false;
+}
+
+c10::intrusive_ptr<c10d::Backend> make_nccl_backend(const c10::intrusive_ptr<c10d::Store>&, int,
+                                                    int, int, std::chrono::milliseconds) {
+  throw std::runtime_error(
+      "this cifar-train was built without NCCL (no CUDA LibTorch or no nccl.h): train on several "
+      "GPUs with a CUDA build, or use --device cpu (gloo)");
+}
+
+#endif
+
+}  // namespace cifar

@@ -1,0 +1,298 @@
+// unpickle.cpp: see unpickle.h.
+#include "cifar/formats/unpickle.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <stdexcept>
+
+namespace cifar::pickle {
+namespace {
+
+ValuePtr make(auto x) {
+  auto p = std::make_shared<Value>();
+  p->v = std::move(x);
+  return p;
+}
+
+std::vector<int64_t> int_tuple(const Value& value, const char* what) {
+  const auto* t = std::get_if<Tuple>(&value.v);
+  if (t == nullptr)
+    throw std::runtime_error(fmt::format("{} is a {}, not a tuple", what, type_name(value)));
+  std::vector<int64_t> out;
+  for (const auto& item : t->items) {
+    const auto* i = std::get_if<int64_t>(&item->v);
+    if (i == nullptr || *i < 0) throw std::runtime_error(fmt::format("{} holds a non-size", what));
+    out.push_back(*i);
+  }
+  return out;
+}
+
+// torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, meta])
+torch::Tensor rebuild_tensor(const Value& args) {
+  const auto* t = std::get_if<Tuple>(&args.v);
+  if (t == nullptr || t->items.size() < 4) {
+    throw std::runtime_error("_rebuild_tensor_v2 called without (storage, offset, size, stride)");
+  }
+  const auto* storage = std::get_if<Storage>(&t->items[0]->v);
+  const auto* offset = std::get_if<int64_t>(&t->items[1]->v);
+  if (storage == nullptr || offset == nullptr || *offset < 0) {
+    throw std::runtime_error("_rebuild_tensor_v2 has no storage or a bad offset");
+  }
+  const auto size = int_tuple(*t->items[2], "a tensor's size");
+  const auto stride = int_tuple(*t->items[3], "a tensor's stride");
+  if (size.size() != stride.size())
+    throw std::runtime_error("a tensor's size and stride differ in length");
+  int64_t last = *offset;  // the furthest element the view touches
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == 0) empty = true;
+    if (size[i] > (int64_t{1} << 40) || stride[i] > (int64_t{1} << 40)) {
+      throw std::runtime_error("a tensor's size or stride is implausibly large");
+    }
+    if (size[i] > 0) last += (size[i] - 1) * stride[i];
+  }
+  if (!empty && last >= storage->data.numel()) {
+    throw std::runtime_error(
+        fmt::format("a tensor reaches element {} of a storage of {}", last, storage->data.numel()));
+  }
+  if (empty) return torch::empty(size, storage->data.options());
+  return storage->data.as_strided(size, stride, *offset).clone();
+}
+
+class Unpickler {
+ public:
+  Unpickler(std::string_view pickle, const StorageLoader& load) : in_(pickle), load_(load) {}
+
+  ValuePtr run() {
+    while (true) {
+      const uint8_t op = byte();
+      if (op == '.') {
+        if (stack_.size() != 1) throw std::runtime_error("the pickle ends with a malformed stack");
+        return stack_.back();
+      }
+      step(op);
+    }
+  }
+
+ private:
+  std::string_view take(size_t n) {
+    if (n > in_.size() - pos_) throw std::runtime_error("the pickle is truncated");
+    auto s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  uint8_t byte() { return static_cast<uint8_t>(take(1)[0]); }
+  uint64_t le(size_t n) {
+    const auto s = take(n);
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;) v = v << 8 | static_cast<uint8_t>(s[i]);
+    return v;
+  }
+  std::string line() {
+    const auto end = in_.find('\n', pos_);
+    if (end == std::string_view::npos) throw std::runtime_error("the pickle is truncated");
+    std::string s(in_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return s;
+  }
+  ValuePtr pop() {
+    if (stack_.empty() || std::holds_alternative<Mark>(stack_.back()->v)) {
+      throw std::runtime_error("the pickle pops an empty stack");
+    }
+    auto v = stack_.back();
+    stack_.pop_back();
+    return v;
+  }
+  Items pop_to_mark() {
+    if (marks_.empty() || marks_.back() > stack_.size())
+      throw std::runtime_error("the pickle has no mark");
+    Items items(stack_.begin() + static_cast<std::ptrdiff_t>(marks_.back()), stack_.end());
+    stack_.resize(marks_.back());
+    marks_.pop_back();
+    return items;
+  }
+  ValuePtr& top() {
+    if (stack_.empty()) throw std::runtime_error("the pickle reads an empty stack");
+    return stack_.back();
+  }
+  void memo_put(uint64_t id) {
+    if (id > in_.size()) throw std::runtime_error("the pickle's memo index is out of range");
+    if (memo_.size() <= id) memo_.resize(id + 1);
+    memo_[id] = top();
+  }
+  void memo_get(uint64_t id) {
+    if (id >= memo_.size() || !memo_[id])
+      throw std::runtime_error("the pickle reads an unset memo entry");
+    stack_.push_back(memo_[id]);
+  }
+  Dict& dict_at(ValuePtr& v) {
+    auto* d = std::get_if<Dict>(&v->v);
+    if (d == nullptr)
+      throw std::runtime_error(fmt::format("the pickle sets items on a {}", type_name(*v)));
+    return *d;
+  }
+  void set_items(ValuePtr& target, const Items& kv) {
+    if (kv.size() % 2 != 0) throw std::runtime_error("the pickle sets an odd number of items");
+    auto& d = dict_at(target);
+    for (size_t i = 0; i < kv.size(); i += 2) d.items.emplace_back(kv[i], kv[i + 1]);
+  }
+  void append(ValuePtr& target, const Items& items) {
+    auto* l = std::get_if<List>(&target->v);
+    if (l == nullptr)
+      throw std::runtime_error(fmt::format("the pickle appends to a {}", type_name(*target)));
+    l->items.insert(l->items.end(), items.begin(), items.end());
+  }
+  void push_global(const std::string& module, const std::string& name) {
+    const std::string full = module + "." + name;
+    if (full == "collections.OrderedDict" || full == "torch._utils._rebuild_tensor_v2" ||
+        full == "torch._utils._rebuild_parameter" ||
+        (module == "torch" && name.ends_with("Storage"))) {
+      stack_.push_back(make(Global{full}));
+      return;
+    }
+    throw std::runtime_error(
+        fmt::format("it holds a Python object of type {}, which a weights file does not need; save "
+                    "model.state_dict() (tensors only) instead",
+                    full));
+  }
+  void reduce(const ValuePtr& callable, const ValuePtr& args) {
+    const auto* g = std::get_if<Global>(&callable->v);
+    if (g == nullptr) throw std::runtime_error("the pickle calls something that is not a class");
+    if (g->name == "collections.OrderedDict") {
+      stack_.push_back(make(Dict{}));
+    } else if (g->name == "torch._utils._rebuild_tensor_v2") {
+      stack_.push_back(make(rebuild_tensor(*args)));
+    } else if (g->name == "torch._utils._rebuild_parameter") {  // (data, requires_grad, hooks)
+      const auto* t = std::get_if<Tuple>(&args->v);
+      if (t == nullptr || t->items.empty() ||
+          !std::holds_alternative<torch::Tensor>(t->items[0]->v)) {
+        throw std::runtime_error("_rebuild_parameter called without a tensor");
+      }
+      stack_.push_back(t->items[0]);
+    } else {
+      throw std::runtime_error(fmt::format("the pickle calls {}, which is not allowed", g->name));
+    }
+  }
+  // ("storage", torch.FloatStorage, key, device, numel) -> the bytes of data/<key>
+  ValuePtr load_storage(const ValuePtr& pid) {
+    const auto* t = std::get_if<Tuple>(&pid->v);
+    if (t == nullptr || t->items.size() != 5)
+      throw std::runtime_error("a storage reference is malformed");
+    const auto* kind = std::get_if<std::string>(&t->items[0]->v);
+    const auto* type = std::get_if<Global>(&t->items[1]->v);
+    const auto* key = std::get_if<std::string>(&t->items[2]->v);
+    const auto* numel = std::get_if<int64_t>(&t->items[4]->v);
+    if (kind == nullptr || *kind != "storage" || type == nullptr || key == nullptr ||
+        numel == nullptr || *numel < 0) {
+      throw std::runtime_error("a storage reference is malformed");
+    }
+    auto data = load_(*key, storage_dtype(type->name), *numel);
+    return make(Storage{data});
+  }
+  static torch::ScalarType storage_dtype(const std::string& name) {
+    static const std::pair<const char*, torch::ScalarType> kTypes[] = {
+        {"torch.FloatStorage", torch::kFloat32}, {"torch.DoubleStorage", torch::kFloat64},
+        {"torch.HalfStorage", torch::kFloat16},  {"torch.BFloat16Storage", torch::kBFloat16},
+        {"torch.LongStorage", torch::kInt64},    {"torch.IntStorage", torch::kInt32},
+        {"torch.ShortStorage", torch::kInt16},   {"torch.CharStorage", torch::kInt8},
+        {"torch.ByteStorage", torch::kUInt8},    {"torch.BoolStorage", torch::kBool}};
+    for (const auto& [n, t] : kTypes) {
+      if (name == n) return t;
+    }
+    throw std::runtime_error(fmt::format("storage type {} is not supported", name));
+  }
+
+  uint64_t be64() {  // BINFLOAT is big-endian
+    const auto s = take(8);
+    uint64_t v = 0;
+    for (char c : s) v = v << 8 | static_cast<uint8_t>(c);
+    return v;
+  }
+  int64_t long1() {  // n little-endian two's-complement bytes
+    const size_t n = byte();
+    if (n > 8) throw std::runtime_error("the pickle holds an integer wider than 64 bits");
+    uint64_t v = n ? le(n) : 0;
+    if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t{0} << (8 * n);
+    return static_cast<int64_t>(v);
+  }
+  static const std::string& str(const Value& v) {
+    const auto* s = std::get_if<std::string>(&v.v);
+    if (s == nullptr) throw std::runtime_error("the pickle names a class with a non-string");
+    return *s;
+  }
+  void step(uint8_t op);
+
+  std::string_view in_;
+  size_t pos_ = 0;
+  const StorageLoader& load_;
+  Items stack_;
+  std::vector<size_t> marks_;
+  Items memo_;
+};
+
+// One line per opcode reads best.
+// clang-format off
+void Unpickler::step(uint8_t op) {
+  switch (op) {
+    case 0x80: byte(); break;  // PROTO
+    case 0x95: le(8); break;   // FRAME
+    case '(': marks_.push_back(stack_.size()); break;
+    case '0': pop(); break;
+    case '1': pop_to_mark(); break;
+    case '2': stack_.push_back(top()); break;
+    case 'N': stack_.push_back(make(std::monostate{})); break;
+    case 0x88: stack_.push_back(make(true)); break;
+    case 0x89: stack_.push_back(make(false)); break;
+    case 'K': stack_.push_back(make(static_cast<int64_t>(le(1)))); break;
+    case 'M': stack_.push_back(make(static_cast<int64_t>(le(2)))); break;
+    case 'J': stack_.push_back(make(static_cast<int64_t>(static_cast<int32_t>(le(4))))); break;
+    case 0x8a: stack_.push_back(make(long1())); break;
+    case 'G': stack_.push_back(make(std::bit_cast<double>(be64()))); break;
+    case 'X': case 'B': stack_.push_back(make(std::string(take(le(4))))); break;
+    case 0x8c: case 'C': case 'U': stack_.push_back(make(std::string(take(byte())))); break;
+    case 0x8d: case 0x8e: stack_.push_back(make(std::string(take(le(8))))); break;
+    case ')': stack_.push_back(make(Tuple{})); break;
+    case 't': stack_.push_back(make(Tuple{pop_to_mark()})); break;
+    case 0x85: case 0x86: case 0x87: {
+      Items items(op - 0x84);
+      for (size_t i = items.size(); i-- > 0;) items[i] = pop();
+      stack_.push_back(make(Tuple{std::move(items)}));
+    } break;
+    case ']': stack_.push_back(make(List{})); break;
+    case 'l': stack_.push_back(make(List{pop_to_mark()})); break;
+    case 'a': { auto v = pop(); append(top(), {v}); } break;
+    case 'e': { auto items = pop_to_mark(); append(top(), items); } break;
+    case '}': stack_.push_back(make(Dict{})); break;
+    case 'd': { auto items = pop_to_mark(); stack_.push_back(make(Dict{})); set_items(top(), items); } break;
+    case 's': { auto v = pop(); auto k = pop(); set_items(top(), {k, v}); } break;
+    case 'u': { auto items = pop_to_mark(); set_items(top(), items); } break;
+    case 'c': { auto module = line(); push_global(module, line()); } break;
+    case 0x93: { auto name = pop(); auto module = pop(); push_global(str(*module), str(*name)); } break;
+    case 'R': case 0x81: { auto args = pop(); auto callable = pop(); reduce(callable, args); } break;
+    case 'b': pop(); top(); break;  // BUILD: object state (OrderedDict._metadata) is not needed
+    case 'Q': stack_.push_back(load_storage(pop())); break;
+    case 'q': memo_put(le(1)); break;
+    case 'r': memo_put(le(4)); break;
+    case 0x94: memo_put(memo_.size()); break;
+    case 'h': memo_get(le(1)); break;
+    case 'j': memo_get(le(4)); break;
+    default:
+      throw std::runtime_error(fmt::format("the pickle uses opcode 0x{:02x}, which torch.save does not write", op));
+  }
+}
+// clang-format on
+
+}  // namespace
+
+const char* type_name(const Value& value) {
+  constexpr const char* names[] = {"None", "bool", "int",    "float",   "str",   "tuple",
+                                   "list", "dict", "tensor", "storage", "class", "mark"};
+  return names[value.v.index()];
+}
+
+ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage) {
+  return Unpickler(pickle, load_storage).run();
+}
+
+}  // namespace cifar::pickle

@@ -1,0 +1,129 @@
+// checkpoint.cpp: encoding, saving and loading checkpoints (the checks of a
+// file's front and checksum are in checkpoint_header.cpp).
+#include "cifar/io/checkpoint.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cifar/core/errors.h"
+#include "cifar/core/stateful.h"
+#include "cifar/formats/checksum.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+void put_u32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+[[noreturn]] void fail(const std::string& source, const std::string& problem) {
+  throw std::runtime_error(fmt::format("checkpoint {}: {}", source, problem));
+}
+
+}  // namespace
+
+std::string encode_checkpoint(const CheckpointInfo& info, ClassifierImpl& model,
+                              const Stateful* optimizer) {
+  torch::serialize::OutputArchive archive;
+  torch::serialize::OutputArchive model_archive;
+  model.save(model_archive);
+  archive.write("model", model_archive);
+  if (optimizer != nullptr) {
+    torch::serialize::OutputArchive optimizer_archive;
+    optimizer->save(optimizer_archive);
+    archive.write("optimizer", optimizer_archive);
+  }
+  std::string payload;
+  archive.save_to([&payload](const void* data, size_t size) {
+    payload.append(static_cast<const char*>(data), size);
+    return size;
+  });
+
+  json j = to_json(info);
+  j["payload_bytes"] = static_cast<uint64_t>(payload.size());
+  j["has_optimizer"] = optimizer != nullptr;
+  const std::string header = j.dump(1);
+  std::string out(kCheckpointMagic, sizeof(kCheckpointMagic));
+  put_u32(out, kCheckpointFormatVersion);
+  put_u32(out, static_cast<uint32_t>(header.size()));
+  out += header;
+  out += payload;
+  const Sha256Digest digest =
+      sha256(std::span(reinterpret_cast<const uint8_t*>(out.data()), out.size()));
+  out.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  return out;
+}
+
+void save_checkpoint(const fs::path& path, const CheckpointInfo& info, ClassifierImpl& model,
+                     const Stateful* optimizer) {
+  write_file_atomically(path, encode_checkpoint(info, model, optimizer));
+}
+
+namespace {
+
+std::string read_checkpoint_file(const fs::path& path) {
+  return read_file(path, kMaxCheckpointBytes, "checkpoint",
+                   fmt::format("train one with cifar-train --checkpoint {}", path.string()));
+}
+
+torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const std::string& src) {
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(c.bytes.data() + c.header.payload_offset, c.header.payload_size);
+  } catch (const c10::Error& e) {
+    fail(src,
+         fmt::format("the weights cannot be read ({}); the file is damaged", first_line(e.what())));
+  }
+  return archive;
+}
+
+}  // namespace
+
+LoadedCheckpoint load_checkpoint(const fs::path& path) {
+  const std::string source = path.string();
+  LoadedCheckpoint c;
+  c.bytes = read_checkpoint_file(path);
+  c.header = parse_checkpoint_header(
+      std::span(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size()), source);
+  if (!c.header.verified) {
+    spdlog::warn(
+        "checkpoint {} has format version {}, written before checkpoints carried a checksum: "
+        "it cannot be verified, so damage to it would go unnoticed (saving it again with this "
+        "cifar-train adds a checksum)",
+        source, c.header.version);
+  }
+  c.info = c.header.info;
+  c.model = make_model(c.info.model_options());
+  auto archive = payload_archive(c, source);
+  try {
+    torch::serialize::InputArchive model_archive;
+    archive.read("model", model_archive);
+    c.model->load(model_archive);
+  } catch (const c10::Error& e) {
+    fail(source,
+         fmt::format("its weights do not fit a {} model ({})", c.info.model, first_line(e.what())));
+  }
+  return c;
+}
+
+void load_optimizer_state(const LoadedCheckpoint& c, Stateful& optimizer) {
+  const std::string source = "(resume)";
+  auto archive = payload_archive(c, source);
+  torch::serialize::InputArchive optimizer_archive;
+  if (!archive.try_read("optimizer", optimizer_archive)) {
+    throw std::runtime_error(
+        "the checkpoint holds no optimizer state, so it cannot be resumed; "
+        "start a new run from it instead");
+  }
+  try {
+    optimizer.load(optimizer_archive);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(
+        fmt::format("the checkpoint's optimizer state does not fit: {}", first_line(e.what())));
+  }
+}
+
+}  // namespace cifar

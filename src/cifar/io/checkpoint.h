@@ -1,0 +1,123 @@
+// checkpoint.h: one file that holds everything to evaluate or resume a run.
+//
+// Layout, format version 2 (all integers little-endian):
+//   magic      8 bytes   "CIFARTRN"
+//   version    u32       kCheckpointFormatVersion
+//   header_len u32       length of the JSON header that follows
+//   header     JSON      model name and options, epoch, step, accuracies,
+//                        normalisation, class names, the resolved config
+//                        (TOML), the LibTorch version, the run's identity
+//                        (run_id), the payload's length
+//   payload    bytes     a LibTorch archive: "model" (parameters and buffers
+//                        under their Python names) and "optimizer" (SGD
+//                        momentum buffers)
+//   checksum   32 bytes  SHA-256 of every byte before it (see checksum.h)
+// The checksum is checked on every load before anything else is trusted, so
+// one changed byte anywhere (weights, momentum, JSON header, version field)
+// is refused with one message saying the file is damaged. Version 1 files
+// (the same without the checksum) are still read, with a warning that they
+// cannot be verified. A version field that is not 1 or 2 is "newer" only when
+// it is exactly 3 and the file is not a damaged version-2 file; anything else
+// is "damaged or not a cifar-train checkpoint". Files are written atomically
+// (see file_io.h).
+//
+// run_id identifies the run that wrote the file: the run folder's absolute
+// path, the UTC start time and the process id. A resumed run keeps the
+// run_id of the checkpoint it resumes, so cifar-train can tell a checkpoint
+// of this run from one of another run that it is about to replace (run_dir.h).
+// Empty in version-1 files.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cifar/core/file_io.h"  // write_file_atomically, ensure_writable
+#include "cifar/data/data.h"
+#include "cifar/model/models.h"
+
+namespace cifar {
+
+class Stateful;
+
+inline constexpr char kCheckpointMagic[8] = {'C', 'I', 'F', 'A', 'R', 'T', 'R', 'N'};
+inline constexpr uint32_t kCheckpointFormatVersion = 2;
+// Version 1: the same layout without the trailing checksum.
+inline constexpr uint32_t kUncheckedFormatVersion = 1;
+inline constexpr size_t kChecksumBytes = 32;
+// A file larger than this is not a cifar-train checkpoint.
+inline constexpr uint64_t kMaxCheckpointBytes = uint64_t{4} << 30;
+// A header larger than this is not a cifar-train checkpoint.
+inline constexpr uint32_t kMaxHeaderBytes = 16 * 1024 * 1024;
+
+struct CheckpointInfo {
+  std::string model = "net";
+  std::string stem = "cifar";  // ResNet stem
+  int64_t num_classes = 10;
+  int64_t epoch = 0;          // epochs completed
+  int64_t step_in_epoch = 0;  // > 0 when written mid-epoch (after an interrupt)
+  int64_t global_step = 0;
+  double test_accuracy = -1;  // of this epoch, -1 when not measured
+  double best_accuracy = -1;
+  Normalization normalization;
+  std::vector<std::string> class_names;
+  std::string config_toml;  // the resolved settings of the run
+  std::string libtorch_version;
+  std::string run_id;      // the run that wrote it (see above); empty in version 1
+  int64_t world_size = 1;  // processes that trained it (the global batch is the same for any)
+
+  ModelOptions model_options() const;
+};
+
+nlohmann::json to_json(const CheckpointInfo& info);
+CheckpointInfo checkpoint_info_from_json(const nlohmann::json& j, const std::string& source);
+
+// The parsed front of a checkpoint file: the header and where the payload is.
+struct CheckpointHeader {
+  uint32_t version = 0;
+  CheckpointInfo info;
+  size_t payload_offset = 0;
+  size_t payload_size = 0;
+  bool verified = false;  // the checksum matched (false for version 1 files)
+};
+
+// Checks magic, version, checksum, lengths and header fields of a whole file
+// held in memory; throws std::runtime_error naming `source` and the problem
+// (with the word "damaged" whenever the bytes are not what was written).
+CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes, const std::string& source);
+
+// Serialises model (+ optimizer, when given) and info into checkpoint bytes.
+std::string encode_checkpoint(const CheckpointInfo& info, ClassifierImpl& model,
+                              const Stateful* optimizer);
+
+void save_checkpoint(const std::filesystem::path& path, const CheckpointInfo& info,
+                     ClassifierImpl& model, const Stateful* optimizer);
+
+// A checkpoint read back: its info and a model built from it, on the CPU.
+struct LoadedCheckpoint {
+  CheckpointInfo info;
+  Classifier model;
+  std::string bytes;  // the file, kept so the optimizer can be restored later
+  CheckpointHeader header;
+};
+
+// Reads, verifies and loads a checkpoint; a version-1 file loads with a
+// warning (spdlog::warn) that it cannot be verified.
+LoadedCheckpoint load_checkpoint(const std::filesystem::path& path);
+
+// Reads only the front of a checkpoint (magic, version, JSON header), without
+// the payload and without verifying the checksum: cheap, for describing a
+// file (run_dir.h), never for loading one. nullopt when the file does not
+// exist; throws std::runtime_error when it is not a readable checkpoint.
+std::optional<CheckpointInfo> peek_checkpoint_info(const std::filesystem::path& path);
+
+// Restores the optimizer's state from a loaded checkpoint.
+void load_optimizer_state(const LoadedCheckpoint& checkpoint, Stateful& optimizer);
+
+}  // namespace cifar

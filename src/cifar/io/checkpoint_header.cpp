@@ -1,0 +1,252 @@
+// checkpoint_header.cpp: checking the front and the checksum of a checkpoint.
+//
+// Everything that decides whether a checkpoint's bytes can be trusted lives
+// here: magic, format version, SHA-256 trailer, lengths and the JSON header's
+// fields (layout in checkpoint.h). Loading the payload is checkpoint.cpp's.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "cifar/core/errors.h"
+#include "cifar/formats/checksum.h"
+#include "cifar/io/checkpoint.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+void put_u32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint32_t get_u32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+[[noreturn]] void fail(const std::string& source, const std::string& problem) {
+  throw std::runtime_error(fmt::format("checkpoint {}: {}", source, problem));
+}
+
+[[noreturn]] void damaged(const std::string& source, const std::string& why) {
+  throw std::runtime_error(fmt::format(
+      "checkpoint {} is damaged: {}; it cannot be used: take another checkpoint (the run "
+      "folder's last.pt or best.pt) or train again",
+      source, why));
+}
+
+constexpr size_t kFixed = sizeof(kCheckpointMagic) + 4 + 4;
+
+// Whether the SHA-256 trailer of a version-2 file matches the bytes before
+// it, reading the version field as `version_field` (the one stored, or the
+// current version to test whether only the version field was damaged).
+bool checksum_matches(std::span<const uint8_t> bytes, uint32_t version_field) {
+  if (bytes.size() < kFixed + kChecksumBytes) return false;
+  const size_t body = bytes.size() - kChecksumBytes;
+  std::string version;
+  put_u32(version, version_field);
+  Sha256 h;
+  h.update(bytes.first(8));
+  h.update(std::span(reinterpret_cast<const uint8_t*>(version.data()), 4));
+  h.update(bytes.subspan(12, body - 12));
+  const Sha256Digest d = h.digest();
+  return std::memcmp(d.data(), bytes.data() + body, kChecksumBytes) == 0;
+}
+
+// For a file whose checksum does not match: what its own lengths say, as a
+// hint of what happened (truncated, extended, or bytes changed in place).
+std::string damage_hint(std::span<const uint8_t> bytes) {
+  const uint64_t header_len = get_u32(bytes.data() + 12);
+  if (kFixed + header_len > bytes.size()) {
+    return fmt::format("its header runs past the end of the file ({} bytes): it is truncated",
+                       bytes.size());
+  }
+  json j = json::parse(bytes.begin() + kFixed, bytes.begin() + kFixed + header_len, nullptr,
+                       /*allow_exceptions=*/false);
+  const auto it = j.is_object() ? j.find("payload_bytes") : j.end();
+  if (!j.is_object() || it == j.end() || !it->is_number_unsigned()) {
+    return "its SHA-256 checksum does not match, and its JSON header is not intact";
+  }
+  const uint64_t expected = kFixed + header_len + it->get<uint64_t>() + kChecksumBytes;
+  if (bytes.size() < expected) {
+    return fmt::format("it is {} bytes where {} were written: it is truncated", bytes.size(),
+                       expected);
+  }
+  if (bytes.size() > expected) {
+    return fmt::format("it is {} bytes where {} were written: bytes were added", bytes.size(),
+                       expected);
+  }
+  return "its SHA-256 checksum does not match its contents (bytes were changed)";
+}
+
+}  // namespace
+
+ModelOptions CheckpointInfo::model_options() const {
+  return ModelOptions(model).num_classes(num_classes).stem(parse_stem(stem));
+}
+
+json to_json(const CheckpointInfo& info) {
+  return json{
+      {"model", {{"name", info.model}, {"stem", info.stem}, {"num_classes", info.num_classes}}},
+      {"epoch", info.epoch},
+      {"step_in_epoch", info.step_in_epoch},
+      {"global_step", info.global_step},
+      {"test_accuracy", info.test_accuracy},
+      {"best_accuracy", info.best_accuracy},
+      {"normalization", {{"mean", info.normalization.mean}, {"std", info.normalization.std}}},
+      {"class_names", info.class_names},
+      {"config", info.config_toml},
+      {"libtorch_version", info.libtorch_version},
+      {"run_id", info.run_id},
+      {"world_size", info.world_size},
+  };
+}
+
+CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& source) {
+  CheckpointInfo info;
+  try {
+    const auto& model = j.at("model");
+    info.model = model.at("name").get<std::string>();
+    info.stem = model.at("stem").get<std::string>();
+    info.num_classes = model.at("num_classes").get<int64_t>();
+    info.epoch = j.at("epoch").get<int64_t>();
+    info.step_in_epoch = j.at("step_in_epoch").get<int64_t>();
+    info.global_step = j.at("global_step").get<int64_t>();
+    info.test_accuracy = j.at("test_accuracy").get<double>();
+    info.best_accuracy = j.at("best_accuracy").get<double>();
+    info.normalization.mean = j.at("normalization").at("mean").get<std::array<double, 3>>();
+    info.normalization.std = j.at("normalization").at("std").get<std::array<double, 3>>();
+    info.class_names = j.at("class_names").get<std::vector<std::string>>();
+    info.config_toml = j.at("config").get<std::string>();
+    info.libtorch_version = j.at("libtorch_version").get<std::string>();
+    info.run_id = j.value("run_id", std::string());       // absent in version 1
+    info.world_size = j.value("world_size", int64_t{1});  // absent before data parallelism
+  } catch (const json::exception& e) {
+    fail(source, fmt::format("header is incomplete or malformed ({}); the file is damaged",
+                             first_line(e.what())));
+  }
+  try {
+    check_model_name(info.model);
+    parse_stem(info.stem);
+  } catch (const UsageError& e) {
+    fail(source, e.what());
+  }
+  if (info.num_classes <= 0 || info.num_classes > 100000) {
+    fail(source, fmt::format("has an implausible class count {}", info.num_classes));
+  }
+  if (info.epoch < 0 || info.step_in_epoch < 0 || info.global_step < 0) {
+    fail(source, "has a negative epoch or step count");
+  }
+  if (info.world_size < 1) fail(source, fmt::format("has a world size of {}", info.world_size));
+  if (info.class_names.size() != static_cast<size_t>(info.num_classes)) {
+    fail(source, fmt::format("lists {} class names for {} classes", info.class_names.size(),
+                             info.num_classes));
+  }
+  for (double s : info.normalization.std) {
+    if (!(s > 0)) fail(source, "has a non-positive normalisation std");
+  }
+  return info;
+}
+
+namespace {
+
+// Header and payload of `body` (the file without its checksum, if any).
+CheckpointHeader parse_body(std::span<const uint8_t> body, uint32_t version,
+                            const std::string& source) {
+  CheckpointHeader header;
+  header.version = version;
+  const uint32_t header_len = get_u32(body.data() + 12);
+  if (header_len > kMaxHeaderBytes || header_len > body.size() - kFixed) {
+    fail(source, fmt::format("header claims {} bytes but the file has {} after the magic; the "
+                             "file is truncated",
+                             header_len, body.size() - kFixed));
+  }
+  json j = json::parse(body.begin() + kFixed, body.begin() + kFixed + header_len, nullptr,
+                       /*allow_exceptions=*/false);
+  if (!j.is_object()) fail(source, "header is not valid JSON; the file is damaged");
+  header.info = checkpoint_info_from_json(j, source);
+  uint64_t payload_size = 0;
+  if (auto it = j.find("payload_bytes"); it != j.end() && it->is_number_unsigned()) {
+    payload_size = it->get<uint64_t>();
+  } else {
+    fail(source, "header does not give the payload size; the file is damaged");
+  }
+  header.payload_offset = kFixed + header_len;
+  const size_t available = body.size() - header.payload_offset;
+  if (payload_size != available) {
+    fail(source, fmt::format("payload is {} bytes, header says {}; the file is {}", available,
+                             payload_size, available < payload_size ? "truncated" : "damaged"));
+  }
+  header.payload_size = payload_size;
+  return header;
+}
+
+}  // namespace
+
+CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes,
+                                         const std::string& source) {
+  if (bytes.empty()) fail(source, "the file is empty (a write that never finished?)");
+  if (bytes.size() < kFixed ||
+      std::memcmp(bytes.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) != 0) {
+    fail(source,
+         "not a cifar-train checkpoint (no CIFARTRN magic at the start); pass a file "
+         "written by cifar-train --checkpoint");
+  }
+  const uint32_t version = get_u32(bytes.data() + 8);
+  if (version == kCheckpointFormatVersion) {
+    if (bytes.size() < kFixed + kChecksumBytes) damaged(source, "it is truncated");
+    if (!checksum_matches(bytes, version)) damaged(source, damage_hint(bytes));
+    CheckpointHeader header =
+        parse_body(bytes.first(bytes.size() - kChecksumBytes), version, source);
+    header.verified = true;
+    return header;
+  }
+  // Any other version field: a damaged current file, an old file, a newer
+  // file, or bytes that only start like a checkpoint.
+  if (checksum_matches(bytes, kCheckpointFormatVersion)) {
+    damaged(source, fmt::format("its format version field reads {} where a version-{} file "
+                                "(which the rest of it is) says {}",
+                                version, kCheckpointFormatVersion, kCheckpointFormatVersion));
+  }
+  if (version == kUncheckedFormatVersion) return parse_body(bytes, version, source);
+  if (version == kCheckpointFormatVersion + 1) {
+    fail(source, fmt::format("format version {} is newer than this cifar-train reads ({}); "
+                             "upgrade cifar-train (if no newer cifar-train wrote it, the file "
+                             "is damaged)",
+                             version, kCheckpointFormatVersion));
+  }
+  fail(source, fmt::format("format version {} is not one cifar-train writes (1 to {}): the file "
+                           "is damaged or not a cifar-train checkpoint",
+                           version, kCheckpointFormatVersion));
+}
+
+std::optional<CheckpointInfo> peek_checkpoint_info(const fs::path& path) {
+  const std::string source = path.string();
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec)) && !fs::exists(path, ec)) return std::nullopt;
+  check_readable_file(path, "checkpoint");
+  std::ifstream in(path, std::ios::binary);
+  std::string front(kFixed, '\0');
+  if (!in.read(front.data(), kFixed) ||
+      std::memcmp(front.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) != 0) {
+    fail(source, "not a cifar-train checkpoint (no CIFARTRN magic at the start)");
+  }
+  const auto* p = reinterpret_cast<const uint8_t*>(front.data());
+  const uint32_t version = get_u32(p + 8);
+  const uint32_t header_len = get_u32(p + 12);
+  if (version == 0 || version > kCheckpointFormatVersion || header_len > kMaxHeaderBytes) {
+    fail(source, fmt::format("format version {} with a {}-byte header: the file is damaged or "
+                             "not one this cifar-train reads",
+                             version, header_len));
+  }
+  std::string header(header_len, '\0');
+  if (!in.read(header.data(), header_len)) fail(source, "the header is truncated");
+  json j = json::parse(header, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) fail(source, "header is not valid JSON; the file is damaged");
+  return checkpoint_info_from_json(j, source);
+}
+
+}  // namespace cifar

@@ -1,0 +1,149 @@
+// models.cpp: Net and ResNet-18, initialised as PyTorch initialises them.
+#include "cifar/model/models.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "cifar/core/errors.h"
+#include "cifar/model/pool_relu.h"
+
+namespace cifar {
+namespace nn = torch::nn;
+namespace F = torch::nn::functional;
+
+// --- Net ---------------------------------------------------------------------
+
+NetImpl::NetImpl(int64_t num_classes)
+    : conv1(register_module("conv1", nn::Conv2d(nn::Conv2dOptions(3, 6, 5)))),
+      conv2(register_module("conv2", nn::Conv2d(nn::Conv2dOptions(6, 16, 5)))),
+      fc1(register_module("fc1", nn::Linear(16 * 5 * 5, 120))),
+      fc2(register_module("fc2", nn::Linear(120, 84))),
+      fc3(register_module("fc3", nn::Linear(84, num_classes))) {}
+
+torch::Tensor NetImpl::forward(torch::Tensor x) {
+  // x: (N, 3, 32, 32). ReLU and max-pooling commute (ReLU is monotonic), so
+  // pool(relu(x)), as the tutorial writes it, is relu(pool(x)): one fused
+  // pass on the CPU (pool_relu.h), with the same values and gradients.
+  x = max_pool2_relu(conv1(x));  // (N, 6, 14, 14)
+  x = max_pool2_relu(conv2(x));  // (N, 16, 5, 5)
+  x = torch::flatten(x, 1);      // (N, 400)
+  x = torch::relu(fc1(x));       // (N, 120)
+  x = torch::relu(fc2(x));       // (N, 84)
+  return fc3(x);                 // (N, 10)
+}
+
+// --- ResNet-18 ---------------------------------------------------------------
+
+namespace {
+nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride) {
+  return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
+}
+}  // namespace
+
+BasicBlockImpl::BasicBlockImpl(int64_t in_planes, int64_t planes, int64_t stride)
+    : conv1(register_module("conv1", conv3x3(in_planes, planes, stride))),
+      conv2(register_module("conv2", conv3x3(planes, planes, 1))),
+      bn1(register_module("bn1", nn::BatchNorm2d(planes))),
+      bn2(register_module("bn2", nn::BatchNorm2d(planes))) {
+  if (stride != 1 || in_planes != planes) {
+    downsample = register_module(
+        "downsample",
+        nn::Sequential(
+            nn::Conv2d(nn::Conv2dOptions(in_planes, planes, 1).stride(stride).bias(false)),
+            nn::BatchNorm2d(planes)));
+  }
+}
+
+torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
+  auto identity = downsample ? downsample->forward(x) : x;
+  auto out = torch::relu(bn1(conv1(x)));
+  out = bn2(conv2(out));
+  return torch::relu(out + identity);
+}
+
+ResNetImpl::ResNetImpl(std::vector<int64_t> blocks, int64_t num_classes, ResNetStem stem)
+    : stem_(stem) {
+  TORCH_CHECK(blocks.size() == 4, "ResNet needs 4 stages, got ", blocks.size());
+  conv1 = register_module(
+      "conv1", stem == ResNetStem::kCifar
+                   ? nn::Conv2d(nn::Conv2dOptions(3, 64, 3).stride(1).padding(1).bias(false))
+                   : nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
+  bn1 = register_module("bn1", nn::BatchNorm2d(64));
+  int64_t in_planes = 64;
+  layer1 = register_module("layer1", make_layer(in_planes, 64, blocks[0], 1));
+  layer2 = register_module("layer2", make_layer(in_planes, 128, blocks[1], 2));
+  layer3 = register_module("layer3", make_layer(in_planes, 256, blocks[2], 2));
+  layer4 = register_module("layer4", make_layer(in_planes, 512, blocks[3], 2));
+  fc = register_module("fc", nn::Linear(512, num_classes));
+
+  // torchvision's initialisation: Kaiming-normal convs, unit-gamma BN.
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* conv = module->as<nn::Conv2d>()) {
+      nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
+    } else if (auto* bn = module->as<nn::BatchNorm2d>()) {
+      nn::init::ones_(bn->weight);
+      nn::init::zeros_(bn->bias);
+    }
+  }
+}
+
+nn::Sequential ResNetImpl::make_layer(int64_t& in_planes, int64_t planes, int64_t blocks,
+                                      int64_t stride) {
+  nn::Sequential layer;
+  for (int64_t i = 0; i < blocks; ++i) {
+    layer->push_back(BasicBlock(in_planes, planes, i == 0 ? stride : 1));
+    in_planes = planes;
+  }
+  return layer;
+}
+
+torch::Tensor ResNetImpl::forward(torch::Tensor x) {
+  // x: (N, 3, 32, 32)
+  x = torch::relu(bn1(conv1(x)));  // (N, 64, 32, 32); ImageNet stem: (N, 64, 16, 16)
+  if (stem_ == ResNetStem::kImageNet) {
+    x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));  // (N, 64, 8, 8)
+  }
+  x = layer4->forward(
+      layer3->forward(layer2->forward(layer1->forward(x))));  // (N, 512, 4, 4) with the CIFAR stem
+  x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1));  // (N, 512, 1, 1)
+  return fc(torch::flatten(x, 1));                                    // (N, 10)
+}
+
+// --- Factory -----------------------------------------------------------------
+
+const std::vector<std::string>& model_names() {
+  static const std::vector<std::string> names{"net", "resnet18"};
+  return names;
+}
+
+void check_model_name(const std::string& name) {
+  const auto& names = model_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw UsageError(
+        fmt::format("unknown model '{}': choose one of {}", name, fmt::join(names, ", ")));
+  }
+}
+
+Classifier make_model(const ModelOptions& options) {
+  TORCH_CHECK(options.num_classes() > 0, "num_classes must be positive, got ",
+              options.num_classes());
+  check_model_name(options.name());
+  if (options.name() == "net") return Net(options.num_classes()).ptr();
+  return ResNet(std::vector<int64_t>{2, 2, 2, 2}, options.num_classes(), options.stem()).ptr();
+}
+
+int64_t count_parameters(const torch::nn::Module& model) {
+  int64_t n = 0;
+  for (const auto& p : model.parameters()) n += p.numel();
+  return n;
+}
+
+ResNetStem parse_stem(const std::string& text) {
+  if (text == "cifar") return ResNetStem::kCifar;
+  if (text == "imagenet") return ResNetStem::kImageNet;
+  throw UsageError(fmt::format("unknown ResNet stem '{}': choose cifar or imagenet", text));
+}
+
+}  // namespace cifar

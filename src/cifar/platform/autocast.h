@@ -1,0 +1,31 @@
+// autocast.h: mixed precision for a forward pass, as Python's torch.autocast.
+//
+// While an AutocastScope with AmpMode::kBf16 lives, matrix products and
+// convolutions on its device type run in bfloat16; the previous autocast
+// state of the process is restored when it goes, also on an exception.
+#pragma once
+
+#include <ATen/autocast_mode.h>
+#include <c10/core/Device.h>
+
+#include "cifar/core/types.h"
+
+namespace cifar {
+
+class AutocastScope {
+ public:
+  // `cache`: keep casted weights for the scope (off while capturing a CUDA graph).
+  AutocastScope(const c10::Device& device, AmpMode amp, bool cache = true);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool active_;
+  at::DeviceType type_;
+  bool was_enabled_ = false;
+  bool was_caching_ = true;
+  at::ScalarType old_dtype_ = at::kFloat;
+};
+
+}  // namespace cifar

@@ -1,0 +1,48 @@
+// guards.cpp: save, set and restore.
+#include "cifar/platform/guards.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+
+#include <mutex>
+
+namespace cifar {
+
+CpuSettingsGuard::CpuSettingsGuard(int threads, bool onednn)
+    : old_threads_(torch::get_num_threads()), old_onednn_(at::globalContext().userEnabledMkldnn()) {
+  if (threads != old_threads_) torch::set_num_threads(threads);
+  at::globalContext().setUserEnabledMkldnn(onednn);
+}
+
+CpuSettingsGuard::~CpuSettingsGuard() {
+  if (torch::get_num_threads() != old_threads_) torch::set_num_threads(old_threads_);
+  at::globalContext().setUserEnabledMkldnn(old_onednn_);
+}
+
+CudaMathGuard::CudaMathGuard(bool cudnn_benchmark, bool tf32)
+    : old_benchmark_(at::globalContext().benchmarkCuDNN()),
+      old_tf32_cublas_(at::globalContext().allowTF32CuBLAS()),
+      old_tf32_cudnn_(at::globalContext().allowTF32CuDNN()) {
+  at::globalContext().setBenchmarkCuDNN(cudnn_benchmark);
+  at::globalContext().setAllowTF32CuBLAS(tf32);
+  at::globalContext().setAllowTF32CuDNN(tf32);
+}
+
+CudaMathGuard::~CudaMathGuard() {
+  at::globalContext().setBenchmarkCuDNN(old_benchmark_);
+  at::globalContext().setAllowTF32CuBLAS(old_tf32_cublas_);
+  at::globalContext().setAllowTF32CuDNN(old_tf32_cudnn_);
+}
+
+SeedGuard::SeedGuard(uint64_t seed) : old_state_(at::detail::getDefaultCPUGenerator().get_state()) {
+  // torch::manual_seed takes the generator's lock itself.
+  torch::manual_seed(seed);
+}
+
+SeedGuard::~SeedGuard() {
+  at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle to the same one
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(old_state_);
+}
+
+}  // namespace cifar

@@ -1,0 +1,77 @@
+// interrupt.cpp: async-signal-safe handling of SIGINT and SIGTERM.
+#include "cifar/platform/interrupt.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace cifar {
+namespace {
+
+// The one global (see interrupt.h): 0 when no request is pending, else
+// (monotonic milliseconds of the first signal) << 8 | signal number.
+std::atomic<uint64_t> g_request{0};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "the handler needs a lock-free word");
+
+constexpr uint64_t kSameRequestMs = static_cast<uint64_t>(kSameRequestSeconds * 1000);
+
+uint64_t monotonic_ms() {  // clock_gettime is async-signal-safe (POSIX.1-2008)
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+void say(const char* text, size_t size) {
+  [[maybe_unused]] auto n = ::write(STDERR_FILENO, text, size);
+}
+
+extern "C" void on_signal(int sig) {
+  const uint64_t now = monotonic_ms();
+  uint64_t seen = 0;
+  if (g_request.compare_exchange_strong(seen, (now << 8) | static_cast<uint64_t>(sig & 0xff))) {
+    constexpr char kMsg[] =
+        "\ninterrupt: finishing this step and writing a checkpoint (interrupt again to quit "
+        "now)\n";
+    say(kMsg, sizeof(kMsg) - 1);
+    return;
+  }
+  const uint64_t first = seen >> 8;
+  if (now < first + kSameRequestMs) return;  // the same request, delivered twice
+  constexpr char kMsg[] = "\nsecond interrupt: exiting now, without a checkpoint\n";
+  say(kMsg, sizeof(kMsg) - 1);
+  ::_exit(130);
+}
+
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  // The outermost guard starts with no request; a nested one keeps any pending.
+  struct sigaction current {};
+  sigaction(SIGINT, nullptr, &current);
+  if (current.sa_handler != on_signal) g_request.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);  // one handler at a time
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sa.sa_flags = SA_RESTART;  // reads and writes carry on; the trainer polls the flag
+  sigaction(SIGINT, &sa, &old_int_);
+  sigaction(SIGTERM, &sa, &old_term_);
+}
+
+InterruptGuard::~InterruptGuard() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+bool stop_requested() {
+  return g_request.load(std::memory_order_relaxed) != 0;
+}
+
+int stop_signal() {
+  return static_cast<int>(g_request.load() & 0xff);
+}
+
+}  // namespace cifar

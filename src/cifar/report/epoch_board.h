@@ -1,0 +1,25 @@
+// epoch_board.h: what the trainer puts in TensorBoard after each epoch.
+//
+// One call per epoch writes the epoch's scalars (the same numbers as the
+// metrics.csv row, with the epoch as the step, so the two agree line by line),
+// the per-class test accuracies, and the test confusion matrix as a heat map,
+// then flushes, so a killed run keeps every finished epoch.
+//
+// Tags: epoch/train_loss, epoch/train_accuracy, epoch/test_loss,
+// epoch/test_accuracy, epoch/lr, epoch/images_per_second, epoch/seconds,
+// epoch/eval_seconds, epoch/peak_gpu_memory_mib (GPU only),
+// test_class_accuracy/<class name>, and the image test/confusion_matrix.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cifar/formats/tensorboard.h"
+#include "cifar/report/reporting.h"
+
+namespace cifar {
+
+void write_epoch_board(TensorBoardWriter& writer, const EpochMetrics& m, const EvalResult& test,
+                       const std::vector<std::string>& class_names);
+
+}  // namespace cifar

@@ -1,0 +1,92 @@
+// heatmap.cpp: colour each cell by its row share, encode with libpng.
+#include "cifar/report/heatmap.h"
+
+#include <fmt/format.h>
+#include <png.h>
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace cifar {
+namespace {
+
+using Rgb = std::array<uint8_t, 3>;
+
+// A white-to-dark-blue ramp (matplotlib's "Blues" at 0, 0.5 and 1).
+Rgb blues(double t) {
+  constexpr std::array<Rgb, 3> stops{{{247, 251, 255}, {107, 174, 214}, {8, 48, 107}}};
+  t = std::clamp(t, 0.0, 1.0) * 2.0;
+  const int i = std::min(static_cast<int>(t), 1);
+  const double f = t - i;
+  Rgb out{};
+  for (int c = 0; c < 3; ++c) {
+    out[c] = static_cast<uint8_t>(stops[i][c] + f * (stops[i + 1][c] - stops[i][c]) + 0.5);
+  }
+  return out;
+}
+
+}  // namespace
+
+HeatmapPng confusion_heatmap_png(std::span<const int64_t> confusion, int64_t num_classes,
+                                 int cell_pixels) {
+  const auto n = static_cast<size_t>(num_classes);
+  if (num_classes <= 0 || confusion.size() != n * n) {
+    throw std::invalid_argument(
+        fmt::format("confusion_heatmap_png: {} counts for {} classes (need {})", confusion.size(),
+                    num_classes, num_classes * num_classes));
+  }
+  if (cell_pixels < 2) {
+    throw std::invalid_argument(
+        fmt::format("confusion_heatmap_png: cell_pixels {} < 2", cell_pixels));
+  }
+  // One grey line before each cell and one after the last: n * cell + 1.
+  const int side = static_cast<int>(n) * cell_pixels + 1;
+  constexpr Rgb kGrid{160, 160, 160};
+  std::vector<uint8_t> rgb(static_cast<size_t>(side) * side * 3);  // (side, side, 3) uint8
+  for (size_t r = 0; r < n; ++r) {
+    int64_t row_total = 0;
+    for (size_t c = 0; c < n; ++c) row_total += confusion[r * n + c];
+    for (size_t c = 0; c < n; ++c) {
+      const double share =
+          row_total > 0 ? static_cast<double>(confusion[r * n + c]) / row_total : 0.0;
+      const Rgb colour = blues(share);
+      for (int y = 0; y < cell_pixels; ++y) {
+        for (int x = 0; x < cell_pixels; ++x) {
+          const bool grid = y == 0 || x == 0;
+          const size_t py = r * cell_pixels + y, px = c * cell_pixels + x;
+          std::copy_n((grid ? kGrid : colour).begin(), 3, &rgb[(py * side + px) * 3]);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < side; ++i) {  // the last row and column of grid lines
+    std::copy_n(kGrid.begin(), 3, &rgb[((side - 1) * static_cast<size_t>(side) + i) * 3]);
+    std::copy_n(kGrid.begin(), 3, &rgb[(static_cast<size_t>(i) * side + side - 1) * 3]);
+  }
+
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  image.width = static_cast<png_uint_32>(side);
+  image.height = static_cast<png_uint_32>(side);
+  image.format = PNG_FORMAT_RGB;
+  png_alloc_size_t size = 0;
+  // First call sizes the output, second writes it.
+  if (!png_image_write_to_memory(&image, nullptr, &size, 0, rgb.data(), 0, nullptr)) {
+    throw std::runtime_error(
+        fmt::format("libpng could not encode the heat map: {}", image.message));
+  }
+  HeatmapPng out;
+  out.png.resize(size);
+  if (!png_image_write_to_memory(&image, out.png.data(), &size, 0, rgb.data(), 0, nullptr)) {
+    throw std::runtime_error(
+        fmt::format("libpng could not encode the heat map: {}", image.message));
+  }
+  out.png.resize(size);
+  out.height = side;
+  out.width = side;
+  png_image_free(&image);
+  return out;
+}
+
+}  // namespace cifar

@@ -1,0 +1,131 @@
+// reporting.cpp: tables, JSON, CSV and the progress display.
+#include "cifar/report/reporting.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace cifar {
+
+std::vector<double> EvalResult::per_class_accuracy() const {
+  std::vector<double> acc(static_cast<size_t>(num_classes), 0.0);
+  for (int64_t c = 0; c < num_classes; ++c) {
+    int64_t row = 0;
+    for (int64_t p = 0; p < num_classes; ++p) row += confusion[c * num_classes + p];
+    acc[c] = row > 0 ? static_cast<double>(confusion[c * num_classes + c]) / row : 0.0;
+  }
+  return acc;
+}
+
+std::string format_duration(double seconds) {
+  const auto s = static_cast<int64_t>(std::max(0.0, seconds) + 0.5);
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
+  std::string line = fmt::format("epoch {}/{}: train loss {:.4f} acc {:.2f}% | ", m.epoch, epochs,
+                                 m.train_loss, 100 * m.train_accuracy);
+  if (m.has_validation()) {
+    line += fmt::format("val loss {:.4f} acc {:.2f}% | ", m.val_loss, 100 * m.val_accuracy);
+  }
+  line += fmt::format("test loss {:.4f} acc {:.2f}% | lr {:.5g} | {:.1f}s, {:.0f} img/s",
+                      m.test_loss, 100 * m.test_accuracy, m.lr, m.seconds, m.images_per_second);
+  if (m.peak_memory_bytes > 0) {
+    line += fmt::format(" | peak GPU memory {:.0f} MiB",
+                        static_cast<double>(m.peak_memory_bytes) / (1024.0 * 1024.0));
+  }
+  return line;
+}
+
+std::string format_per_class(const EvalResult& r, const std::vector<std::string>& names) {
+  std::string out = fmt::format("Accuracy of the network on the {} test images: {:.1f} %\n",
+                                r.total, 100 * r.accuracy());
+  const auto acc = r.per_class_accuracy();
+  for (size_t c = 0; c < acc.size(); ++c) {
+    out += fmt::format("Accuracy for class: {:<10} is {:.1f} %\n", names.at(c), 100 * acc[c]);
+  }
+  return out;
+}
+
+std::string format_confusion(const EvalResult& r, const std::vector<std::string>& names) {
+  const auto n = static_cast<size_t>(r.num_classes);
+  std::string out = "Confusion matrix (rows: true class, columns: predicted)\n";
+  out += fmt::format("{:>10}", "");
+  for (size_t p = 0; p < n; ++p) out += fmt::format(" {:>6.6}", names.at(p));
+  out += '\n';
+  for (size_t c = 0; c < n; ++c) {
+    out += fmt::format("{:>10.10}", names.at(c));
+    for (size_t p = 0; p < n; ++p) out += fmt::format(" {:>6}", r.confusion[c * n + p]);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string eval_to_json(const EvalResult& r, const std::string& model, const std::string& device,
+                         const std::vector<std::string>& names) {
+  nlohmann::json per_class = nlohmann::json::object();
+  const auto acc = r.per_class_accuracy();
+  for (size_t c = 0; c < acc.size(); ++c) per_class[names.at(c)] = acc[c];
+  const nlohmann::json j = {{"model", model},        {"device", device},         {"total", r.total},
+                            {"correct", r.correct},  {"accuracy", r.accuracy()}, {"loss", r.loss},
+                            {"per_class", per_class}};
+  return j.dump();
+}
+
+MetricsCsv::MetricsCsv(const std::filesystem::path& path) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  out_.open(path, std::ios::app);
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+  if (!exists) {
+    out_ << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,lr,seconds,"
+            "images_per_second,eval_seconds,peak_memory_bytes,val_loss,val_accuracy\n";
+    out_.flush();
+  }
+}
+
+void MetricsCsv::write(const EpochMetrics& m) {
+  // The validation columns stay empty without a validation split.
+  const std::string val = m.has_validation()
+                              ? fmt::format("{:.6f},{:.6f}", m.val_loss, m.val_accuracy)
+                              : std::string(",");
+  out_ << fmt::format("{},{:.6f},{:.6f},{:.6f},{:.6f},{:.8g},{:.3f},{:.1f},{:.3f},{},{}\n", m.epoch,
+                      m.train_loss, m.train_accuracy, m.test_loss, m.test_accuracy, m.lr, m.seconds,
+                      m.images_per_second, m.eval_seconds, m.peak_memory_bytes, val);
+  out_.flush();
+}
+
+Progress::Progress(bool interactive, int64_t total_steps, std::string label)
+    : interactive_(interactive), total_(total_steps), label_(std::move(label)) {}
+
+void Progress::update(int64_t step, double loss, double images_per_second, double eta_seconds) {
+  const double frac = total_ > 0 ? static_cast<double>(step) / total_ : 1.0;
+  if (!interactive_) {
+    spdlog::info("{} step {}/{} ({:.0f}%): loss {:.4f}, {:.0f} img/s, ETA {}", label_, step, total_,
+                 100 * frac, loss, images_per_second, format_duration(eta_seconds));
+    return;
+  }
+  constexpr int kWidth = 30;
+  const int filled = static_cast<int>(frac * kWidth);
+  std::string bar(static_cast<size_t>(filled), '#');
+  bar.resize(kWidth, '.');
+  std::fprintf(stderr, "\r%s [%s] %lld/%lld loss %.4f %.0f img/s ETA %s\033[K", label_.c_str(),
+               bar.c_str(), static_cast<long long>(step), static_cast<long long>(total_), loss,
+               images_per_second, format_duration(eta_seconds).c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (interactive_ && drawn_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  drawn_ = false;
+}
+
+}  // namespace cifar

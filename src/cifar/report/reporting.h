@@ -1,0 +1,57 @@
+// reporting.h: what the user sees and what a run leaves behind.
+//
+// Evaluation results (overall and per-class accuracy, the confusion matrix)
+// as the tutorial prints them or as one JSON object; one line per epoch; the
+// run's metrics.csv; and a progress display for long epochs: a redrawn bar
+// when stderr is a terminal, plain periodic lines when it is not (CI logs).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cifar/report/metrics.h"
+
+namespace cifar {
+
+std::string format_epoch_line(const EpochMetrics& m, int64_t epochs);
+
+// "Accuracy of the network on the 10000 test images: 54.3 %" then one line
+// per class, as the PyTorch tutorial prints them.
+std::string format_per_class(const EvalResult& result, const std::vector<std::string>& names);
+std::string format_confusion(const EvalResult& result, const std::vector<std::string>& names);
+
+// One JSON object: model, device, total, correct, accuracy, loss, per_class.
+std::string eval_to_json(const EvalResult& result, const std::string& model,
+                         const std::string& device, const std::vector<std::string>& names);
+
+// metrics.csv: a header, then one row per epoch, flushed as it is written.
+class MetricsCsv {
+ public:
+  // Appends when the file exists (a resumed run), else writes the header.
+  explicit MetricsCsv(const std::filesystem::path& path);
+  void write(const EpochMetrics& m);
+
+ private:
+  std::ofstream out_;
+};
+
+class Progress {
+ public:
+  Progress(bool interactive, int64_t total_steps, std::string label);
+  // Called once per refresh, never per step: loss is already on the host.
+  void update(int64_t step, double loss, double images_per_second, double eta_seconds);
+  void finish();
+
+ private:
+  bool interactive_;
+  int64_t total_;
+  std::string label_;
+  bool drawn_ = false;
+};
+
+std::string format_duration(double seconds);
+
+}  // namespace cifar

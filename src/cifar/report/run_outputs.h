@@ -1,0 +1,66 @@
+// run_outputs.h: what a training run leaves behind, and when it writes it.
+//
+// A run folder holds config.toml (the resolved settings), metrics.csv (one
+// row per epoch), confusion.csv (the last epoch's test confusion matrix, for
+// scripts/plot-run), a TensorBoard event file, last.pt and best.pt;
+// --checkpoint names one more copy of the latest state. With several
+// processes only rank 0 has a RunOutputs. RunOutputs is created only once the inputs are known good
+// (data read, checkpoint to resume loaded), checks that every output can be
+// written before any training starts, and writes each file atomically.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cifar/formats/tensorboard.h"
+#include "cifar/io/run_dir.h"
+#include "cifar/report/metrics.h"
+#include "cifar/report/reporting.h"
+
+namespace cifar {
+
+class RunOutputs {
+ public:
+  // Locks the run folder for this run's lifetime (another run on it fails at
+  // once); for a fresh run, refuses a folder that holds another run's results
+  // unless `overwrite`; writes config.toml and opens metrics.csv (appending
+  // when resuming into the same folder).
+  RunOutputs(std::filesystem::path run_dir, std::filesystem::path checkpoint,
+             const std::string& config_toml, bool tensorboard, bool fresh, bool overwrite);
+
+  const std::filesystem::path& run_dir() const { return run_dir_; }
+  const std::filesystem::path& checkpoint() const { return checkpoint_; }
+  std::filesystem::path best() const { return run_dir_ / "best.pt"; }
+  std::filesystem::path config_file() const { return run_dir_ / "config.toml"; }
+
+  // The latest state: last.pt and --checkpoint (an interrupt, an epoch's end).
+  void save_latest(const std::string& checkpoint_bytes);
+  // The run's start, for TensorBoard: the settings as text and the
+  // hyperparameters (HPARAMS tab), at `global_step`.
+  void started(const std::string& config_toml, const std::vector<HParam>& hparams,
+               int64_t global_step);
+  // A progress refresh: the running training loss.
+  void running_loss(int64_t global_step, double loss);
+  // An epoch's end: its metrics row, TensorBoard's scalars, per-class
+  // accuracies and confusion heat map, confusion.csv, then the checkpoints
+  // (best.pt too when best). Everything is flushed.
+  void epoch_done(const EpochMetrics& metrics, const EvalResult& test,
+                  const std::vector<std::string>& class_names, const std::string& checkpoint_bytes,
+                  bool best);
+  // The run ended (completed, or stopped): closes the HPARAMS session.
+  void finished(bool success);
+
+ private:
+  RunDirLock lock_;  // first: taken before anything in the folder is touched
+  std::filesystem::path run_dir_;
+  std::filesystem::path checkpoint_;
+  MetricsCsv csv_;
+  std::unique_ptr<TensorBoardWriter> board_;  // null with --no-tensorboard
+};
+
+// runs/<date>-<time>-<model>, from the local time now.
+std::filesystem::path default_run_dir(const std::string& model);
+
+}  // namespace cifar

@@ -1,0 +1,134 @@
+// epoch.cpp: the training loop over one epoch, and its progress ticker.
+#include "cifar/train/epoch.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "cifar/platform/gpu.h"
+#include "cifar/report/progress_bar.h"
+#include "cifar/train/cuda_graph.h"
+
+namespace cifar {
+namespace {
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void throw_non_finite(double loss, const EpochOptions& o, const EpochPosition& p,
+                                   int64_t step) {
+  const char* what = std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf";
+  throw std::runtime_error(fmt::format(
+      "loss became {} in epoch {} (by step {}): training stopped, and the checkpoints of earlier "
+      "epochs are kept as they were. Lower --lr (now {}), add --warmup-epochs, or use --amp off",
+      what, p.epoch, step, o.schedule.base_lr));
+}
+
+// Refreshes the progress display (a tqdm-like bar on a terminal, else a
+// line every --log-interval seconds). The read-back of the running totals (a
+// host sync on a GPU) happens only then, and a non-finite loss stops training
+// there.
+class ProgressTicker {
+ public:
+  ProgressTicker(const EpochOptions& o, const EpochPosition& p, int64_t steps)
+      : bar_(fmt::format("epoch {}/{}", p.epoch, p.epochs), steps, bar_options(o, p)),
+        options_(o),
+        position_(p),
+        start_(Clock::now()) {}
+
+  void tick(int64_t steps_done, int64_t images, const RunningTotals& totals) {
+    if (!bar_.due()) return;
+    const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
+    if (!std::isfinite(mean)) throw_non_finite(mean, options_, position_, steps_done);
+    const double accuracy =
+        static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(images);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    ProgressMetrics metrics;
+    metrics.rate = static_cast<double>(images) / seconds;
+    metrics.loss = mean;
+    metrics.accuracy = accuracy;
+    bar_.update(steps_done, metrics);
+    if (options_.on_refresh) {
+      options_.on_refresh(position_.global_step + steps_done - position_.first_step, mean);
+    }
+  }
+  void finish() { bar_.finish(); }
+
+ private:
+  static ProgressBarOptions bar_options(const EpochOptions& o, const EpochPosition& p) {
+    ProgressBarOptions b;
+    b.interactive = o.progress_bar;
+    b.refresh_seconds = 0.2;
+    b.log_interval_seconds = o.log_interval_s;
+    b.initial = p.first_step;
+    return b;
+  }
+
+  ProgressBar bar_;
+  const EpochOptions& options_;
+  const EpochPosition& position_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+int64_t steps_in_epoch(int64_t n, int64_t batch_size, bool drop_last) {
+  return drop_last ? n / batch_size : (n + batch_size - 1) / batch_size;
+}
+
+EpochStats train_one_epoch(Trainee& t, const DeviceDataset& data, const EpochPlan& plan,
+                           const EpochOptions& options, const EpochPosition& position) {
+  const auto device = data.device();
+  const int64_t n = plan.order.size(0);
+  const bool graphed = options.cuda_graph && device.is_cuda();
+  const int64_t steps = steps_in_epoch(n, options.batch_size, graphed);
+  const int64_t batch_size = options.batch_size;
+  t.model.train();
+  RunningTotals totals(device);
+  EpochStats stats;
+  reset_peak_memory(device);
+  EpochTimer timer(device);
+  timer.start();
+  {
+    const auto step =
+        graphed ? make_graphed_step(t, data.batch(plan, 0, batch_size), options.step, totals)
+                : make_eager_step(t, options.step, totals);
+    ProgressTicker ticker(options, position, steps);
+    int64_t s = position.first_step;
+    while (s < steps) {
+      const int64_t start = s * batch_size;
+      const int64_t count = std::min(batch_size, n - start);
+      const Batch batch = data.batch(plan, start, count);
+      stats.last_lr = lr_at(options.schedule, position.global_step + (s - position.first_step));
+      const bool stop = step->run(batch, stats.last_lr);
+      stats.images += count;
+      ++s;
+      if (options.after_step) options.after_step(count);
+      if (stop) {
+        stats.interrupted = true;
+        break;
+      }
+      ticker.tick(s, stats.images, totals);
+    }
+    stats.steps = s;
+    ticker.finish();
+  }
+  stats.seconds = timer.stop();
+  stats.peak_memory_bytes = peak_memory_bytes(device);
+  // The epoch's figures over all processes: one small all-reduce.
+  auto sums =
+      torch::stack({totals.loss_sum.to(torch::kDouble), totals.correct.to(torch::kDouble),
+                    torch::tensor(static_cast<double>(stats.images), torch::kDouble).to(device)});
+  t.dist.all_reduce_sum(sums);
+  const auto host = sums.cpu();
+  const double images = host[2].item<double>();
+  stats.images = static_cast<int64_t>(images);
+  if (images > 0) {
+    stats.loss = host[0].item<double>() / images;
+    stats.accuracy = host[1].item<double>() / images;
+    if (!std::isfinite(stats.loss)) throw_non_finite(stats.loss, options, position, stats.steps);
+  }
+  return stats;
+}
+
+}  // namespace cifar

@@ -1,0 +1,62 @@
+// epoch.h: one pass over the training data.
+//
+// train_one_epoch walks the epoch's plan (this process's share of it)
+// batch by batch:
+//   next_batch; lr = schedule(step); step.run(batch, lr)
+// and refreshes the progress display every --log-interval seconds (half a
+// second on a terminal). Only then, and at the end, are the running totals
+// read back to the host; a non-finite loss stops training there. A stop
+// request (Ctrl-C, SIGTERM, on any process) ends the epoch after the current
+// step. The epoch's loss and accuracy are summed over the processes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "cifar/data/loader.h"
+#include "cifar/model/models.h"
+#include "cifar/train/optim.h"
+#include "cifar/train/step.h"
+
+namespace cifar {
+
+struct EpochOptions {
+  int64_t batch_size = 4;  // per process
+  ScheduleOptions schedule;
+  StepOptions step;
+  bool cuda_graph = false;  // only honoured on a CUDA device
+  bool progress_bar = false;
+  double log_interval_s = 10;
+  // Called after every step with the images it took (the thread tuner).
+  std::function<void(int64_t)> after_step;
+  // Called at each progress refresh with the global step and the running loss.
+  std::function<void(int64_t, double)> on_refresh;
+};
+
+// Where in the run this epoch starts.
+struct EpochPosition {
+  int64_t epoch = 1;  // 1-based
+  int64_t epochs = 1;
+  int64_t first_step = 0;   // > 0 when resuming mid-epoch
+  int64_t global_step = 0;  // of first_step
+};
+
+struct EpochStats {
+  double loss = 0;  // mean over the samples seen
+  double accuracy = 0;
+  int64_t images = 0;
+  int64_t steps = 0;  // steps completed this epoch, counting from step 0
+  double seconds = 0;
+  int64_t peak_memory_bytes = 0;
+  double last_lr = 0;
+  bool interrupted = false;
+};
+
+// Steps in an epoch of n samples; a CUDA graph drops the last partial batch.
+int64_t steps_in_epoch(int64_t n, int64_t batch_size, bool drop_last);
+
+// `plan` is this process's share (shard_plan); its length sets the steps.
+EpochStats train_one_epoch(Trainee& trainee, const DeviceDataset& data, const EpochPlan& plan,
+                           const EpochOptions& options, const EpochPosition& position);
+
+}  // namespace cifar

@@ -1,0 +1,197 @@
+// option_visitors.h: the machinery behind config.cpp's option table.
+//
+// An option is written down once, as a call on a visitor: number (with its
+// Range), flag, text, or parsed (a typed value with its parse and format
+// functions). Three visitors turn the table into what the tool needs:
+// OptionDeclarer declares CLI11 options (with range validators that check
+// the text as typed, so an overflow is an error and not a clamped value),
+// RangeChecker checks a config filled in code, TomlWriter writes the saved
+// config.toml. Included by config.cpp only.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "cifar/core/errors.h"
+
+namespace cifar::options {
+
+struct Opt {
+  const char* names;  // CLI11 names, e.g. "-e,--epochs"; the long one is the TOML key
+  const char* group;
+  const char* help;
+};
+
+template <class T>
+struct Range {
+  T lo, hi;
+  bool lo_open = false;  // lo itself is not allowed
+  bool hi_open = false;
+};
+
+template <class T>
+struct Parsed {
+  T (*parse)(const std::string&);  // throws UsageError
+  std::string (*format)(const T&);
+};
+
+constexpr int64_t kMaxCount = 1'000'000'000;  // images, steps, batch sizes
+constexpr double kMaxReal = 1e30;             // fits a float with room to spare
+
+// --- Range checks, on values and on the strings a user typed -----------------------
+
+inline std::string long_name(const char* names) {
+  const std::string_view s(names);
+  const auto at = s.rfind("--");
+  return std::string(s.substr(at + 2));
+}
+
+template <class T>
+std::string describe(const Range<T>& r) {
+  const bool unbounded =
+      static_cast<double>(r.hi) >= static_cast<double>(kMaxCount) && std::is_integral_v<T>;
+  if (unbounded) return fmt::format("at least {}", r.lo);
+  return fmt::format("in {}{}, {}{}", r.lo_open ? '(' : '[', r.lo, r.hi, r.hi_open ? ')' : ']');
+}
+
+// "" when `value` is allowed, else why not: "must be at least 1, got 0".
+template <class T>
+std::string out_of_range(const Range<T>& r, T value, std::string_view typed) {
+  const std::string allowed = describe(r);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(value))
+      return fmt::format("must be a finite number {}, got {}", allowed, typed);
+  }
+  const bool low = r.lo_open ? !(value > r.lo) : value < r.lo;
+  const bool high = r.hi_open ? !(value < r.hi) : value > r.hi;
+  if (!low && !high) return "";
+  std::string why = "must be " + allowed;
+  if (low && r.lo_open && r.lo == T{0}) why = "must be positive";
+  if (low && !r.lo_open) why = fmt::format("must be at least {}", r.lo);
+  std::string message = fmt::format("{}, got {}", why, typed);
+  if (why != "must be " + allowed) message += fmt::format(" (allowed: {})", allowed);
+  return message;
+}
+
+// Checks the text of a number before CLI11 converts it, so that an overflow
+// ("99999999999999999999", "-1" for an unsigned) is a range error naming the
+// typed value, not a silently clamped one. Text that is not a number at all is
+// left to CLI11's "Could not convert" error.
+template <class T>
+CLI::Validator range_validator(Range<T> r) {
+  return CLI::Validator(
+      [r](std::string& text) -> std::string {
+        T value{};
+        const char* first = text.data();
+        const char* last = first + text.size();
+        if (std::is_unsigned_v<T> && !text.empty() && text[0] == '-') {
+          return fmt::format("must be at least 0, got {}", text);
+        }
+        const auto [end, ec] = std::from_chars(first, last, value);
+        if (ec == std::errc::result_out_of_range) {
+          return fmt::format("must be {}, got {}", describe(r), text);
+        }
+        if (ec != std::errc() || end != last) return "";  // CLI11 reports what it cannot convert
+        return out_of_range(r, value, text);
+      },
+      describe(r));
+}
+
+// --- The visitors ----------------------------------------------------------------
+
+// Declares options on a CLI11 app. Defaults go into the help text as words.
+struct OptionDeclarer {
+  CLI::App& app;
+
+  template <class T>
+  void number(const Opt& o, T& field, Range<T> r) {
+    app.add_option(o.names, field, fmt::format("{} (default: {})", o.help, field))
+        ->check(range_validator(r))
+        ->group(o.group);
+  }
+  // --x sets the flag (also "x = true" or "x = false" in a config file);
+  // --no-x, not listed in --help, clears it.
+  void flag(const Opt& o, bool& field) {
+    const std::string name = long_name(o.names);
+    app.add_flag("--" + name, field,
+                 fmt::format("{} (default: {}; --no-{} turns it off)", o.help, field ? "on" : "off",
+                             name))
+        ->group(o.group);
+    app.add_flag_callback("--no-" + name, [&field] { field = false; })->group("");
+  }
+  void text(const Opt& o, std::string& field) {
+    app.add_option(o.names, field, o.help)->group(o.group);
+  }
+  template <class T>
+  void parsed(const Opt& o, T& field, Parsed<T> p) {
+    const std::string shown = p.format(field);
+    app.add_option_function<std::string>(
+           o.names, [&field, p](const std::string& text) { field = p.parse(text); },
+           shown.empty() ? std::string(o.help) : fmt::format("{} (default: {})", o.help, shown))
+        ->check(CLI::Validator(
+            [p](std::string& text) -> std::string {
+              try {
+                p.parse(text);
+                return "";
+              } catch (const UsageError& e) {
+                return e.what();
+              }
+            },
+            "", ""))
+        ->group(o.group);
+  }
+};
+
+// Checks a config filled in code against the same ranges.
+struct RangeChecker {
+  template <class T>
+  void number(const Opt& o, const T& field, Range<T> r) {
+    const std::string why = out_of_range(r, field, fmt::format("{}", field));
+    if (!why.empty()) throw UsageError(fmt::format("--{} {}", long_name(o.names), why));
+  }
+  void flag(const Opt&, const bool&) {}
+  void text(const Opt&, const std::string&) {}
+  template <class T>
+  void parsed(const Opt&, const T& field, Parsed<T> p) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!field.empty()) p.parse(field);
+    }
+  }
+};
+
+struct TomlWriter {
+  std::string out;
+
+  template <class T>
+  void number(const Opt& o, const T& field, Range<T>) {
+    out += fmt::format("{} = {}\n", long_name(o.names), field);
+  }
+  void flag(const Opt& o, const bool& field) {
+    out += fmt::format("{} = {}\n", long_name(o.names), field ? "true" : "false");
+  }
+  // A basic string when nothing needs escaping, else a literal one (CLI11
+  // reads no escapes), else JSON's escaped form as the last resort.
+  void text(const Opt& o, const std::string& field) {
+    if (field.empty()) return;
+    std::string value = nlohmann::json(field).dump();
+    if (field.find_first_of("\"\\") != std::string::npos &&
+        field.find_first_of("'\n") == std::string::npos) {
+      value = "'" + field + "'";
+    }
+    out += fmt::format("{} = {}\n", long_name(o.names), value);
+  }
+  template <class T>
+  void parsed(const Opt& o, const T& field, Parsed<T> p) {
+    text(o, p.format(field));
+  }
+};
+
+}  // namespace cifar::options

@@ -1,0 +1,62 @@
+// step.cpp: forward, loss and the eager optimizer step.
+#include "cifar/train/step.h"
+
+#include "cifar/platform/autocast.h"
+#include "cifar/platform/interrupt.h"
+
+namespace cifar {
+namespace F = torch::nn::functional;
+
+RunningTotals::RunningTotals(const torch::Device& device)
+    : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device))),
+      correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
+
+torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepOptions& options,
+                           RunningTotals& totals, bool autocast_cache) {
+  torch::Tensor logits, loss;
+  {
+    AutocastScope autocast(batch.images.device(), options.amp, autocast_cache);
+    logits = model.forward(batch.images);  // (B, 10)
+    loss = F::cross_entropy(logits.to(torch::kFloat), batch.labels,
+                            F::CrossEntropyFuncOptions().label_smoothing(options.label_smoothing));
+  }
+  {
+    torch::NoGradGuard no_grad;
+    totals.loss_sum.add_(loss.detach(), static_cast<double>(batch.labels.size(0)));
+    totals.correct.add_(logits.argmax(1).eq(batch.labels).sum());
+  }
+  return loss;
+}
+
+namespace {
+
+class EagerStep final : public TrainStep {
+ public:
+  EagerStep(Trainee& t, const StepOptions& options, RunningTotals& totals)
+      : t_(t), options_(options), totals_(totals) {}
+
+  bool run(const Batch& batch, double lr) override {
+    t_.dist.broadcast_buffers(t_.model);  // BatchNorm statistics from rank 0, as DDP does
+    const torch::Tensor loss = forward_loss(t_.model, batch, options_, totals_);
+    t_.optimizer.zero_grad();
+    loss.backward();
+    t_.averager.start(stop_requested());  // all-reduces in flight, bucket by bucket
+    const bool stop = t_.averager.wait();
+    t_.optimizer.step(lr);
+    return stop;
+  }
+
+ private:
+  Trainee& t_;
+  StepOptions options_;
+  RunningTotals& totals_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainStep> make_eager_step(Trainee& trainee, const StepOptions& options,
+                                           RunningTotals& totals) {
+  return std::make_unique<EagerStep>(trainee, options, totals);
+}
+
+}  // namespace cifar

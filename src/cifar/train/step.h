@@ -1,0 +1,61 @@
+// step.h: one training step, the loop's body.
+//
+// A step is: forward (under autocast when asked), loss, zero_grad, backward,
+// gradients averaged over the processes, optimizer update. With one process
+// the averaging does nothing: the same code path, a degenerate case. The loss and the number of
+// correct predictions are added to running totals that stay on the device, so a step never waits
+// for the GPU. TrainStep is the interface the epoch loop calls; the eager step is here, the
+// CUDA-graph step (same interface) in cuda_graph.h.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "cifar/core/types.h"
+#include "cifar/data/loader.h"
+#include "cifar/dist/distributed.h"
+#include "cifar/dist/grad_averager.h"
+#include "cifar/model/models.h"
+#include "cifar/train/optim.h"
+
+namespace cifar {
+
+// The model being trained and everything that updates it.
+struct Trainee {
+  ClassifierImpl& model;
+  Sgd& optimizer;
+  Distributed& dist;           // world size 1: every collective returns at once
+  GradientAverager& averager;  // over dist's ranks
+};
+
+struct StepOptions {
+  AmpMode amp = AmpMode::kOff;
+  double label_smoothing = 0.0;
+};
+
+// Sums over the steps so far, on the training device.
+struct RunningTotals {
+  explicit RunningTotals(const torch::Device& device);
+  torch::Tensor loss_sum;  // () float: sum of per-sample losses
+  torch::Tensor correct;   // () int64: correct predictions
+};
+
+// Forward and mean loss of one batch; adds to `totals` (no host sync).
+// `autocast_cache` must be off while a CUDA graph is captured.
+torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepOptions& options,
+                           RunningTotals& totals, bool autocast_cache = true);
+
+class TrainStep {
+ public:
+  virtual ~TrainStep() = default;
+  // One update on `batch` at learning rate `lr`. Returns true when a stop
+  // was requested (Ctrl-C, SIGTERM) on any process: all agree on the step.
+  virtual bool run(const Batch& batch, double lr) = 0;
+};
+
+std::unique_ptr<TrainStep> make_eager_step(Trainee& trainee, const StepOptions& options,
+                                           RunningTotals& totals);
+
+}  // namespace cifar

@@ -1,0 +1,130 @@
+// test_file_io.cpp: whole-file reads name the real cause; writes name the user's path.
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "cifar/core/file_io.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+using cifar::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs fn in a child process as an unprivileged user (nobody, when the tests
+// run as root, where permission bits do not stop reads) and returns the
+// message of the exception it threw, or "" if it threw none.
+template <typename Fn>
+std::string error_as_unprivileged_user(Fn fn) {
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(out[0]);
+    if (::getuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+      _exit(3);
+    }
+    std::string message;
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    [[maybe_unused]] auto n = ::write(out[1], message.data(), message.size());
+    _exit(0);
+  }
+  ::close(out[1]);
+  std::string message;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof(buf))) > 0;) message.append(buf, n);
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return message;
+}
+
+size_t count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (auto at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("read_file reads a whole regular file", "[file_io]") {
+  TempDir dir;
+  test::write_bytes(dir.path() / "f", {1, 2, 3, 0, 5});
+  CHECK(read_file(dir.path() / "f", 5, "test file") == std::string("\1\2\3\0\5", 5));
+  test::write_bytes(dir.path() / "empty", {});
+  CHECK(read_file(dir.path() / "empty", 5, "test file").empty());
+}
+
+TEST_CASE("read_file tells missing, folder, device and too large apart", "[file_io]") {
+  TempDir dir;
+  const auto missing = dir.path() / "missing.bin";
+  CHECK_THROWS_WITH(
+      read_file(missing, 10, "checkpoint", "train one first"),
+      Catch::Contains("checkpoint " + missing.string() + " does not exist: train one first"));
+  CHECK_THROWS_WITH(read_file(dir.path() / "no" / "dir" / "f", 10, "checkpoint"),
+                    Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(read_file(dir.path(), 10, "checkpoint"), Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(read_file("/dev/zero", 10, "config file"),
+                    Catch::Contains("/dev/zero is not a regular file"));
+  test::write_bytes(dir.path() / "big", std::vector<uint8_t>(11, 7));
+  CHECK_THROWS_WITH(read_file(dir.path() / "big", 10, "checkpoint"),
+                    Catch::Contains("is 11 bytes, more than the 10"));
+}
+
+TEST_CASE("read_file says permission denied for a file and for a folder", "[file_io]") {
+  TempDir dir;
+  const auto file = dir.path() / "secret.bin";
+  test::write_bytes(file, {1, 2, 3});
+  ::chmod(file.c_str(), 0);
+  std::string message = error_as_unprivileged_user([&] { read_file(file, 10, "data file"); });
+  CHECK_THAT(message, Catch::Contains("data file " + file.string() + ": permission denied"));
+  CHECK_THAT(message, !Catch::Contains("does not exist"));
+
+  fs::create_directories(dir.path() / "locked");
+  const auto inside = dir.path() / "locked" / "f.bin";
+  test::write_bytes(inside, {1});
+  ::chmod((dir.path() / "locked").c_str(), 0);
+  message = error_as_unprivileged_user([&] { read_file(inside, 10, "data file"); });
+  CHECK_THAT(message, Catch::Contains(inside.string() + ": permission denied") &&
+                          Catch::Contains("folder 'locked'"));
+  message = error_as_unprivileged_user(
+      [&] { check_readable_directory(dir.path() / "locked", "CIFAR-10 directory"); });
+  CHECK_THAT(message, Catch::Contains("locked: permission denied"));
+  ::chmod((dir.path() / "locked").c_str(), 0755);
+}
+
+TEST_CASE("ensure_writable and atomic writes name the user's path, once", "[file_io]") {
+  TempDir dir;
+  CHECK_THROWS_WITH(ensure_writable("/proc/x.pt"), Catch::Contains("cannot write /proc/x.pt") &&
+                                                       !Catch::Contains(".cifar-train-write-test"));
+  CHECK_THROWS_WITH(write_file_atomically("/proc/x.pt", "x"),
+                    Catch::Contains("cannot write /proc/x.pt") && !Catch::Contains(".tmp"));
+  // A 4,800-character path: printed once, not once per folder and file.
+  std::string long_name = dir.path().string();
+  for (int i = 0; i < 48; ++i) long_name += "/" + std::string(99, static_cast<char>('a' + i % 26));
+  const fs::path long_path = long_name + "/net.pt";
+  try {
+    ensure_writable(long_path);
+    FAIL("a 4,800-character path was accepted");
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    CHECK(count(message, std::string(99, 'z')) == 1);
+    CHECK(message.size() < long_name.size() + 200);
+  }
+}

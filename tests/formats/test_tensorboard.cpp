@@ -1,0 +1,86 @@
+// The event file's framing, checked record by record in C++ (the values are
+// checked with TensorBoard's own reader in tests/cli/tensorboard_events.sh).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cifar/formats/crc32c.h"
+#include "cifar/formats/tensorboard.h"
+#include "test_helpers.h"
+
+namespace {
+
+uint64_t le(const std::string& s, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
+  return v;
+}
+
+// The records of a TFRecord file, each checked against its two CRCs.
+std::vector<std::string> read_records(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> records;
+  size_t at = 0;
+  while (at < file.size()) {
+    REQUIRE(at + 12 <= file.size());
+    const uint64_t n = le(file, at, 8);
+    CHECK(le(file, at + 8, 4) == cifar::mask_crc32c(cifar::crc32c(file.substr(at, 8))));
+    REQUIRE(at + 12 + n + 4 <= file.size());
+    const std::string data = file.substr(at + 12, n);
+    CHECK(le(file, at + 12 + n, 4) == cifar::mask_crc32c(cifar::crc32c(data)));
+    records.push_back(data);
+    at += 12 + n + 4;
+  }
+  return records;
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("an event file starts with the file version and frames every record", "[tensorboard]") {
+  cifar::test::TempDir dir;
+  std::filesystem::path path;
+  {
+    cifar::TensorBoardWriter writer(dir.path() / "tb");
+    path = writer.path();
+    CHECK(std::regex_match(path.filename().string(),
+                           std::regex(R"(events\.out\.tfevents\.\d{10}\.[^.]+.*\.\d+\.\d+)")));
+    writer.scalar("train/loss", 0.5, 7);
+    writer.text("config", "lr = 0.1", 0);
+    writer.image("test/confusion", std::vector<uint8_t>{0x89, 'P', 'N', 'G'}, 2, 3, 1);
+    writer.flush();
+  }
+  const auto records = read_records(path);
+  REQUIRE(records.size() == 4);
+  CHECK(has(records[0], "brain.Event:2"));
+  // Summary.Value { tag = 1: "train/loss"; simple_value = 2: 0.5f (00 00 00 3f) }
+  CHECK(has(records[1], std::string("\x0a\x0atrain/loss\x15\x00\x00\x00\x3f", 17)));
+  CHECK(has(records[1], std::string("\x10\x07", 2)));  // Event.step = 7
+  CHECK(has(records[2], "lr = 0.1"));
+  CHECK(has(records[2], "text"));
+  CHECK(has(records[3], std::string("\x08\x02\x10\x03\x18\x03\x22\x04\x89PNG", 12)));
+}
+
+TEST_CASE("each writer starts a new file in the same folder", "[tensorboard]") {
+  cifar::test::TempDir dir;
+  cifar::TensorBoardWriter first(dir.path());
+  cifar::TensorBoardWriter second(dir.path());
+  CHECK(first.path() != second.path());
+  CHECK(first.path().parent_path() == second.path().parent_path());
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()),
+                      std::filesystem::directory_iterator()) == 2);
+}
+
+TEST_CASE("an event file that cannot be created names its path", "[tensorboard]") {
+  cifar::test::TempDir dir;
+  std::ofstream(dir.path() / "file") << "x";
+  CHECK_THROWS_WITH(cifar::TensorBoardWriter(dir.path() / "file" / "tb"),
+                    Catch::Contains("file/tb"));
+}

@@ -1,0 +1,125 @@
+// Tests of weights files: names, strict application, metadata, export.
+#include <catch2/catch.hpp>
+
+#include "cifar/core/errors.h"
+#include "cifar/formats/safetensors.h"
+#include "cifar/formats/torch_pickle.h"
+#include "cifar/io/weights.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+
+namespace {
+
+CheckpointInfo info_for(const std::string& model) {
+  CheckpointInfo info;
+  info.model = model;
+  info.class_names = default_class_names();
+  info.normalization = Normalization{{0.1, 0.2, 0.3}, {0.4, 0.5, 0.6}};
+  return info;
+}
+
+torch::Tensor logits(ClassifierImpl& model, const torch::Tensor& x) {
+  torch::NoGradGuard no_grad;
+  model.eval();
+  return model.forward(x);
+}
+
+}  // namespace
+
+TEST_CASE("state dict names are Python's, buffers included", "[weights]") {
+  auto resnet = make_model(ModelOptions("resnet18"));
+  const auto sd = model_state_dict(*resnet);
+  CHECK(sd.contains("conv1.weight"));
+  CHECK(sd.contains("layer2.0.downsample.0.weight"));
+  CHECK(sd.contains("layer4.1.bn2.running_var"));
+  REQUIRE(sd.contains("bn1.num_batches_tracked"));
+  CHECK(sd.at("bn1.num_batches_tracked").scalar_type() == torch::kInt64);
+  CHECK(sd.size() == 122);  // torchvision's resnet18 state dict has 122 entries
+  CHECK(model_state_dict(*make_model(ModelOptions("net"))).size() == 10);
+}
+
+TEST_CASE("export then load gives the same model, in both formats", "[weights]") {
+  test::TempDir dir;
+  auto model = make_model(ModelOptions("resnet18"));
+  // Non-trivial BN statistics, so buffers must travel too.
+  for (auto& b : model->named_buffers()) {
+    if (b.key().ends_with("running_mean")) b.value().uniform_(-1, 1);
+  }
+  const auto x = torch::randn({2, 3, 32, 32});
+  const auto want = logits(*model, x);
+  const auto info = info_for("resnet18");
+  for (const std::string name : {"m.safetensors", "m.pt", "m.pth"}) {
+    CAPTURE(name);
+    export_weights(info, *model, dir.path() / name);
+    WeightsOptions options;
+    if (!name.ends_with(".safetensors")) options.model = "resnet18";  // .pt has no metadata
+    auto loaded = load_weights(dir.path() / name, options);
+    CHECK(torch::allclose(logits(*loaded.model, x), want, 0, 0));
+    if (name.ends_with(".safetensors")) {
+      CHECK(loaded.info.normalization.mean == info.normalization.mean);
+      CHECK(loaded.info.normalization.std == info.normalization.std);
+      CHECK(loaded.normalization_note == "from the file's metadata");
+    } else {
+      CHECK(loaded.info.normalization.mean == Normalization{}.mean);
+      CHECK(loaded.normalization_note.find("default") != std::string::npos);
+    }
+  }
+  WeightsOptions override_norm;
+  override_norm.normalization = Normalization{{0, 0, 0}, {1, 1, 1}};
+  CHECK(load_weights(dir.path() / "m.safetensors", override_norm).info.normalization.std[0] == 1);
+  const auto meta = read_safetensors(dir.path() / "m.safetensors").metadata;
+  CHECK(meta.at("model") == "resnet18");
+  CHECK(meta.at("stem") == "cifar");
+  CHECK(meta.at("classes").find("\"airplane\"") != std::string::npos);
+  CHECK(meta.contains("cifar_train_version"));
+  CHECK_THROWS_AS(load_weights(dir.path() / "m.pt", {}), UsageError);  // which model?
+  CHECK_THROWS_AS(export_weights(info, *model, dir.path() / "m.onnx"), UsageError);
+}
+
+TEST_CASE("weights that do not fit are listed by name in one error", "[weights]") {
+  auto net = make_model(ModelOptions("net"));
+  TensorMap sd = model_state_dict(*net);
+  sd.erase("fc3.bias");
+  sd["fc4.weight"] = torch::zeros({1});
+  sd["conv1.weight"] = torch::zeros({6, 3, 3, 3});
+  REQUIRE_THROWS_WITH(
+      apply_weights(*net, sd, "net", "x.pt"),
+      Catch::Contains("x.pt") && Catch::Contains("missing: fc3.bias") &&
+          Catch::Contains("unexpected: fc4.weight") &&
+          Catch::Contains("conv1.weight is [6, 3, 3, 3] in the file, [6, 3, 5, 5]"));
+
+  // torchvision's ImageNet ResNet-18 is explained as such.
+  auto imagenet =
+      make_model(ModelOptions("resnet18").stem(ResNetStem::kImageNet).num_classes(1000));
+  auto cifar_resnet = make_model(ModelOptions("resnet18"));
+  REQUIRE_THROWS_WITH(
+      apply_weights(*cifar_resnet, model_state_dict(*imagenet), "resnet18", "tv.pt"),
+      Catch::Contains("torchvision ResNet-18 for ImageNet") &&
+          Catch::Contains("fc.weight is [1000, 512]"));
+
+  // DataParallel's "module." prefix is accepted; values are copied.
+  TensorMap prefixed;
+  auto other = make_model(ModelOptions("net"));
+  for (const auto& [k, v] : model_state_dict(*other)) prefixed["module." + k] = v;
+  apply_weights(*net, prefixed, "net", "dp.pt");
+  const auto x = torch::randn({1, 3, 32, 32});
+  CHECK(torch::equal(logits(*net, x), logits(*other, x)));
+}
+
+TEST_CASE("normalisation flags (--mean, --std) take three numbers each, both or neither",
+          "[weights]") {
+  CHECK_FALSE(normalization_from_flags("", ""));
+  const auto n = normalization_from_flags("0.5,0.4,0.3", "0.2 0.25 0.3");
+  REQUIRE(n);
+  CHECK(n->mean == std::array<double, 3>{0.5, 0.4, 0.3});
+  CHECK(n->std == std::array<double, 3>{0.2, 0.25, 0.3});
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", ""), Catch::Contains("give --std too"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5", "1,1,1"),
+                    Catch::Contains("--mean takes three numbers") && Catch::Contains("'0.5,0.5'"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,x", "1,1,1"), Catch::Contains("'0.5,0.5,x'"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", "1,0,1"), Catch::Contains("> 0"));
+  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", "1,1,nan"),
+                    Catch::Contains("--std takes three numbers"));
+  CHECK_THROWS_AS(normalization_from_flags("1,2,3,4", "1,1,1"), UsageError);
+}

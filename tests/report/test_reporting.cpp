@@ -1,0 +1,94 @@
+// test_reporting.cpp: the tables, the JSON, the epoch line and metrics.csv.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cifar/data/data.h"
+#include "cifar/report/reporting.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+
+namespace {
+// 3 classes: row = true class. Class 0: 8 of 10 right, class 1: 5 of 5,
+// class 2: 0 of 5.
+EvalResult three_classes() {
+  EvalResult r;
+  r.num_classes = 3;
+  r.confusion = {8, 1, 1, 0, 5, 0, 2, 3, 0};
+  r.total = 20;
+  r.correct = 13;
+  r.loss = 0.75;
+  return r;
+}
+const std::vector<std::string> kNames = {"cat", "dog", "frog"};
+}  // namespace
+
+TEST_CASE("per-class accuracy is the diagonal over the row", "[reporting]") {
+  const auto acc = three_classes().per_class_accuracy();
+  REQUIRE(acc.size() == 3);
+  CHECK(acc[0] == Approx(0.8));
+  CHECK(acc[1] == Approx(1.0));
+  CHECK(acc[2] == Approx(0.0));
+  EvalResult empty_row = three_classes();
+  empty_row.confusion = {1, 0, 0, 0, 0, 0, 0, 0, 1};
+  CHECK(empty_row.per_class_accuracy()[1] == 0.0);  // no samples: 0, not NaN
+}
+
+TEST_CASE("the tutorial's report lines", "[reporting]") {
+  const std::string text = format_per_class(three_classes(), kNames);
+  CHECK_THAT(text, Catch::StartsWith("Accuracy of the network on the 20 test images: 65.0 %\n"));
+  CHECK_THAT(text, Catch::Contains("Accuracy for class: cat        is 80.0 %\n"));
+  CHECK_THAT(text, Catch::Contains("Accuracy for class: frog       is 0.0 %\n"));
+  const std::string table = format_confusion(three_classes(), kNames);
+  CHECK_THAT(table, Catch::Contains("       dog      0      5      0\n"));
+}
+
+TEST_CASE("the JSON report parses and carries every number", "[reporting]") {
+  const auto j = nlohmann::json::parse(eval_to_json(three_classes(), "net", "cpu", kNames));
+  CHECK(j["model"] == "net");
+  CHECK(j["total"] == 20);
+  CHECK(j["correct"] == 13);
+  CHECK(j["accuracy"].get<double>() == Approx(0.65));
+  CHECK(j["loss"].get<double>() == Approx(0.75));
+  CHECK(j["per_class"]["dog"].get<double>() == Approx(1.0));
+}
+
+TEST_CASE("the epoch line and durations", "[reporting]") {
+  EpochMetrics m;
+  m.epoch = 2;
+  m.train_loss = 1.23456;
+  m.train_accuracy = 0.5;
+  m.test_accuracy = 0.25;
+  m.seconds = 12.34;
+  m.images_per_second = 4051.6;
+  const std::string line = format_epoch_line(m, 5);
+  CHECK_THAT(line, Catch::StartsWith("epoch 2/5: train loss 1.2346 acc 50.00%"));
+  CHECK_THAT(line, Catch::Contains("test loss 0.0000 acc 25.00%") && Catch::Contains("4052 img/s"));
+  CHECK_THAT(line, !Catch::Contains("GPU"));
+  m.peak_memory_bytes = 3 * 1024 * 1024;
+  CHECK_THAT(format_epoch_line(m, 5), Catch::EndsWith("peak GPU memory 3 MiB"));
+  CHECK(format_duration(59.4) == "0:59");
+  CHECK(format_duration(3725) == "1:02:05");
+  CHECK(format_duration(-3) == "0:00");
+}
+
+TEST_CASE("metrics.csv gets one header and one row per epoch, also across opens", "[reporting]") {
+  test::TempDir dir;
+  const auto path = dir.path() / "metrics.csv";
+  EpochMetrics m;
+  m.epoch = 1;
+  m.test_accuracy = 0.5;
+  { MetricsCsv(path).write(m); }
+  m.epoch = 2;
+  { MetricsCsv(path).write(m); }  // a resumed run appends
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 3);
+  CHECK_THAT(lines[0],
+             Catch::StartsWith("epoch,train_loss,train_accuracy,test_loss,test_accuracy"));
+  CHECK_THAT(lines[1], Catch::StartsWith("1,"));
+  CHECK_THAT(lines[2], Catch::StartsWith("2,") && Catch::Contains(",0.500000,"));
+}

@@ -1,0 +1,130 @@
+// test_epoch.cpp: the training loop learns, and evaluation counts what the
+// model predicts (checked against predictions computed here, independently).
+#include <catch2/catch.hpp>
+
+#include <ATen/autocast_mode.h>
+
+#include "cifar/train/epoch.h"
+#include "cifar/train/evaluate.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+using cifar::test::synthetic;
+
+namespace {
+// A model with its optimizer, as one process trains it.
+struct Alone {
+  explicit Alone(Classifier m, double lr, double momentum = 0.0)
+      : model(std::move(m)),
+        sgd(model->parameters(), SgdOptions(lr).momentum(momentum)),
+        averager(dist, model->parameters()),
+        trainee{*model, sgd, dist, averager} {}
+  Classifier model;
+  Sgd sgd;
+  Distributed dist{DistEnv{}, torch::kCPU};
+  GradientAverager averager;
+  Trainee trainee;
+};
+
+EpochOptions options_for(int64_t epochs, int64_t batch, double lr) {
+  EpochOptions o;
+  o.batch_size = batch;
+  o.schedule = ScheduleOptions{Schedule::kConstant, lr, 0.0, epochs, 1};
+  return o;
+}
+}  // namespace
+
+TEST_CASE("train_one_epoch lowers the loss on a learnable task", "[epoch]") {
+  const DeviceDataset train(synthetic(512, 1), torch::kCPU, Normalization{});
+  const DeviceDataset test(synthetic(200, 2), torch::kCPU, Normalization{});
+  torch::manual_seed(0);
+  Alone a(make_model(ModelOptions("net")), 0.01, 0.9);
+  auto& model = a.model;
+  const auto before = evaluate(*model, test, 100);
+  std::vector<double> losses;
+  for (int64_t epoch = 1; epoch <= 6; ++epoch) {
+    const auto stats = train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, epoch),
+                                       options_for(6, 16, 0.01), EpochPosition{epoch, 6, 0, 0});
+    CHECK(stats.images == 512);
+    CHECK(stats.steps == 32);
+    losses.push_back(stats.loss);
+  }
+  const auto after = evaluate(*model, test, 100);
+  INFO("losses " << losses.front() << " -> " << losses.back());
+  CHECK(losses.back() < 0.5 * losses.front());
+  CHECK(after.loss < before.loss);
+  CHECK(after.accuracy() > 0.8);
+}
+
+TEST_CASE("an epoch resumed mid-way runs only the remaining steps", "[epoch]") {
+  const DeviceDataset train(synthetic(100, 3), torch::kCPU, Normalization{});
+  Alone a(make_model(ModelOptions("net")), 0.01);
+  const auto stats = train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, 1),
+                                     options_for(1, 16, 0.01), EpochPosition{1, 1, 4, 4});
+  CHECK(stats.steps == 7);          // ceil(100 / 16)
+  CHECK(stats.images == 100 - 64);  // steps 4, 5 and 6 (the last one partial)
+}
+
+TEST_CASE("evaluate agrees with predictions computed independently", "[epoch]") {
+  const auto data = synthetic(50, 3);
+  const Normalization norm;
+  const DeviceDataset test(data, torch::kCPU, norm);
+  torch::manual_seed(5);
+  // A few steps of training, so the predictions are not all one class.
+  Alone a(make_model(ModelOptions("net")), 0.05, 0.9);
+  auto& model = a.model;
+  for (int64_t e = 1; e <= 3; ++e) {
+    train_one_epoch(a.trainee, test, test.plan_epoch(true, false, 0, e), options_for(3, 10, 0.05),
+                    EpochPosition{e, 3, 0, 0});
+  }
+  const auto r = evaluate(*model, test, 7);  // a batch size that leaves a remainder
+
+  // The same, by hand: normalise, one forward pass, argmax, count.
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const auto mean = torch::tensor({norm.mean[0], norm.mean[1], norm.mean[2]}).view({1, 3, 1, 1});
+  const auto std = torch::tensor({norm.std[0], norm.std[1], norm.std[2]}).view({1, 3, 1, 1});
+  const auto x = ((data.images.to(torch::kFloat) / 255.0 - mean) / std).to(torch::kFloat);
+  const auto logits = model->forward(x);
+  const auto pred = logits.argmax(1);
+  std::vector<int64_t> confusion(100, 0);
+  int64_t correct = 0;
+  for (int64_t i = 0; i < 50; ++i) {
+    const int64_t t = data.labels[i].item<int64_t>();
+    const int64_t p = pred[i].item<int64_t>();
+    ++confusion[static_cast<size_t>(t * 10 + p)];
+    correct += t == p;
+  }
+  const double loss = torch::nn::functional::cross_entropy(logits, data.labels).item<double>();
+  CHECK(r.total == 50);
+  CHECK(r.confusion == confusion);
+  CHECK(r.correct == correct);
+  CHECK(r.correct > 5);  // the model learnt something, so the counts are not trivial
+  CHECK(r.loss == Approx(loss).epsilon(1e-4));
+}
+
+TEST_CASE("a non-finite loss stops training with a clear message", "[epoch]") {
+  const DeviceDataset train(synthetic(64, 4), torch::kCPU, Normalization{});
+  Alone a(make_model(ModelOptions("net")), 0.1);
+  {
+    torch::NoGradGuard no_grad;
+    a.model->named_parameters()["fc3.bias"].fill_(std::numeric_limits<float>::quiet_NaN());
+  }
+  CHECK_THROWS_WITH(train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, 1),
+                                    options_for(1, 16, 0.1), EpochPosition{}),
+                    Catch::Contains("loss became NaN") && Catch::Contains("Lower --lr"));
+}
+
+TEST_CASE("bf16 autocast trains on the CPU and restores the autocast state", "[epoch]") {
+  const DeviceDataset train(synthetic(64, 6), torch::kCPU, Normalization{});
+  torch::manual_seed(0);
+  Alone a(make_model(ModelOptions("net")), 0.01, 0.9);
+  auto& model = a.model;
+  auto o = options_for(1, 16, 0.01);
+  o.step.amp = AmpMode::kBf16;
+  const auto stats =
+      train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, 1), o, EpochPosition{});
+  CHECK(std::isfinite(stats.loss));
+  CHECK_FALSE(at::autocast::is_autocast_enabled(at::kCPU));
+  CHECK(model->named_parameters()["fc3.weight"].dtype() == torch::kFloat);
+}
