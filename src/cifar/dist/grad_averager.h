@@ -1,15 +1,17 @@
 // grad_averager.h: gradients averaged across ranks after backward, in flat
-// buckets, as DDP does.
+// buckets.
 //
 // All gradients are copied into one flat buffer (plus one element: the stop
 // flag), cut into buckets of about `bucket_bytes`; a bucket may start or end
-// in the middle of a tensor. start() launches one asynchronous all-reduce per
-// bucket right after backward; wait() waits for them before the optimizer
-// step, divides by the world size and copies the means back into the
-// gradients. The stop flag rides in the last bucket, so agreeing to stop at
-// the same step (any rank got SIGINT/SIGTERM) costs no extra collective.
-// With one process start() and wait() do nothing (wait() returns the local
-// flag).
+// in the middle of a tensor. start(), called once backward has finished,
+// launches one asynchronous all-reduce per bucket; wait(), called right after
+// it, waits for all of them, divides by the world size and copies the means
+// back into the gradients. Nothing overlaps backward (DDP starts each bucket
+// from a gradient hook while backward still runs; this does not): the buckets
+// only let several all-reduces be in flight at once.
+// The stop flag rides in the last bucket, so agreeing to stop at the same
+// step (any rank got SIGINT/SIGTERM) costs no extra collective. With one
+// process start() and wait() do nothing (wait() returns the local flag).
 #pragma once
 
 #include <torch/torch.h>

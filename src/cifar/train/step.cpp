@@ -40,8 +40,8 @@ class EagerStep final : public TrainStep {
     const torch::Tensor loss = forward_loss(t_.model, batch, options_, totals_);
     t_.optimizer.zero_grad();
     loss.backward();
-    t_.averager.start(stop_requested());  // all-reduces in flight, bucket by bucket
-    const bool stop = t_.averager.wait();
+    t_.averager.start(stop_requested());   // backward is done: launch the bucket all-reduces
+    const bool stop = t_.averager.wait();  // and wait for them at once: no overlap with backward
     t_.optimizer.step(lr);
     return stop;
   }
