@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `cmake --install` puts all four tools in a prefix, and each runs from there
+# with a clean environment (no LD_LIBRARY_PATH, a bare PATH): the installed
+# RUNPATH finds LibTorch, and nothing points back into the build tree.
+source "$(dirname "$0")/lib/common.bash"
+
+# The build tree is the first folder above the tool that holds CMakeCache.txt.
+build=$(cd "$(dirname "$TRAIN")" && pwd)
+while [[ ! -f $build/CMakeCache.txt ]]; do
+  [[ $build == / ]] && fail "no CMakeCache.txt above $TRAIN: cannot tell its build tree"
+  build=$(dirname "$build")
+done
+# The cmake that configured it (the one on the PATH may be a wrapper or another version).
+cmake_bin=$(sed -n 's/^CMAKE_COMMAND:INTERNAL=//p' "$build/CMakeCache.txt")
+[[ -x $cmake_bin ]] || cmake_bin=cmake
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+
+prefix=$WORK/prefix
+"$cmake_bin" --install "$build" --prefix "$prefix" >install.log 2>&1 ||
+  { tail -20 install.log >&2; fail "cmake --install $build --prefix $prefix failed"; }
+pass "cmake --install $build --prefix \$TMP/prefix"
+
+# tool -> an option its --help must list
+declare -A help_option=([cifar-train]=--epochs [cifar-eval]=--checkpoint
+                        [cifar-export]=--out [cifar-predict]=--top-k)
+clean_env=(env -i PATH=/usr/bin:/bin HOME="$WORK" LANG=C.UTF-8)
+for tool in cifar-train cifar-eval cifar-export cifar-predict; do
+  exe=$prefix/bin/$tool
+  [[ -x $exe ]] || fail "$tool was not installed (bin/ holds: $(ls "$prefix/bin" 2>/dev/null | xargs))"
+  if command -v readelf >/dev/null; then
+    runpath=$(readelf -d "$exe" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]/\2/p')
+    [[ $runpath == *"$build"* ]] && fail "$tool's installed RUNPATH points into the build tree: $runpath"
+  fi
+  expect 0 "^$tool ${version//./\\.}" -- "${clean_env[@]}" "$exe" --version
+  expect 0 "${help_option[$tool]}" -- "${clean_env[@]}" "$exe" --help
+done
