@@ -143,13 +143,13 @@ int check_train(Distributed& dist, const std::string& model_name, int64_t steps)
   auto model = build(model_name, 100 + dist.rank());
   dist.broadcast_module(*model);
   const uint64_t initial_buffers = digest(model->buffers());
-  Sgd optimizer(model->parameters(), SgdOptions(0.05).momentum(0.9));
+  ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions(0.05).momentum(0.9),
+                                     {.schedule = Schedule::kConstant, .base_lr = 0.05});
   GradientAverager averager(dist, model->parameters());
-  Trainee trainee{*model, optimizer, dist, averager};
+  Learner trainee{*model, groups, dist, averager};
   const int64_t local_batch = per_rank_batch(16, dist.world_size());
   EpochOptions options;
   options.batch_size = local_batch;
-  options.schedule = ScheduleOptions{Schedule::kConstant, 0.05, 0, 1, steps};
   options.log_interval_s = 1e9;
   const EpochPlan plan =
       shard_plan(train_data.plan_epoch(true, false, 1, 1), dist.rank(), dist.world_size());

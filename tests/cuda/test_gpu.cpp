@@ -17,7 +17,7 @@ using namespace cifar;
 TEST_CASE("GPU: events time work and peak memory is tracked", "[cuda]") {
   const torch::Device gpu(torch::kCUDA, 0);
   reset_peak_memory(gpu);
-  EpochTimer timer(gpu);
+  DeviceTimer timer(gpu);
   timer.start();
   auto x = torch::randn({4096, 4096}, torch::TensorOptions().device(gpu));
   for (int i = 0; i < 10; ++i) x = torch::mm(x, x).tanh_();
@@ -39,13 +39,13 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
     torch::manual_seed(0);
     auto model = make_model(ModelOptions("net"));
     model->to(gpu);
-    Sgd sgd(model->parameters(), SgdOptions(0.01).momentum(0.9));
+    ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions(0.01).momentum(0.9),
+                                       {.schedule = Schedule::kConstant, .base_lr = 0.01});
     Distributed alone(DistEnv{}, gpu);
     GradientAverager averager(alone, model->parameters());
-    Trainee trainee{*model, sgd, alone, averager};
+    Learner trainee{*model, groups, alone, averager};
     EpochOptions o;
     o.batch_size = 64;
-    o.schedule = ScheduleOptions{Schedule::kConstant, 0.01, 0.0, 1, 8};
     o.cuda_graph = graph;
     o.step.amp = amp;
     const auto stats =

@@ -16,20 +16,20 @@ namespace {
 struct Alone {
   explicit Alone(Classifier m, double lr, double momentum = 0.0)
       : model(std::move(m)),
-        sgd(model->parameters(), SgdOptions(lr).momentum(momentum)),
+        groups(one_sgd_group(model->parameters(), SgdOptions(lr).momentum(momentum),
+                             {.schedule = Schedule::kConstant, .base_lr = lr})),
         averager(dist, model->parameters()),
-        trainee{*model, sgd, dist, averager} {}
+        trainee{*model, groups, dist, averager} {}
   Classifier model;
-  Sgd sgd;
+  ParamGroups groups;
   Distributed dist{DistEnv{}, torch::kCPU};
   GradientAverager averager;
-  Trainee trainee;
+  Learner trainee;
 };
 
-EpochOptions options_for(int64_t epochs, int64_t batch, double lr) {
+EpochOptions options_for(int64_t /*epochs*/, int64_t batch, double /*lr*/) {
   EpochOptions o;
   o.batch_size = batch;
-  o.schedule = ScheduleOptions{Schedule::kConstant, lr, 0.0, epochs, 1};
   return o;
 }
 }  // namespace

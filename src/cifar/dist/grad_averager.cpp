@@ -56,7 +56,9 @@ bool GradientAverager::wait() {
   int64_t offset = 0;
   for (auto& p : params_) {
     auto slice = means.narrow(0, offset, p.numel()).view(p.sizes());
-    if (p.grad().defined()) {
+    if (!p.requires_grad()) {
+      // Frozen (on every rank alike): it keeps no gradient, so no optimiser moves it.
+    } else if (p.grad().defined()) {
       p.mutable_grad().copy_(slice);
     } else {
       p.mutable_grad() = slice.clone();

@@ -12,12 +12,12 @@
 namespace cifar {
 
 #ifdef CIFAR_HAS_CUDA
-struct EpochTimer::CudaEvents {
+struct DeviceTimer::CudaEvents {
   c10::cuda::CUDAEvent begin{cudaEventDefault};
   c10::cuda::CUDAEvent end{cudaEventDefault};
 };
 #else
-struct EpochTimer::CudaEvents {};
+struct DeviceTimer::CudaEvents {};
 #endif
 
 bool cuda_compiled() {
@@ -69,26 +69,15 @@ int64_t peak_memory_bytes(const torch::Device& device) {
   return 0;
 }
 
-void configure_cuda_math(bool cudnn_benchmark, bool tf32) {
-#ifdef CIFAR_HAS_CUDA
-  at::globalContext().setBenchmarkCuDNN(cudnn_benchmark);
-  at::globalContext().setAllowTF32CuBLAS(tf32);
-  at::globalContext().setAllowTF32CuDNN(tf32);
-#else
-  (void)cudnn_benchmark;
-  (void)tf32;
-#endif
-}
-
-EpochTimer::EpochTimer(const torch::Device& device) : device_(device) {
+DeviceTimer::DeviceTimer(const torch::Device& device) : device_(device) {
 #ifdef CIFAR_HAS_CUDA
   if (device_.is_cuda()) events_ = std::make_unique<CudaEvents>();
 #endif
 }
 
-EpochTimer::~EpochTimer() = default;
+DeviceTimer::~DeviceTimer() = default;
 
-void EpochTimer::start() {
+void DeviceTimer::start() {
 #ifdef CIFAR_HAS_CUDA
   if (events_) {
     c10::cuda::CUDAGuard guard(device_);
@@ -99,7 +88,7 @@ void EpochTimer::start() {
   cpu_start_ = std::chrono::steady_clock::now();
 }
 
-double EpochTimer::stop() {
+double DeviceTimer::stop() {
 #ifdef CIFAR_HAS_CUDA
   if (events_) {
     c10::cuda::CUDAGuard guard(device_);

@@ -1,7 +1,7 @@
 // gpu.h: the few places that talk to CUDA directly.
 //
 // GPU work is asynchronous: a CPU clock read around it measures only the
-// launches. EpochTimer therefore times with CUDA events on a GPU (and
+// launches. DeviceTimer therefore times with CUDA events on a GPU (and
 // synchronises before reading them), and with a steady clock on the CPU.
 // Peak memory is the caching allocator's peak of allocated bytes since the
 // last reset. Everything here compiles without CUDA and then reports nothing.
@@ -34,16 +34,13 @@ void synchronize(const torch::Device& device);
 void reset_peak_memory(const torch::Device& device);
 int64_t peak_memory_bytes(const torch::Device& device);  // 0 on the CPU
 
-// cuDNN benchmark mode and TF32 matrix products (no-op without CUDA).
-void configure_cuda_math(bool cudnn_benchmark, bool tf32);
-
 // Wall time of a stretch of work on one device, measured honestly.
-class EpochTimer {
+class DeviceTimer {
  public:
-  explicit EpochTimer(const torch::Device& device);
-  ~EpochTimer();
-  EpochTimer(const EpochTimer&) = delete;
-  EpochTimer& operator=(const EpochTimer&) = delete;
+  explicit DeviceTimer(const torch::Device& device);
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
 
   void start();
   // Seconds since start(); on a GPU this synchronises on the stop event.

@@ -15,6 +15,7 @@ struct EvalResult {
   int64_t correct = 0;
   double loss = 0;                 // mean cross-entropy
   std::vector<int64_t> confusion;  // (num_classes, num_classes) row-major, row = true label
+  int64_t tta = 0;                 // test-time augmentation level it was measured with (0..2)
 
   double accuracy() const {
     return total > 0 ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
@@ -36,6 +37,9 @@ struct EpochMetrics {
   double eval_seconds = 0;
   int64_t peak_memory_bytes = 0;  // GPU only, 0 on the CPU
 
+  bool tested = true;  // false on an epoch --eval-every skips (test_* then mean nothing)
+
+  bool has_test() const { return tested; }
   bool has_validation() const { return val_accuracy >= 0; }
   // What best.pt is chosen on: validation accuracy when there is a
   // validation split, else (leaking the test set into the choice) test accuracy.

@@ -8,7 +8,7 @@
 
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/confusion_file.h"
-#include "cifar/report/epoch_board.h"
+#include "cifar/report/tensorboard_epoch.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -67,12 +67,14 @@ void RunOutputs::save_latest(const std::string& bytes) {
   write_file_atomically(checkpoint_, bytes);
 }
 
-void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult& test,
+void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
                             const std::vector<std::string>& class_names, const std::string& bytes,
                             bool best) {
   csv_.write(metrics);
-  if (board_) write_epoch_board(*board_, metrics, test, class_names);
-  write_confusion_csv(run_dir_ / "confusion.csv", test.confusion, class_names);
+  if (test != nullptr) {
+    if (board_) write_tensorboard_epoch(*board_, metrics, *test, class_names);
+    write_confusion_csv(run_dir_ / "confusion.csv", test->confusion, class_names);
+  }
   save_latest(bytes);
   if (best) write_file_atomically(this->best(), bytes);
 }

@@ -46,7 +46,9 @@ class RunOutputs {
   // An epoch's end: its metrics row, TensorBoard's scalars, per-class
   // accuracies and confusion heat map, confusion.csv, then the checkpoints
   // (best.pt too when best). Everything is flushed.
-  void epoch_done(const EpochMetrics& metrics, const EvalResult& test,
+  // `test` is null on an epoch without evaluation (--eval-every): then only
+  // the metrics row and the checkpoints are written.
+  void epoch_done(const EpochMetrics& metrics, const EvalResult* test,
                   const std::vector<std::string>& class_names, const std::string& checkpoint_bytes,
                   bool best);
   // The run ended (completed, or stopped): closes the HPARAMS session.

@@ -1,7 +1,10 @@
-// config.cpp: the option table, and the CLI, checks and TOML derived from it.
+// config.cpp: the option tables of the four tools, and the CLI, checks and
+// TOML derived from them.
 //
-// train_options() (and eval_options()) are the one place an option is
-// written down. Each hands every option, with its field, to a visitor
+// Each option is written down once, in a group function (model_group,
+// data_group, device_group, tta_option) or a tool's table (train_options,
+// eval_options, predict_options, export_options) that calls the groups it
+// shares. A table hands every option, with its field, to a visitor
 // (option_visitors.h): OptionDeclarer declares it on a CLI11 app,
 // RangeChecker checks a filled-in config, TomlWriter writes it.
 #include "cifar/train/config.h"
@@ -10,15 +13,17 @@
 
 #include <CLI/CLI.hpp>
 #include <limits>
+#include <type_traits>
 
 #include "cifar/core/errors.h"
+#include "cifar/io/weights.h"
 #include "cifar/train/option_visitors.h"
 
 namespace cifar {
 namespace {
 using namespace options;
 
-// --- The table ---------------------------------------------------------------------
+// --- Parsing and formatting the typed values ----------------------------------------
 
 std::string model_of(const std::string& text) {
   check_model_name(text);
@@ -31,17 +36,7 @@ std::string stem_text(const ResNetStem& stem) {
   return stem == ResNetStem::kCifar ? "cifar" : "imagenet";
 }
 std::string schedule_text(const Schedule& s) {
-  switch (s) {
-    case Schedule::kConstant:
-      return "constant";
-    case Schedule::kStep:
-      return "step";
-    case Schedule::kCosine:
-      return "cosine";
-    case Schedule::kOneCycle:
-      return "onecycle";
-  }
-  return "constant";
+  return to_string(s);
 }
 std::string device_text(const DeviceRequest& d) {
   return d.text;
@@ -52,37 +47,130 @@ std::string amp_text(const AmpMode& a) {
 DeviceRequest device_of(const std::string& text) {
   return parse_device(text);
 }
-
-std::string recipe_text(const Recipe& r) {
+std::string recipe_text(const RecipeName& r) {
   return to_string(r);
 }
+// --mean and --std are parsed one at a time with weights.h's parser (the
+// other half a placeholder): the same messages, naming the flag.
+Channels mean_of(const std::string& text) {
+  return normalization_from_flags(text, "1,1,1")->mean;
+}
+Channels std_of(const std::string& text) {
+  return normalization_from_flags("0,0,0", text)->std;
+}
+std::string channels_text(const Channels& c) {
+  return fmt::format("{},{},{}", c[0], c[1], c[2]);
+}
+
+// --- Groups the tools share ----------------------------------------------------------
+
+constexpr const char* kModel = "Model";
+constexpr const char* kData = "Data";
+constexpr const char* kDevice = "Device and speed";
+constexpr const char* kEvaluation = "Evaluation";
+constexpr const char* kOutput = "Output";
+
+// Where a trained model comes from: cifar-eval, cifar-predict, cifar-export.
+template <class In, class V>
+void model_group(In& in, V&& v) {
+  v.text(Opt{"-c,--checkpoint", kModel, "Checkpoint written by cifar-train"}, in.checkpoint);
+  v.text(Opt{"-w,--weights", kModel,
+             "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
+             "checkpoint"},
+         in.weights);
+  v.parsed(
+      Opt{"-m,--model", kModel, "With --weights: net or resnet18 (default: the file's metadata)"},
+      in.model, Parsed<std::string>{model_of, same});
+  v.parsed(Opt{"--stem", kModel,
+               "With --weights: ResNet stem, cifar or imagenet (default: metadata, else cifar)"},
+           in.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+  v.parsed(Opt{"--mean", kModel,
+               "With --weights: normalisation mean as r,g,b (default: the file's metadata, else "
+               "0.4914,0.4822,0.4465)"},
+           in.mean, Parsed<Channels>{mean_of, channels_text});
+  v.parsed(Opt{"--std", kModel,
+               "With --weights: normalisation std as r,g,b (default: the file's metadata, else "
+               "0.2470,0.2435,0.2616)"},
+           in.std, Parsed<Channels>{std_of, channels_text});
+}
+
+// cifar-train, cifar-eval.
+template <class C, class V>
+void data_group(C& c, V&& v) {
+  v.text(Opt{"--data", kData,
+             "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
+         c.data_dir);
+}
+
+// cifar-train, cifar-eval.
+template <class C, class V>
+void device_group(C& c, V&& v) {
+  v.parsed(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
+           c.device, Parsed<DeviceRequest>{device_of, device_text});
+  v.parsed(Opt{"--amp", kDevice, "Mixed precision: bf16 or off"}, c.amp,
+           Parsed<AmpMode>{parse_amp, amp_text});
+}
+
+// cifar-train (evaluations during training) and cifar-eval (which can also
+// take the level the checkpoint was trained for).
+template <class C, class V>
+void tta_option(C& c, V&& v) {
+  if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig>) {
+    v.number(Opt{"--tta", kEvaluation,
+                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates; "
+                 "-1: the checkpoint's level"},
+             c.tta, Range<int64_t>{-1, 2});
+  } else {
+    v.number(Opt{"--tta", kEvaluation,
+                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates"},
+             c.tta, Range<int64_t>{0, 2});
+  }
+}
+
+// --- The tools' tables ---------------------------------------------------------------
 
 // Config is TrainConfig, or const TrainConfig for the visitors that only read.
 template <class Config, class V>
 void train_options(Config& c, V&& v) {
-  v.parsed(Opt{"--recipe", "Model",
+  v.parsed(Opt{"--recipe", kModel,
                "classic (SGD on all parameters) or airbench94 (Muon + SGD, the speedrun's "
                "schedule and augmentation)"},
-           c.recipe, Parsed<Recipe>{parse_recipe, recipe_text});
-  v.parsed(Opt{"-m,--model", "Model",
+           c.recipe, Parsed<RecipeName>{parse_recipe, recipe_text});
+  v.parsed(Opt{"-m,--model", kModel,
                "net or resnet18 (default: net, or the checkpoint's with --resume)"},
            c.model, Parsed<std::string>{model_of, same});
-  v.parsed(Opt{"--stem", "Model", "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"},
+  v.parsed(Opt{"--stem", kModel, "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"},
            c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
-  v.text(Opt{"--data", "Data",
-             "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
-         c.data_dir);
-  v.number(Opt{"--train-limit", "Data", "Train on the first N images only (0: all)"}, c.train_limit,
+  v.text(Opt{.names = "--init-weights",
+             .group = kModel,
+             .help = "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
+                     "instead of a fresh model",
+             .saved = false},
+         c.init_weights);
+  v.text(Opt{.names = "--resume",
+             .group = kModel,
+             .help = "Continue training from this checkpoint (model, optimiser, position)",
+             .saved = false},
+         c.resume);
+  data_group(c, v);
+  v.number(Opt{"--train-limit", kData, "Train on the first N images only (0: all)"}, c.train_limit,
            Range<int64_t>{0, kMaxCount});
-  v.number(Opt{"--val-split", "Data",
+  v.number(Opt{"--val-split", kData,
                "Hold out N training images (chosen by --seed) as a validation set; best.pt is "
                "chosen on it (0: none, and best.pt is chosen on the test set)"},
            c.val_split, Range<int64_t>{0, kMaxCount});
-  v.flag(Opt{"--augment", "Data", "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
-  v.parsed(Opt{"-d,--device", "Device", "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
-           c.device, Parsed<DeviceRequest>{device_of, device_text});
-  v.number(Opt{"--threads", "Device", "CPU threads for intra-op work (0: chosen at run time)"},
+  v.flag(Opt{"--augment", kData, "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
+  device_group(c, v);
+  v.number(Opt{"--threads", kDevice, "CPU threads for intra-op work (0: chosen at run time)"},
            c.threads, Range<int64_t>{0, 4096});
+  v.flag(
+      Opt{"--channels-last", kDevice,
+          "NHWC images and weights (CPU: slower at batch <= 32, within ~10% of NCHW at 128-256)"},
+      c.channels_last);
+  v.flag(Opt{"--cuda-graph", kDevice, "Capture the training step in a CUDA graph, GPU only"},
+         c.cuda_graph);
+  v.flag(Opt{"--cudnn-benchmark", kDevice, "Let cuDNN time its algorithms"}, c.cudnn_benchmark);
+  v.flag(Opt{"--tf32", kDevice, "TF32 matrix products on GPUs that have them"}, c.tf32);
   v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
            c.epochs, Range<int64_t>{1, 1'000'000});
   v.number(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}, c.batch_size,
@@ -94,40 +182,35 @@ void train_options(Config& c, V&& v) {
   v.flag(Opt{"--nesterov", "Optimisation", "Nesterov momentum"}, c.nesterov);
   v.number(Opt{"--weight-decay", "Optimisation", "L2 weight decay"}, c.weight_decay,
            Range<double>{0, kMaxReal});
-  v.parsed(Opt{"--schedule", "Optimisation", "constant, step, cosine or onecycle"}, c.schedule,
-           Parsed<Schedule>{parse_schedule, schedule_text});
+  v.parsed(Opt{"--schedule", "Optimisation", "constant, step, cosine, onecycle or linear"},
+           c.schedule, Parsed<Schedule>{parse_schedule, schedule_text});
   v.number(Opt{"--warmup-epochs", "Optimisation", "Linear warm-up length in epochs"},
            c.warmup_epochs, Range<double>{0, 1'000'000});
   v.number(Opt{"--label-smoothing", "Optimisation", "Cross-entropy label smoothing"},
            c.label_smoothing, Range<double>{0, 1, false, true});
   v.number(Opt{"--seed", "Optimisation", "Seed for initialisation, shuffling and augmentation"},
            c.seed, Range<uint64_t>{0, std::numeric_limits<uint64_t>::max()});
-  v.parsed(Opt{"--amp", "Speed", "Mixed precision: bf16 or off"}, c.amp,
-           Parsed<AmpMode>{parse_amp, amp_text});
-  v.flag(
-      Opt{"--channels-last", "Speed",
-          "NHWC images and weights (CPU: slower at batch <= 32, within ~10% of NCHW at 128-256)"},
-      c.channels_last);
-  v.flag(Opt{"--cuda-graph", "Speed", "Capture the training step in a CUDA graph, GPU only"},
-         c.cuda_graph);
-  v.flag(Opt{"--cudnn-benchmark", "Speed", "Let cuDNN time its algorithms"}, c.cudnn_benchmark);
-  v.flag(Opt{"--tf32", "Speed", "TF32 matrix products on GPUs that have them"}, c.tf32);
-  v.number(Opt{"--eval-batch-size", "Speed", "Batch size for evaluation"}, c.eval_batch_size,
+  v.number(
+      Opt{"--eval-every", kEvaluation, "Evaluate after every N-th epoch (the last epoch always)"},
+      c.eval_every, Range<int64_t>{1, kMaxCount});
+  v.number(Opt{"--eval-batch-size", kEvaluation, "Batch size for evaluation"}, c.eval_batch_size,
            Range<int64_t>{1, kMaxCount});
-  v.number(Opt{"--eval-every", "Speed", "Evaluate after every N-th epoch (the last epoch always)"},
-           c.eval_every, Range<int64_t>{1, kMaxCount});
-  v.number(Opt{"--tta", "Speed",
-               "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates"},
-           c.tta, Range<int64_t>{0, 2});
-  v.text(Opt{"-o,--checkpoint", "Output", "Where the trained model goes (default: <model>.pt)"},
+  tta_option(c, v);
+  v.text(Opt{"-o,--checkpoint", kOutput, "Where the trained model goes (default: <model>.pt)"},
          c.checkpoint);
-  v.text(Opt{"--run-dir", "Output",
+  v.text(Opt{"--run-dir", kOutput,
              "Folder for config.toml, metrics.csv, last.pt and best.pt (default: runs/...)"},
          c.run_dir);
-  v.number(Opt{"--log-interval", "Output",
+  v.flag(Opt{.names = "--overwrite",
+             .group = kOutput,
+             .help = "Replace the results of an earlier run in --run-dir (config.toml, "
+                     "metrics.csv, last.pt, best.pt) instead of refusing to start",
+             .saved = false},
+         c.overwrite);
+  v.number(Opt{"--log-interval", kOutput,
                "Seconds between progress lines when stderr is not a terminal"},
            c.log_interval_s, Range<double>{0, 1'000'000, true});
-  v.flag(Opt{"--tensorboard", "Output",
+  v.flag(Opt{"--tensorboard", kOutput,
              "TensorBoard event files in the run folder (view: tensorboard --logdir runs/)"},
          c.tensorboard);
   v.number(Opt{"--dist-timeout", "Several processes",
@@ -137,62 +220,56 @@ void train_options(Config& c, V&& v) {
 
 template <class Config, class V>
 void eval_options(Config& c, V&& v) {
-  v.text(Opt{"-c,--checkpoint", "Input", "Checkpoint written by cifar-train"}, c.checkpoint);
-  v.text(Opt{"-w,--weights", "Input",
-             "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
-             "checkpoint"},
-         c.weights);
-  v.text(
-      Opt{"-m,--model", "Input", "With --weights: net or resnet18 (default: the file's metadata)"},
-      c.model);
-  v.text(
-      Opt{"--stem", "Input", "With --weights: cifar or imagenet (default: metadata, else cifar)"},
-      c.stem);
-  v.text(Opt{"--mean", "Input", kMeanHelp}, c.mean);
-  v.text(Opt{"--std", "Input", kStdHelp}, c.std);
-  v.text(Opt{"--data", "Input",
-             "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
-         c.data_dir);
-  v.parsed(Opt{"-d,--device", "Device", "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
-           c.device, Parsed<DeviceRequest>{device_of, device_text});
-  v.number(Opt{"-b,--batch-size", "Speed", "Evaluation batch size"}, c.batch_size,
+  model_group(c, v);
+  data_group(c, v);
+  device_group(c, v);
+  v.number(Opt{"-b,--batch-size", kEvaluation, "Evaluation batch size"}, c.batch_size,
            Range<int64_t>{1, kMaxCount});
-  v.number(Opt{"--tta", "Speed",
-               "Test-time augmentation: 0 none, 1 mirror, 2 mirror + translates (default: the "
-               "checkpoint's)"},
-           c.tta, Range<int64_t>{-1, 2});
-  v.parsed(Opt{"--amp", "Speed", "Mixed precision: bf16 or off"}, c.amp,
-           Parsed<AmpMode>{parse_amp, amp_text});
+  tta_option(c, v);
+  v.flag(Opt{"--json", kOutput, "Print one JSON object instead of tables"}, c.json);
+}
+
+template <class Config, class V>
+void predict_options(Config& c, V&& v) {
+  model_group(c, v);
+  v.positional(Opt{.names = "images", .group = "", .help = "PNG or JPEG files", .required = true},
+               c.images);
+  v.number(Opt{"-b,--batch-size", kDevice, "Images per forward pass"}, c.predict.batch_size,
+           Range<int64_t>{1, kMaxCount});
+  v.number(Opt{"-k,--top-k", kOutput, "Classes to report per image"}, c.predict.top_k,
+           Range<int64_t>{1, kMaxCount});
+  v.flag(Opt{"--json", kOutput, "Print one JSON array, an object per image"}, c.json);
+  v.flag(Opt{"--logits", kOutput, "With --json: add each image's raw logits"}, c.predict.logits);
+}
+
+template <class Config, class V>
+void export_options(Config& c, V&& v) {
+  model_group(c, v);
+  v.text(Opt{.names = "-o,--out",
+             .group = kOutput,
+             .help = "Output file: .safetensors, or .pt/.pth (a state dict for torch.load)",
+             .required = true},
+         c.out);
 }
 
 }  // namespace
 
-Recipe parse_recipe(const std::string& text) {
-  if (text == "classic") return Recipe::kClassic;
-  if (text == "airbench94") return Recipe::kAirbench94;
+RecipeName parse_recipe(const std::string& text) {
+  if (text == "classic") return RecipeName::kClassic;
+  if (text == "airbench94") return RecipeName::kAirbench94;
   throw UsageError(fmt::format("unknown --recipe '{}': choose classic or airbench94", text));
 }
 
-std::string to_string(Recipe recipe) {
-  return recipe == Recipe::kAirbench94 ? "airbench94" : "classic";
+std::string to_string(RecipeName recipe) {
+  return recipe == RecipeName::kAirbench94 ? "airbench94" : "classic";
 }
 
 void add_train_options(CLI::App& app, TrainConfig& config) {
   train_options(config, OptionDeclarer{app});
-  app.add_flag("--overwrite", config.overwrite,
-               "Replace the results of an earlier run in --run-dir (config.toml, metrics.csv, "
-               "last.pt, best.pt) instead of refusing to start")
-      ->group("Output");
-  app.add_option("--init-weights", config.init_weights,
-                 "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
-                 "instead of a fresh model")
-      ->group("Model");
-  app.add_option("--resume", config.resume, "Continue training from this checkpoint")
-      ->group("Output");
 }
 
 void validate(const TrainConfig& config) {
-  train_options(config, RangeChecker{});
+  train_options(config, RangeChecker{.toml = false});  // MUTATION M4
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }
@@ -203,14 +280,32 @@ void validate(const TrainConfig& config) {
 }
 
 std::string to_toml(const TrainConfig& config) {
-  TomlWriter writer{"# cifar-train settings (read back with --config)\n"};
+  TomlWriter writer{.out = "# cifar-train settings (read back with --config)\n"};
   train_options(config, writer);
   return writer.out;
 }
 
 void add_eval_options(CLI::App& app, EvalConfig& config) {
   eval_options(config, OptionDeclarer{app});
-  app.get_option("--weights")->excludes(app.get_option("--checkpoint"));
+}
+void add_predict_options(CLI::App& app, PredictConfig& config) {
+  predict_options(config, OptionDeclarer{app});
+}
+void add_export_options(CLI::App& app, ExportConfig& config) {
+  export_options(config, OptionDeclarer{app});
+}
+
+void validate(const EvalConfig& config) {
+  eval_options(config, RangeChecker{});
+  validate(static_cast<const ModelInput&>(config));
+}
+void validate(const PredictConfig& config) {
+  predict_options(config, RangeChecker{});
+  validate(static_cast<const ModelInput&>(config));
+}
+void validate(const ExportConfig& config) {
+  export_options(config, RangeChecker{});
+  validate(static_cast<const ModelInput&>(config));
 }
 
 }  // namespace cifar

@@ -1,22 +1,29 @@
-// config.h: every setting of a training or evaluation run, declared once.
+// config.h: every setting of the four tools, declared once.
 //
 // Each option (its long name, which is also its key in a TOML config file,
-// its group, help text, default and allowed values) is written down in one
-// table in config.cpp. From that table come the CLI11 declarations
-// (add_train_options), the checks (validate: the same ranges a command line
-// is held to, for callers that fill a TrainConfig in code), and the resolved
-// settings written to a run folder (to_toml), which read back with --config.
-// Fields are typed: enums for the model's stem, the schedule and mixed
-// precision, a parsed device request; strings are parsed once, at the edge.
+// its group, help text, default and allowed values) is written down once in
+// config.cpp, in groups the tools share: "Model" (the trained model that
+// cifar-eval, cifar-predict and cifar-export load), "Data", "Device and
+// speed", "Evaluation", and cifar-train's own. From those tables come the
+// CLI11 declarations (add_*_options), the checks (validate: the same ranges a
+// command line is held to, for callers that fill a config in code), and the
+// resolved settings written to a run folder (to_toml), which read back with
+// --config. Fields are typed: enums for the model's stem, the schedule and
+// mixed precision, a parsed device request, checked model names and
+// normalisation channels; strings are parsed once, at the edge.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cifar/core/types.h"
 #include "cifar/model/models.h"
 #include "cifar/platform/device.h"
+#include "cifar/train/model_input.h"
 #include "cifar/train/optim.h"
+#include "cifar/train/predict.h"
 
 namespace CLI {
 class App;
@@ -31,12 +38,12 @@ namespace cifar {
 //   airbench94  Keller Jordan's airbench94_muon: Muon on the conv filters,
 //               Nesterov SGD on biases and head, linear decay, alternating
 //               flip + 2-pixel reflect translate, label smoothing 0.2
-enum class Recipe { kClassic, kAirbench94 };
-Recipe parse_recipe(const std::string& text);  // UsageError when unknown
-std::string to_string(Recipe recipe);
+enum class RecipeName { kClassic, kAirbench94 };
+RecipeName parse_recipe(const std::string& text);  // UsageError when unknown
+std::string to_string(RecipeName recipe);
 
 struct TrainConfig {
-  Recipe recipe = Recipe::kClassic;
+  RecipeName recipe = RecipeName::kClassic;
   // Model: empty means "net" (the recipe's network for airbench94), or the
   // checkpoint's model when resuming.
   std::string model;
@@ -86,42 +93,55 @@ struct TrainConfig {
 };
 
 // Declares every TrainConfig option on `app`, bound to `config` (whose current
-// values are the defaults --help shows). --resume is declared too; --config,
-// --data's environment fallback and the logging flags are the app's.
+// values are the defaults --help shows); --resume, --init-weights and
+// --overwrite too. --config (app/config_file.h), --data's environment
+// fallback and the logging flags are the app's.
 void add_train_options(CLI::App& app, TrainConfig& config);
 
 // Throws UsageError naming the option, the offending value and the allowed
 // range; the same checks the command line applies, plus those that relate two
-// options (--nesterov needs --momentum).
+// options (--nesterov needs --momentum), and text that config.toml cannot
+// hold (not UTF-8), so that such a run stops before it starts.
 void validate(const TrainConfig& config);
 
 // The settings as TOML that --config reads back (keys are the long option
-// names); --resume is left out.
+// names, under a comment per group); --resume, --init-weights and --overwrite
+// are left out. UsageError naming the option for text that is not UTF-8.
 std::string to_toml(const TrainConfig& config);
 
-// Evaluating a checkpoint: everything about the model comes from the file.
-struct EvalConfig {
-  std::string checkpoint;
-  std::string weights;  // instead of a checkpoint: .safetensors, .pt or .pth
-  std::string model;    // with --weights: net or resnet18 (default: the file's metadata)
-  std::string stem;     // with --weights: cifar or imagenet (default: metadata, else cifar)
-  std::string mean;  // with --weights: "r,g,b" normalisation (default: metadata, else training's)
-  std::string std;
+// cifar-eval: a checkpoint or weights file (ModelInput, the "Model" group
+// that cifar-predict and cifar-export share) evaluated on the test split.
+struct EvalConfig : ModelInput {
   std::string data_dir = "data/cifar-10-batches-bin";
   DeviceRequest device;
+  AmpMode amp = AmpMode::kOff;
   int64_t batch_size = 100;  // see TrainConfig::eval_batch_size
   int64_t tta = -1;          // -1: the level the checkpoint was trained for
-  AmpMode amp = AmpMode::kOff;
+  bool json = false;         // one JSON object instead of tables
+  // Not an option: a progress bar on a terminal when unset; the app sets
+  // false for --quiet.
+  std::optional<bool> progress_bar;
+};
+
+// cifar-predict: the model, the images and how to report them.
+struct PredictConfig : ModelInput {
+  std::vector<std::string> images;
+  PredictOptions predict;  // --top-k, --batch-size, --logits
+  bool json = false;       // one JSON array instead of lines
+};
+
+// cifar-export: the model and where its weights go.
+struct ExportConfig : ModelInput {
+  std::string out;  // .safetensors, .pt or .pth
 };
 
 void add_eval_options(CLI::App& app, EvalConfig& config);
+void add_predict_options(CLI::App& app, PredictConfig& config);
+void add_export_options(CLI::App& app, ExportConfig& config);
 
-// The help of --mean and --std, shared by cifar-eval and cifar-predict.
-inline constexpr const char* kMeanHelp =
-    "With --weights: normalisation mean as r,g,b (default: the file's metadata, else "
-    "0.4914,0.4822,0.4465)";
-inline constexpr const char* kStdHelp =
-    "With --weights: normalisation std as r,g,b (default: the file's metadata, else "
-    "0.2470,0.2435,0.2616)";
+// The command line's checks for a config filled in code, and validate(ModelInput).
+void validate(const EvalConfig& config);
+void validate(const PredictConfig& config);
+void validate(const ExportConfig& config);
 
 }  // namespace cifar

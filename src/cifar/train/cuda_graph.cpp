@@ -22,13 +22,14 @@ namespace {
 
 class GraphedStep final : public TrainStep {
  public:
-  GraphedStep(ClassifierImpl& model, Sgd& optimizer, const Batch& example,
+  GraphedStep(ClassifierImpl& model, ParamGroups& groups, Sgd& optimizer, const Batch& example,
               const StepOptions& options, RunningTotals& totals)
       : side_(c10::cuda::getStreamFromPool(false, example.images.device().index())),
         guard_(wait_for_current(side_)),
         x_(example.images.clone()),
         y_(example.labels.clone()),
-        lr_(torch::zeros({}, example.images.options().dtype(torch::kFloat))) {
+        lr_(torch::zeros({}, example.images.options().dtype(torch::kFloat))),
+        groups_(groups) {
     const Batch batch{x_, y_};
     // Warm-up (cuDNN picks algorithms, autograd allocates) on throw-away
     // totals, then restore every parameter and buffer it touched.
@@ -63,8 +64,8 @@ class GraphedStep final : public TrainStep {
   ~GraphedStep() override { side_.synchronize(); }
 
   // One process only (train() refuses --cuda-graph with several).
-  bool run(const Batch& batch, double lr) override {
-    lr_.fill_(lr);
+  bool run(const Batch& batch, int64_t global_step) override {
+    lr_.fill_(groups_.lr(global_step));
     x_.copy_(batch.images, /*non_blocking=*/true);
     y_.copy_(batch.labels, /*non_blocking=*/true);
     graph_.replay();
@@ -84,19 +85,27 @@ class GraphedStep final : public TrainStep {
   c10::cuda::CUDAStreamGuard guard_;
   torch::Tensor x_, y_;  // (B, 3, 32, 32) float and (B) int64, the graph's inputs
   torch::Tensor lr_;     // () float
+  ParamGroups& groups_;  // one SGD group: its schedule sets lr_
   at::cuda::CUDAGraph graph_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrainStep> make_graphed_step(Trainee& trainee, const Batch& example,
+std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const Batch& example,
                                              const StepOptions& options, RunningTotals& totals) {
-  return std::make_unique<GraphedStep>(trainee.model, trainee.optimizer, example, options, totals);
+  Sgd* sgd = learner.groups.single_sgd();
+  if (sgd == nullptr) {
+    throw UsageError(
+        "--cuda-graph captures recipes with one SGD parameter group (the classic recipe); "
+        "drop --cuda-graph for this recipe");
+  }
+  return std::make_unique<GraphedStep>(learner.model, learner.groups, *sgd, example, options,
+                                       totals);
 }
 
 #else
 
-std::unique_ptr<TrainStep> make_graphed_step(Trainee&, const Batch&, const StepOptions&,
+std::unique_ptr<TrainStep> make_graphed_step(Learner&, const Batch&, const StepOptions&,
                                              RunningTotals&) {
   throw std::runtime_error(
       "--cuda-graph: this build has no CUDA support; run without --cuda-graph");

@@ -17,7 +17,7 @@ namespace cifar {
 
 // `example` fixes the batch shape. Throws std::runtime_error when capture
 // fails or CUDA is not compiled in.
-std::unique_ptr<TrainStep> make_graphed_step(Trainee& trainee, const Batch& example,
+std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const Batch& example,
                                              const StepOptions& options, RunningTotals& totals);
 
 }  // namespace cifar

@@ -20,8 +20,8 @@ using Clock = std::chrono::steady_clock;
   const char* what = std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf";
   throw std::runtime_error(fmt::format(
       "loss became {} in epoch {} (by step {}): training stopped, and the checkpoints of earlier "
-      "epochs are kept as they were. Lower --lr (now {}), add --warmup-epochs, or use --amp off",
-      what, p.epoch, step, o.schedule.base_lr));
+      "epochs are kept as they were. Lower --lr, add --warmup-epochs, or use --amp off",
+      what, p.epoch, step));
 }
 
 // Refreshes the progress display (a tqdm-like bar on a terminal, else a
@@ -48,9 +48,15 @@ class ProgressTicker {
     metrics.loss = mean;
     metrics.accuracy = accuracy;
     bar_.update(steps_done, metrics);
-    if (options_.on_refresh) {
-      options_.on_refresh(position_.global_step + steps_done - position_.first_step, mean);
+  }
+  // The running loss every `loss_every` steps, whatever the display does.
+  void record_loss(int64_t steps_done, int64_t images, const RunningTotals& totals) {
+    if (!options_.on_loss || options_.loss_every <= 0 || steps_done % options_.loss_every != 0) {
+      return;
     }
+    const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
+    if (!std::isfinite(mean)) throw_non_finite(mean, options_, position_, steps_done);
+    options_.on_loss(position_.global_step + steps_done - position_.first_step, mean);
   }
   void finish() { bar_.finish(); }
 
@@ -76,18 +82,18 @@ int64_t steps_in_epoch(int64_t n, int64_t batch_size, bool drop_last) {
   return drop_last ? n / batch_size : (n + batch_size - 1) / batch_size;
 }
 
-EpochStats train_one_epoch(Trainee& t, const DeviceDataset& data, const EpochPlan& plan,
+EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
                            const EpochOptions& options, const EpochPosition& position) {
   const auto device = data.device();
   const int64_t n = plan.order.size(0);
   const bool graphed = options.cuda_graph && device.is_cuda();
-  const int64_t steps = steps_in_epoch(n, options.batch_size, graphed);
+  const int64_t steps = steps_in_epoch(n, options.batch_size, graphed || options.drop_last);
   const int64_t batch_size = options.batch_size;
   t.model.train();
   RunningTotals totals(device);
   EpochStats stats;
   reset_peak_memory(device);
-  EpochTimer timer(device);
+  DeviceTimer timer(device);
   timer.start();
   {
     const auto step =
@@ -99,8 +105,9 @@ EpochStats train_one_epoch(Trainee& t, const DeviceDataset& data, const EpochPla
       const int64_t start = s * batch_size;
       const int64_t count = std::min(batch_size, n - start);
       const Batch batch = data.batch(plan, start, count);
-      stats.last_lr = lr_at(options.schedule, position.global_step + (s - position.first_step));
-      const bool stop = step->run(batch, stats.last_lr);
+      const int64_t global_step = position.global_step + (s - position.first_step);
+      stats.last_lr = t.groups.lr(global_step);
+      const bool stop = step->run(batch, global_step);
       stats.images += count;
       ++s;
       if (options.after_step) options.after_step(count);
@@ -109,6 +116,7 @@ EpochStats train_one_epoch(Trainee& t, const DeviceDataset& data, const EpochPla
         break;
       }
       ticker.tick(s, stats.images, totals);
+      ticker.record_loss(s, stats.images, totals);
     }
     stats.steps = s;
     ticker.finish();

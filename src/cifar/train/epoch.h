@@ -2,10 +2,11 @@
 //
 // train_one_epoch walks the epoch's plan (this process's share of it)
 // batch by batch:
-//   next_batch; lr = schedule(step); step.run(batch, lr)
-// and refreshes the progress display every --log-interval seconds (half a
-// second on a terminal). Only then, and at the end, are the running totals
-// read back to the host; a non-finite loss stops training there. A stop
+//   next_batch; step.run(batch, global_step)   (forward, zero_grad, backward, update)
+// and refreshes the progress display every --log-interval seconds (a fifth
+// of a second on a terminal). Only then, every `loss_every` steps (the
+// running loss for TensorBoard), and at the end are the running totals read
+// back to the host; a non-finite loss stops training there. A stop
 // request (Ctrl-C, SIGTERM, on any process) ends the epoch after the current
 // step. The epoch's loss and accuracy are summed over the processes.
 #pragma once
@@ -15,22 +16,23 @@
 
 #include "cifar/data/loader.h"
 #include "cifar/model/models.h"
-#include "cifar/train/optim.h"
 #include "cifar/train/step.h"
 
 namespace cifar {
 
 struct EpochOptions {
   int64_t batch_size = 4;  // per process
-  ScheduleOptions schedule;
+  bool drop_last = false;  // drop the last partial batch (a CUDA graph always does)
   StepOptions step;
   bool cuda_graph = false;  // only honoured on a CUDA device
   bool progress_bar = false;
   double log_interval_s = 10;
   // Called after every step with the images it took (the thread tuner).
   std::function<void(int64_t)> after_step;
-  // Called at each progress refresh with the global step and the running loss.
-  std::function<void(int64_t, double)> on_refresh;
+  // Called every `loss_every` steps with the global step and the epoch's
+  // running mean loss (TensorBoard's train/running_loss).
+  std::function<void(int64_t, double)> on_loss;
+  int64_t loss_every = 10;
 };
 
 // Where in the run this epoch starts.
@@ -56,7 +58,7 @@ struct EpochStats {
 int64_t steps_in_epoch(int64_t n, int64_t batch_size, bool drop_last);
 
 // `plan` is this process's share (shard_plan); its length sets the steps.
-EpochStats train_one_epoch(Trainee& trainee, const DeviceDataset& data, const EpochPlan& plan,
+EpochStats train_one_epoch(Learner& learner, const DeviceDataset& data, const EpochPlan& plan,
                            const EpochOptions& options, const EpochPosition& position);
 
 }  // namespace cifar

@@ -89,8 +89,25 @@ Schedule parse_schedule(const std::string& text) {
   if (text == "step") return Schedule::kStep;
   if (text == "cosine") return Schedule::kCosine;
   if (text == "onecycle") return Schedule::kOneCycle;
-  throw UsageError(
-      fmt::format("unknown schedule '{}': choose constant, step, cosine or onecycle", text));
+  if (text == "linear") return Schedule::kLinear;
+  throw UsageError(fmt::format(
+      "unknown schedule '{}': choose constant, step, cosine, onecycle or linear", text));
+}
+
+std::string to_string(Schedule schedule) {
+  switch (schedule) {
+    case Schedule::kConstant:
+      return "constant";
+    case Schedule::kStep:
+      return "step";
+    case Schedule::kCosine:
+      return "cosine";
+    case Schedule::kOneCycle:
+      return "onecycle";
+    case Schedule::kLinear:
+      return "linear";
+  }
+  return "constant";
 }
 
 double lr_at(const ScheduleOptions& o, int64_t step) {
@@ -114,6 +131,8 @@ double lr_at(const ScheduleOptions& o, int64_t step) {
       return o.base_lr * (progress >= 0.75 ? 0.01 : progress >= 0.5 ? 0.1 : 1.0);
     case Schedule::kCosine:
       return o.base_lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+    case Schedule::kLinear:
+      return o.base_lr * (1.0 - progress);
     case Schedule::kOneCycle:
       break;
   }

@@ -58,9 +58,10 @@ class Sgd : public Optimizer {
   SgdOptions options_;
 };
 
-enum class Schedule { kConstant, kStep, kCosine, kOneCycle };
+enum class Schedule { kConstant, kStep, kCosine, kOneCycle, kLinear };
 
 Schedule parse_schedule(const std::string& text);  // UsageError when unknown
+std::string to_string(Schedule schedule);
 
 struct ScheduleOptions {
   Schedule schedule = Schedule::kConstant;
@@ -74,9 +75,10 @@ struct ScheduleOptions {
 //   constant  base_lr
 //   step      base_lr, x0.1 after 50% and again after 75% of training
 //   cosine    half-cosine from base_lr down to 0
+//   linear    straight down from base_lr at step 0 to 0 at the end (airbench)
 //   onecycle  linear rise from base_lr/25 to base_lr over the warm-up (30%
 //             of training when --warmup-epochs is 0), then linear fall to 0
-// For constant, step and cosine a warm-up ramps linearly from 0 first.
+// For constant, step, cosine and linear a warm-up ramps linearly from 0 first.
 double lr_at(const ScheduleOptions& options, int64_t step);
 
 }  // namespace cifar

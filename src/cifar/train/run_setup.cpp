@@ -2,6 +2,7 @@
 #include "cifar/train/run_setup.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cifar/core/errors.h"
 #include "cifar/core/version.h"
@@ -19,7 +20,8 @@ LogLevelGuard::~LogLevelGuard() {
 
 // What TensorBoard's HPARAMS tab shows of a run.
 std::vector<HParam> hparams_of(const TrainConfig& c) {
-  return {{"model", c.model},
+  return {{"recipe", to_string(c.recipe)},
+          {"model", c.model},
           {"batch_size", static_cast<double>(c.batch_size)},
           {"lr", c.lr},
           {"momentum", c.momentum},
@@ -37,10 +39,28 @@ void warn_ignored(const TrainConfig& c, const std::string& model, const torch::D
   if (c.cuda_graph && !device.is_cuda()) {
     spdlog::warn("--cuda-graph needs a CUDA device; training eagerly on {}", device.str());
   }
-  if (device.is_cpu() && c.amp == AmpMode::kBf16) {
+  if (device.is_cpu() && c.amp == AmpMode::kBf16 && model == "net") {
     spdlog::warn(
-        "--amp bf16 on the CPU: supported, but usually slower than float32 here "
+        "--amp bf16 on the CPU: supported, but slower than float32 for the small net "
         "(use --amp off for speed)");
+  }
+  if (c.recipe == RecipeName::kAirbench94) {
+    const TrainConfig defaults;
+    std::vector<std::string> unused;
+    if (c.lr != defaults.lr) unused.emplace_back("--lr");
+    if (c.momentum != defaults.momentum) unused.emplace_back("--momentum");
+    if (c.nesterov != defaults.nesterov) unused.emplace_back("--nesterov");
+    if (c.weight_decay != defaults.weight_decay) unused.emplace_back("--weight-decay");
+    if (c.schedule != defaults.schedule) unused.emplace_back("--schedule");
+    if (c.warmup_epochs != defaults.warmup_epochs) unused.emplace_back("--warmup-epochs");
+    if (c.label_smoothing != defaults.label_smoothing) unused.emplace_back("--label-smoothing");
+    if (c.augment != defaults.augment) unused.emplace_back("--augment");
+    if (!unused.empty()) {
+      spdlog::warn(
+          "the airbench94 recipe sets its own rates, schedule, loss and augmentation: "
+          "{} ignored",
+          fmt::format("{}", fmt::join(unused, ", ")));
+    }
   }
 }
 
@@ -120,7 +140,7 @@ CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization&
                                const std::string& config_toml) {
   CheckpointInfo info;
   info.model = resolved.model;
-  info.stem = resolved.stem == ResNetStem::kCifar ? "cifar" : "imagenet";
+  info.stem = to_string(resolved.stem);
   info.normalization = norm;
   info.class_names = class_names;
   info.config_toml = config_toml;
@@ -128,14 +148,17 @@ CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization&
   return info;
 }
 
-EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult& test,
+EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult* test,
                         const EvalResult* val, double eval_seconds) {
   EpochMetrics m;
   m.epoch = epoch;
   m.train_loss = stats.loss;
   m.train_accuracy = stats.accuracy;
-  m.test_loss = test.loss;
-  m.test_accuracy = test.accuracy();
+  m.tested = test != nullptr;
+  if (test != nullptr) {
+    m.test_loss = test->loss;
+    m.test_accuracy = test->accuracy();
+  }
   if (val != nullptr) {
     m.val_loss = val->loss;
     m.val_accuracy = val->accuracy();

@@ -69,8 +69,9 @@ CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization&
                                const std::vector<std::string>& class_names,
                                const std::string& config_toml);
 
-// `val` is null without a validation split.
-EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult& test,
+// `test` is null on an epoch without evaluation (--eval-every), `val`
+// without a validation split.
+EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult* test,
                         const EvalResult* val, double eval_seconds);
 
 }  // namespace cifar

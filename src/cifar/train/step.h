@@ -18,21 +18,26 @@
 #include "cifar/dist/distributed.h"
 #include "cifar/dist/grad_averager.h"
 #include "cifar/model/models.h"
-#include "cifar/train/optim.h"
+#include "cifar/train/param_groups.h"
 
 namespace cifar {
 
 // The model being trained and everything that updates it.
-struct Trainee {
+struct Learner {
   ClassifierImpl& model;
-  Sgd& optimizer;
+  ParamGroups& groups;         // optimisers and their schedules
   Distributed& dist;           // world size 1: every collective returns at once
   GradientAverager& averager;  // over dist's ranks
 };
 
+struct LossOptions {
+  double label_smoothing = 0.0;
+  bool sum = false;  // sum the batch's losses (airbench's rates assume it), else average
+};
+
 struct StepOptions {
   AmpMode amp = AmpMode::kOff;
-  double label_smoothing = 0.0;
+  LossOptions loss;
 };
 
 // Sums over the steps so far, on the training device.
@@ -42,7 +47,8 @@ struct RunningTotals {
   torch::Tensor correct;   // () int64: correct predictions
 };
 
-// Forward and mean loss of one batch; adds to `totals` (no host sync).
+// Forward and loss of one batch (mean or sum, as options.loss says); adds the
+// batch's summed loss and correct count to `totals` (no host sync).
 // `autocast_cache` must be off while a CUDA graph is captured.
 torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepOptions& options,
                            RunningTotals& totals, bool autocast_cache = true);
@@ -50,12 +56,13 @@ torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const Step
 class TrainStep {
  public:
   virtual ~TrainStep() = default;
-  // One update on `batch` at learning rate `lr`. Returns true when a stop
-  // was requested (Ctrl-C, SIGTERM) on any process: all agree on the step.
-  virtual bool run(const Batch& batch, double lr) = 0;
+  // One update on `batch`, the run's 0-based `global_step` (which sets each
+  // group's rate). Returns true when a stop was requested (Ctrl-C, SIGTERM)
+  // on any process: all agree on the step.
+  virtual bool run(const Batch& batch, int64_t global_step) = 0;
 };
 
-std::unique_ptr<TrainStep> make_eager_step(Trainee& trainee, const StepOptions& options,
+std::unique_ptr<TrainStep> make_eager_step(Learner& learner, const StepOptions& options,
                                            RunningTotals& totals);
 
 }  // namespace cifar

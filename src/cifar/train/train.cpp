@@ -1,4 +1,10 @@
-// train.cpp: the whole training job.
+// train.cpp: the training job, from settings to checkpoints and a report.
+//
+//   recipe  = make_recipe(config)                       what to train, how
+//   plan    = make_plan(config, recipe, ...)            model source, data, output paths
+//   outputs = RunOutputs(...)                           the run folder (rank 0)
+//   session = make_session(plan, recipe, ...)           model, parameter groups, position
+//   for each epoch: train_one_epoch; evaluate; record
 #include "cifar/train/train.h"
 
 #include <fmt/format.h>
@@ -9,237 +15,209 @@
 #include <optional>
 
 #include "cifar/core/errors.h"
-#include "cifar/core/version.h"
 #include "cifar/data/shard.h"
-#include "cifar/dist/distributed.h"
-#include "cifar/dist/grad_averager.h"
-#include "cifar/io/checkpoint.h"
 #include "cifar/io/weights.h"
-#include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/device.h"
 #include "cifar/platform/gpu.h"
 #include "cifar/platform/guards.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
-#include "cifar/platform/thread_tuner.h"
 #include "cifar/report/run_outputs.h"
-#include "cifar/train/epoch.h"
 #include "cifar/train/evaluate.h"
+#include "cifar/train/run_plan.h"
 #include "cifar/train/run_setup.h"
-#include "cifar/train/step.h"
+#include "cifar/train/session.h"
+#include "cifar/train/thread_choice.h"
 
 namespace cifar {
-namespace fs = std::filesystem;
-
 namespace {
+
+// Everything the epochs of one run share.
+struct Job {
+  const TrainConfig& config;
+  const RunEnv& env;
+  const Recipe& recipe;
+  const RunPlan& plan;
+  TrainingSession& session;
+  Distributed& dist;
+  RunOutputs* outputs;  // null on ranks other than 0
+  ThreadChoice& threads;
+  const CpuPlan& cpu;
+};
+
+// What evaluating one epoch found (test skipped between --eval-every epochs).
+struct EpochEvaluation {
+  std::optional<EvalResult> test;
+  std::optional<EvalResult> val;
+  double seconds = 0;
+};
+
+EpochOptions epoch_options(const Job& job, int64_t local_batch, const torch::Device& device) {
+  return {
+      .batch_size = local_batch,
+      .drop_last = job.recipe.drop_last,
+      .step = {.amp = job.config.amp, .loss = job.recipe.loss},
+      .cuda_graph = job.config.cuda_graph && device.is_cuda(),
+      .progress_bar = job.env.progress_bar,
+      .log_interval_s = job.config.log_interval_s,
+      .after_step = [&threads = job.threads](int64_t images) { threads.after_step(images); },
+      .on_loss = job.outputs == nullptr
+                     ? std::function<void(int64_t, double)>{}
+                     : [outputs = job.outputs](int64_t step,
+                                               double loss) { outputs->running_loss(step, loss); },
+  };
+}
+
+// Writes the checkpoint of the last completed step and throws Interrupted
+// with the command that resumes; every rank stops at the same step.
+[[noreturn]] void stop_run(const Job& job, int64_t epochs_done, int64_t step,
+                           const std::string& where) {
+  CheckpointInfo& info = job.session.info;
+  info.epoch = epochs_done;
+  info.step_in_epoch = step;
+  info.global_step = job.session.position.global_step;
+  info.test_accuracy = -1;
+  if (job.outputs != nullptr) {
+    job.outputs->save_latest(job.session.checkpoint_bytes());
+    job.outputs->finished(false);
+  }
+  throw Interrupted(
+      fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
+                  "--config {} --resume {}",
+                  stop_signal(), where, job.plan.checkpoint.string(), job.env.program,
+                  (job.plan.run_dir / "config.toml").string(), job.plan.checkpoint.string()),
+      /*announce=*/job.dist.is_main());
+}
+
+bool evaluates(const TrainConfig& config, int64_t epoch) {
+  return epoch == config.epochs || epoch % config.eval_every == 0;
+}
+
+// Validation (when held out) and test, at --tta; nothing on skipped epochs.
+EpochEvaluation evaluate_epoch(const Job& job, int64_t epoch, const torch::Device& device) {
+  EpochEvaluation out;
+  if (!evaluates(job.config, epoch)) return out;
+  DeviceTimer timer(device);
+  timer.start();
+  const ProgressBarOptions progress =
+      eval_progress_options(job.env.progress_bar, job.config.log_interval_s);
+  const OomAdvice advice{
+      "--eval-batch-size", job.config.eval_batch_size, job.plan.source.model_name, device,
+      job.config.amp,      job.plan.test.size()};
+  const CpuSettingsGuard cpu_settings(job.threads.threads(), /*onednn=*/true);
+  auto evaluate_on = [&](const DeviceDataset& data) {
+    return with_oom_advice(advice, [&] {
+      return evaluate(*job.session.model, data,
+                      {.batch_size = job.config.eval_batch_size,
+                       .amp = job.config.amp,
+                       .tta = job.config.tta,
+                       .dist = &job.dist,
+                       .progress = job.dist.is_main() ? &progress : nullptr});
+    });
+  };
+  if (job.plan.val) out.val = evaluate_on(*job.plan.val);
+  out.test = evaluate_on(job.plan.test);
+  out.seconds = timer.stop();
+  return out;
+}
+
+// The epoch's line, metrics row, TensorBoard record and checkpoints.
+EpochMetrics record_epoch(const Job& job, const EpochStats& stats, const EpochEvaluation& eval) {
+  const int64_t epoch = job.session.position.epoch;
+  const EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
+                                    eval.val ? &*eval.val : nullptr, eval.seconds);
+  spdlog::info("{}", format_epoch_line(m, job.config.epochs));
+  CheckpointInfo& info = job.session.info;
+  info.epoch = epoch;
+  info.step_in_epoch = 0;
+  info.global_step = job.session.position.global_step;
+  info.test_accuracy = m.test_accuracy;
+  const bool best = m.has_test() && m.selection_accuracy() > info.best_accuracy;
+  if (best) info.best_accuracy = m.selection_accuracy();
+  if (job.outputs != nullptr) {
+    job.outputs->epoch_done(m, eval.test ? &*eval.test : nullptr, job.plan.class_names,
+                            job.session.checkpoint_bytes(), best);
+  }
+  return m;
+}
+
+TrainResult run_epochs(const Job& job, const torch::Device& device, int64_t local_batch) {
+  TrainResult result{.model = job.plan.source.model_name,
+                     .device = device.str(),
+                     .class_names = job.plan.class_names,
+                     .checkpoint = job.plan.checkpoint,
+                     .best_checkpoint = job.plan.run_dir / "best.pt",
+                     .run_dir = job.plan.run_dir};
+  const EpochOptions options = epoch_options(job, local_batch, device);
+  const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.plan.source.model_name,
+                            device,         job.config.amp,        job.plan.train.size()};
+  EpochPosition& position = job.session.position;
+  for (; position.epoch <= job.config.epochs; ++position.epoch) {
+    const EpochPlan plan =
+        shard_plan(job.plan.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
+                                             job.config.seed, position.epoch),
+                   job.dist.rank(), job.dist.world_size());
+    job.threads.restart_clock();
+    const EpochStats stats = with_oom_advice(train_oom, [&] {
+      const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
+      return train_one_epoch(*job.session.learner, job.plan.train, plan, options, position);
+    });
+    position.global_step += stats.steps - position.first_step;
+    if (stats.interrupted) {
+      stop_run(job, position.epoch - 1, stats.steps,
+               fmt::format("in epoch {} after step {}", position.epoch, stats.steps));
+    }
+    position.first_step = 0;
+    std::optional<EpochEvaluation> eval;
+    try {
+      eval = evaluate_epoch(job, position.epoch, device);
+    } catch (const Interrupted&) {
+      // A stop during evaluation keeps the epoch's training; it resumes at the next epoch.
+    }
+    if (!eval)
+      stop_run(job, position.epoch, 0, fmt::format("while evaluating epoch {}", position.epoch));
+    result.history.push_back(record_epoch(job, stats, *eval));
+    if (eval->test) result.final_eval = *eval->test;
+  }
+  return result;
+}
+
 // The job once the processes have joined: every rank runs all of it, in the
 // same order (collectives must match); only rank 0 writes.
 TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                            const torch::Device& device, const CpuPlan& cpu, Distributed& dist,
                            int64_t local_batch) {
-  // 2. The checkpoint to resume from, if any: it fixes the model.
-  //    Or weights to start from (--init-weights), which fix it likewise.
-  std::optional<LoadedCheckpoint> resumed = load_resume(config);
-  if (!config.init_weights.empty()) {
-    WeightsOptions options;
-    if (!config.model.empty()) options.model = config.model;
-    options.stem = config.stem == ResNetStem::kCifar ? "cifar" : "imagenet";
-    LoadedWeights weights = load_weights(config.init_weights, options);
-    spdlog::info("init weights: {} ({}); {}", config.init_weights, weights.info.model,
-                 weights.normalization_note);
-    resumed = weights_as_checkpoint(std::move(weights));  // epoch 0: a fresh start from them
-  }
-  const bool from_checkpoint = !config.resume.empty();
-  const std::string model_name =
-      resumed ? resumed->info.model : (config.model.empty() ? "net" : config.model);
-  const ResNetStem stem = resumed ? parse_stem(resumed->info.stem) : config.stem;
-  warn_ignored(config, model_name, device);
-
-  // 3. Data: read once, moved to the device once.
-  const TrainValSplit splits = read_train_split(config);
-  const Cifar10Dataset& train_split = splits.train;
-  const Cifar10Dataset test_split = read_cifar10(config.data_dir, Split::kTest);
-  const Normalization norm = resumed ? resumed->info.normalization : Normalization{};
-  log_data(config, splits, test_split.size(), dist.is_main());
-  const DeviceDataset train_data(train_split, device, norm, config.channels_last);
-  const DeviceDataset test_data(test_split, device, norm, config.channels_last);
-  std::optional<DeviceDataset> val_data;
-  if (splits.val.size() > 0) val_data.emplace(splits.val, device, norm, config.channels_last);
-
-  // 4. Outputs, now that the inputs are known good (rank 0 only).
-  //    Files are named as the user gave them (in messages too); config.toml
-  //    holds absolute paths, so that it resumes the run from any folder.
-  const fs::path run_dir =
-      config.run_dir.empty() ? default_run_dir(model_name) : fs::path(config.run_dir);
-  const fs::path checkpoint =
-      config.checkpoint.empty() ? fs::path(model_name + ".pt") : fs::path(config.checkpoint);
-  const TrainConfig resolved = resolved_settings(config, model_name, stem, run_dir, checkpoint);
-  const std::string config_toml = to_toml(resolved);
-  spdlog::debug("settings:\n{}", config_toml);
+  const Recipe recipe = make_recipe(config);
+  const RunPlan plan = make_plan(config, recipe, device, dist);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
-    outputs.emplace(run_dir, checkpoint, config_toml, config.tensorboard, !from_checkpoint,
-                    config.overwrite);
+    outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
+                    /*fresh=*/!plan.source.resumed, config.overwrite);
   }
-
-  // 5. Model and optimizer, the same on every process.
-  const SeedGuard seed(config.seed);
-  Classifier model = resumed ? resumed->model : make_model(ModelOptions(model_name).stem(stem));
-  model->to(device);
-  if (config.channels_last) to_channels_last(*model);
-  spdlog::info("model: {} ({} parameters)", model_name, count_parameters(*model));
-  Sgd optimizer(model->parameters(), SgdOptions(config.lr)
-                                         .momentum(config.momentum)
-                                         .nesterov(config.nesterov)
-                                         .weight_decay(config.weight_decay));
-  if (from_checkpoint) load_optimizer_state(*resumed, optimizer);
-  dist.broadcast_module(*model);
-  GradientAverager averager(dist, model->parameters());
-  Trainee trainee{*model, optimizer, dist, averager};
-
-  // 6. Where to start, and how each epoch runs.
-  const bool graphed = config.cuda_graph && device.is_cuda();
-  const int64_t shard_size = train_data.size() / dist.world_size();
-  EpochOptions epoch_options{
-      local_batch,
-      ScheduleOptions{config.schedule, config.lr, config.warmup_epochs, config.epochs,
-                      steps_in_epoch(shard_size, local_batch, graphed)},
-      StepOptions{config.amp, config.label_smoothing},
-      graphed,
-      env.progress_bar,
-      config.log_interval_s,
-      {},
-      {}};
-  // The thread count, measured while training when the user did not fix it.
-  std::optional<ThreadTuner> tuner;
-  std::string tuner_said;
-  int tuned_threads = 0;
-  if (cpu.tune && device.is_cpu()) {
-    tuner.emplace(ThreadTuner::candidates_for(cpu.threads));
-    epoch_options.after_step = [&](int64_t images) {
-      tuner->after_step(images);
-      if (tuner->last_decision() == tuner_said) return;  // no new round finished
-      tuner_said = tuner->last_decision();
-      const bool changed = tuner->threads() != tuned_threads;  // info only when it changes
-      tuned_threads = tuner->threads();
-      spdlog::log(changed ? spdlog::level::info : spdlog::level::debug, "{}", tuner_said);
-    };
-  }
-  const ProgressBarOptions eval_progress =
-      eval_progress_options(env.progress_bar, config.log_interval_s);
-  auto threads_now = [&] { return tuner ? tuner->threads() : cpu.threads; };
+  TrainingSession session = make_session(plan, recipe, config, dist, device, local_batch);
   if (outputs) {
-    epoch_options.on_refresh = [&](int64_t step, double loss) {
-      outputs->running_loss(step, loss);
-    };
-  }
-  CheckpointInfo info = checkpoint_info(resolved, norm, train_split.class_names, config_toml);
-  info.world_size = dist.world_size();
-  info.run_id = from_checkpoint && !resumed->info.run_id.empty() ? resumed->info.run_id
-                                                                 : make_run_id(run_dir);
-  if (outputs) {
-    if (auto note = note_if_replacing_other_run(checkpoint, info.run_id)) spdlog::warn("{}", *note);
-  }
-  EpochPosition position{1, config.epochs, 0, 0};
-  if (from_checkpoint) {
-    position = {resumed->info.epoch + 1, config.epochs, resumed->info.step_in_epoch,
-                resumed->info.global_step};
-    info.best_accuracy = resumed->info.best_accuracy;
-    spdlog::info("resuming {} from epoch {} step {}", config.resume, position.epoch,
-                 position.first_step);
-    if (resumed->info.world_size != dist.world_size()) {
-      spdlog::info(
-          "note: {} was trained by {} process(es), this run has {}: the global batch stays {}, so "
-          "each step takes the same samples as before (split {} ways now)",
-          config.resume, resumed->info.world_size, dist.world_size(), config.batch_size,
-          dist.world_size());
+    if (auto note = note_if_replacing_other_run(plan.checkpoint, session.info.run_id)) {
+      spdlog::warn("{}", *note);
     }
+    outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step);
   }
-  if (outputs) outputs->started(config_toml, hparams_of(resolved), position.global_step);
-  const OomAdvice train_oom{"--batch-size", config.batch_size, model_name,
-                            device,         config.amp,        train_data.size()};
-  const OomAdvice eval_oom{"--eval-batch-size", config.eval_batch_size, model_name, device,
-                           config.amp,          test_data.size()};
+  ThreadChoice threads(cpu, device.is_cpu());
   const InterruptGuard interrupt_guard;
-  auto stop_here = [&](int64_t epochs_done, int64_t step, const std::string& where) {
-    info.epoch = epochs_done;
-    info.step_in_epoch = step;
-    info.global_step = position.global_step;
-    info.test_accuracy = -1;
-    const std::string bytes = encode_checkpoint(info, *model, &optimizer);
-    if (outputs) {
-      outputs->save_latest(bytes);
-      outputs->finished(false);
-    }
-    throw Interrupted(
-        fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
-                    "--config {} --resume {}",
-                    stop_signal(), where, checkpoint.string(), env.program,
-                    (run_dir / "config.toml").string(), checkpoint.string()),
-        /*announce=*/dist.is_main());  // every rank stopped at this step; rank 0 says so
-  };
-
-  // 7. The epochs.
-  TrainResult result{model_name, device.str(),        {},     {}, train_split.class_names,
-                     checkpoint, run_dir / "best.pt", run_dir};
-  for (; position.epoch <= config.epochs; ++position.epoch) {
-    const EpochPlan plan = shard_plan(
-        train_data.plan_epoch(/*shuffle=*/true, config.augment, config.seed, position.epoch),
-        dist.rank(), dist.world_size());
-    if (tuner) tuner->restart_clock();
-    const EpochStats stats = with_oom_advice(train_oom, [&] {
-      const CpuSettingsGuard cpu_settings(threads_now(), cpu.training_onednn);
-      return train_one_epoch(trainee, train_data, plan, epoch_options, position);
-    });
-    position.global_step += stats.steps - position.first_step;
-    if (stats.interrupted) {
-      stop_here(position.epoch - 1, stats.steps,
-                fmt::format("in epoch {} after step {}", position.epoch, stats.steps));
-    }
-    position.first_step = 0;
-
-    EpochTimer eval_timer(device);
-    eval_timer.start();
-    EvalResult eval;
-    std::optional<EvalResult> val;
-    try {
-      const CpuSettingsGuard cpu_settings(threads_now(), /*onednn=*/true);
-      auto evaluate_on = [&](const DeviceDataset& data) {
-        return with_oom_advice(eval_oom, [&] {
-          return evaluate(*model, data, config.eval_batch_size, config.amp, kNumClasses, &dist,
-                          dist.is_main() ? &eval_progress : nullptr);
-        });
-      };
-      if (val_data) val = evaluate_on(*val_data);
-      eval = evaluate_on(test_data);
-    } catch (const Interrupted&) {
-      stop_here(position.epoch, 0, fmt::format("while evaluating epoch {}", position.epoch));
-    }
-    const EpochMetrics m =
-        metrics_of(position.epoch, stats, eval, val ? &*val : nullptr, eval_timer.stop());
-    spdlog::info("{}", format_epoch_line(m, config.epochs));
-    result.history.push_back(m);
-    result.final_eval = eval;
-
-    info.epoch = position.epoch;
-    info.step_in_epoch = 0;
-    info.global_step = position.global_step;
-    info.test_accuracy = m.test_accuracy;
-    const bool best = m.selection_accuracy() > info.best_accuracy;
-    if (best) {
-      info.best_accuracy = m.selection_accuracy();
-      spdlog::info("best.pt: epoch {} ({} accuracy {:.2f}%)", m.epoch,
-                   m.has_validation() ? "validation" : "test", 100 * m.selection_accuracy());
-    }
-    if (outputs) {
-      outputs->epoch_done(m, eval, train_split.class_names,
-                          encode_checkpoint(info, *model, &optimizer), best);
-    }
-  }
+  const Job job{.config = config,
+                .env = env,
+                .recipe = recipe,
+                .plan = plan,
+                .session = session,
+                .dist = dist,
+                .outputs = outputs ? &*outputs : nullptr,
+                .threads = threads,
+                .cpu = cpu};
+  TrainResult result = run_epochs(job, device, local_batch);
   if (outputs) {
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
-    spdlog::info("weights for Python: {}", write_run_weights(run_dir, info, *model).string());
+    spdlog::info("weights for Python: {}",
+                 write_run_weights(plan.run_dir, session.info, *session.model).string());
   }
   return result;
 }
@@ -256,7 +234,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   // Only rank 0 logs at info level; the others say only what goes wrong.
   const LogLevelGuard quiet_ranks(env.dist.rank == 0 ? spdlog::get_level() : spdlog::level::warn);
 
-  // 1. Device, with the tutorial's fallback, and the process settings for it.
+  // The device, with the tutorial's fallback, and the process settings for it.
   torch::Device device = use_device(config.device);
   if (device.is_cuda() && env.dist.active()) {
     device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.dist.local_rank));
@@ -273,9 +251,9 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   }
   std::optional<CudaMathGuard> cuda_math;
   if (device.is_cuda()) cuda_math.emplace(config.cudnn_benchmark, config.tf32);
-  spdlog::info("device: {}", device.is_cpu()
-                                 ? fmt::format("cpu, {} threads ({})", cpu.threads, cpu.why)
-                                 : device.str());
+  spdlog::info("device: {}",
+               device.is_cpu() ? fmt::format("cpu, {} threads", cpu.threads) : device.str());
+  spdlog::debug("threads: {}", cpu.why);
   // Joins the other processes (with one, nothing to join).
   Distributed dist(
       env.dist, device,

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""bench_airbench.py: cifar-train's airbench94 recipe against the Python reference, side by side.
+
+Runs, one after the other on the same machine and data, the Python reference
+(airbench_reference.py: airbench94_muon on the CPU, at each --ref-precision)
+and `cifar-train --config configs/airbench94.toml` for each --seeds, then
+prints the machine, every command, and a table of TTA test accuracy, wall
+time, training GFLOP/s (0.709 GFLOP per training image, the network's
+forward + backward) and the ratios of cifar-train's time to the reference's.
+
+Times: the reference's wall time covers whitening, training and TTA
+evaluation (as it reports); cifar-train's covers its whole process (start,
+data read and checks included), so the comparison errs against cifar-train.
+
+  python3 scripts/bench/bench_airbench.py --seeds 0,1,2 --ref-precision bf16
+  python3 scripts/bench/bench_airbench.py --seeds 0 --ref-precision bf16,fp32 --out airbench.md
+  python3 scripts/bench/bench_airbench.py --seeds 0 --ref-precision none --epochs 1   # quick
+"""
+
+import argparse
+import csv
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import machine_header  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE_PYTHON = (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+                / "cifar-train" / "torch-2.11.0" / "bin" / "python")
+GFLOP_PER_IMAGE = 0.709  # airbench94's forward + backward, per training image
+IMAGES_PER_EPOCH = 25 * 2000  # 50,000 images in batches of 2000, last partial batch dropped
+
+
+def run(command, env=None):
+    print("$ " + " ".join(shlex.quote(str(c)) for c in command), flush=True)
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done, wall
+
+
+def run_reference(args, precision, seed):
+    command = [args.python, REPO / "scripts/bench/airbench_reference.py", "--data", args.data,
+               "--precision", precision, "--threads", str(args.threads), "--seed", str(seed),
+               "--epochs", str(args.epochs)]
+    done, process_wall = run(command)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    train_images = result["steps"] * 2000
+    return {"who": f"reference {precision}", "seed": seed, "accuracy": result["tta_accuracy"],
+            "wall": result["wall_seconds"], "process_wall": process_wall,
+            "train_seconds": None, "train_images": train_images,
+            "cpu": f'{result["user_seconds"]:.0f} user, {result["system_seconds"]:.0f} sys'}
+
+
+def run_tool(args, seed):
+    run_dir = Path(tempfile.mkdtemp(prefix="airbench-"))
+    command = [args.cpp, "--config", REPO / "configs/airbench94.toml", "--device", "cpu",
+               "--data", args.data, "--seed", str(seed), "--threads", str(args.threads),
+               "--epochs", str(int(args.epochs)), "--eval-every", str(int(args.epochs)),
+               "--run-dir", run_dir, "--checkpoint", run_dir / "airbench94.pt",
+               "--no-tensorboard"]
+    env = dict(os.environ, CIFAR10_DIR="")
+    before = os.times()
+    done, wall = run(command, env)
+    after = os.times()
+    rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
+    train_seconds = sum(float(r["seconds"]) for r in rows)
+    return {"who": "cifar-train", "seed": seed, "accuracy": float(rows[-1]["test_accuracy"]),
+            "wall": wall, "process_wall": wall, "train_seconds": train_seconds,
+            "train_images": IMAGES_PER_EPOCH * len(rows),
+            "cpu": f"{after.children_user - before.children_user:.0f} user, "
+                   f"{after.children_system - before.children_system:.0f} sys"}
+
+
+def table(rows, args):
+    best_ref = min((r["wall"] for r in rows if r["who"].startswith("reference")), default=None)
+    lines = ["| run | seed | TTA test accuracy | wall s | train GFLOP/s | CPU s | wall / best reference |",
+             "|---|---:|---:|---:|---:|---|---:|"]
+    for r in rows:
+        seconds = r["train_seconds"] or r["wall"]
+        gflops = GFLOP_PER_IMAGE * r["train_images"] / seconds
+        ratio = f'{r["wall"] / best_ref:.2f}' if best_ref else "-"
+        lines.append(f'| {r["who"]} | {r["seed"]} | {100 * r["accuracy"]:.2f}% | {r["wall"]:.0f} '
+                     f'| {gflops:.0f} | {r["cpu"]} | {ratio} |')
+    tool = [r for r in rows if r["who"] == "cifar-train"]
+    if tool:
+        accs = [r["accuracy"] for r in tool]
+        walls = [r["wall"] for r in tool]
+        lines.append("")
+        lines.append(f"cifar-train over {len(tool)} seed(s): mean TTA accuracy "
+                     f"{100 * statistics.mean(accs):.2f}%, mean wall {statistics.mean(walls):.0f} s"
+                     + (f", {statistics.mean(walls) / best_ref:.2f}x the best reference"
+                        if best_ref else ""))
+    lines.append("(reference GFLOP/s: over its whole wall time, TTA included; cifar-train's: "
+                 "over its training epochs)")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--ref-precision", default="bf16",
+                        help="comma-separated: bf16, fp32; or none")
+    parser.add_argument("--ref-seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--epochs", type=float, default=8)
+    parser.add_argument("--data", default=os.environ.get("CIFAR10_DIR") or
+                        str(REPO.parent / "shared" / "cifar-10-batches-bin"))
+    parser.add_argument("--cpp", default=str(REPO / "build/release/apps/cifar-train"))
+    parser.add_argument("--python", default=str(CACHE_PYTHON))
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    print(machine_header(), flush=True)
+    rows = []
+    for precision in [p for p in args.ref_precision.split(",") if p and p != "none"]:
+        rows.append(run_reference(args, precision, args.ref_seed))
+        print(json.dumps(rows[-1]), flush=True)
+    for seed in [int(s) for s in args.seeds.split(",") if s]:
+        rows.append(run_tool(args, seed))
+        print(json.dumps(rows[-1]), flush=True)
+    report = table(rows, args)
+    print(report)
+    if args.out:
+        Path(args.out).write_text(report + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+// model_source.cpp: a fresh network, a checkpoint to resume, or weights to start from.
+#include "cifar/train/model_source.h"
+
+#include <spdlog/spdlog.h>
+
+#include "cifar/io/weights.h"
+#include "cifar/train/run_setup.h"
+
+namespace cifar {
+
+ModelSource model_source(const TrainConfig& config, const std::string& default_network) {
+  if (std::optional<LoadedCheckpoint> resumed = load_resume(config)) {
+    ModelSource source{.model_name = resumed->info.model,
+                       .stem = parse_stem(resumed->info.stem),
+                       .normalization = resumed->info.normalization,
+                       .model = resumed->model};
+    source.resumed = std::move(resumed);
+    return source;
+  }
+  if (!config.init_weights.empty()) {
+    WeightsOptions options;
+    if (!config.model.empty()) options.model = config.model;
+    options.stem = to_string(config.stem);
+    LoadedWeights weights = load_weights(config.init_weights, options);
+    spdlog::info("init weights: {} ({}); {}", config.init_weights, weights.info.model,
+                 weights.normalization_note);
+    return {.model_name = weights.info.model,
+            .stem = parse_stem(weights.info.stem),
+            .normalization = weights.info.normalization,
+            .model = weights.model};
+  }
+  return {.model_name = config.model.empty() ? default_network : config.model,
+          .stem = config.stem,
+          .normalization = Normalization{},
+          .model = nullptr};
+}
+
+Classifier build_fresh(const ModelSource& source) {
+  return make_model(ModelOptions(source.model_name).stem(source.stem));
+}
+
+}  // namespace cifar

@@ -1,0 +1,39 @@
+// model_source.h: where the model of a training run comes from.
+//
+// Three sources, exactly one per run:
+//   fresh        a new network (--model, else the recipe's), seeded by --seed
+//   resume       a cifar-train checkpoint (--resume): model, optimiser state,
+//                position in the run; it fixes the model and normalisation
+//   init weights a weights file (--init-weights, e.g. saved in Python): the
+//                model and its normalisation, training starts at epoch 1
+// Resuming and init weights are different things: only a resume restores the
+// optimiser and the position.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cifar/core/types.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/model/models.h"
+#include "cifar/train/config.h"
+
+namespace cifar {
+
+struct ModelSource {
+  std::string model_name;                   // net, resnet18, airbench94
+  ResNetStem stem = ResNetStem::kCifar;     // ResNet only
+  Normalization normalization;              // of the images the model expects
+  Classifier model;                         // null for a fresh start: built later, seeded
+  std::optional<LoadedCheckpoint> resumed;  // set by --resume only
+  bool fresh() const { return !model; }
+};
+
+// Loads the checkpoint or weights the settings name (checking them against
+// --model and --epochs), or describes a fresh start with `default_network`.
+ModelSource model_source(const TrainConfig& config, const std::string& default_network);
+
+// The fresh network, on the CPU, initialised from --seed.
+Classifier build_fresh(const ModelSource& source);
+
+}  // namespace cifar

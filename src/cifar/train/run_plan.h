@@ -1,0 +1,40 @@
+// run_plan.h: what a training run works on and what it writes, before any training.
+//
+// make_plan resolves, in this order, everything that can fail before the
+// first step: where the model comes from (model_source.h), the data (read
+// once, moved to the device once), and the outputs (run folder, checkpoint
+// path, the resolved settings saved as config.toml). The run folder itself
+// is opened later, by rank 0 only (RunOutputs).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cifar/data/loader.h"
+#include "cifar/dist/distributed.h"
+#include "cifar/train/config.h"
+#include "cifar/train/model_source.h"
+#include "cifar/train/recipe.h"
+
+namespace cifar {
+
+struct RunPlan {
+  ModelSource source;
+  // Data on the training device.
+  DeviceDataset train;
+  DeviceDataset test;
+  std::optional<DeviceDataset> val;  // --val-split N > 0
+  std::vector<std::string> class_names;
+  // Outputs, named as the user gave them (config.toml holds absolute paths).
+  std::filesystem::path run_dir;
+  std::filesystem::path checkpoint;
+  TrainConfig resolved;  // the settings as saved
+  std::string config_toml;
+};
+
+RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
+                  const Distributed& dist);
+
+}  // namespace cifar

@@ -1,0 +1,83 @@
+// session.cpp: model, parameter groups and position of a training run.
+#include "cifar/train/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include "cifar/io/run_dir.h"
+#include "cifar/model/airbench.h"
+#include "cifar/platform/guards.h"
+#include "cifar/train/run_setup.h"
+
+namespace cifar {
+namespace {
+
+// A fresh airbench network's whitening filters come from the first n
+// training images (normalised, unaugmented), as the reference does.
+void init_whitening(ClassifierImpl& model, const DeviceDataset& train, int64_t n) {
+  auto* net = dynamic_cast<Airbench94Impl*>(&model);
+  if (net == nullptr || n <= 0) return;
+  const EpochPlan in_order = train.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
+  const Batch first = train.batch(in_order, 0, std::min(n, train.size()));
+  net->init_whitening(first.images);  // (n, 3, 32, 32) float
+}
+
+EpochPosition start_position(const ModelSource& source, const TrainConfig& config,
+                             int64_t world_size) {
+  if (!source.resumed) return {.epoch = 1, .epochs = config.epochs};
+  const CheckpointInfo& was = source.resumed->info;
+  spdlog::info("resuming {} from epoch {} step {}", config.resume, was.epoch + 1,
+               was.step_in_epoch);
+  if (was.world_size != world_size) {
+    spdlog::info(
+        "note: {} was trained by {} process(es), this run has {}: the global batch stays {}, so "
+        "each step takes the same samples as before (split {} ways now)",
+        config.resume, was.world_size, world_size, config.batch_size, world_size);
+  }
+  return {.epoch = was.epoch + 1,
+          .epochs = config.epochs,
+          .first_step = was.step_in_epoch,
+          .global_step = was.global_step};
+}
+
+}  // namespace
+
+std::string TrainingSession::checkpoint_bytes() const {
+  return encode_checkpoint(info, *model, groups.get());
+}
+
+TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
+                             Distributed& dist, const torch::Device& device, int64_t local_batch) {
+  const SeedGuard seed(config.seed);
+  TrainingSession s;
+  s.model = plan.source.fresh() ? build_fresh(plan.source) : plan.source.model;
+  s.model->to(device);
+  if (config.channels_last) to_channels_last(*s.model);
+  if (plan.source.fresh()) init_whitening(*s.model, plan.train, recipe.whitening_images);
+  spdlog::info("model: {} ({} parameters), recipe {}", plan.source.model_name,
+               count_parameters(*s.model), recipe.name);
+
+  const int64_t shard = plan.train.size() / dist.world_size();
+  const bool drop_last = recipe.drop_last || (config.cuda_graph && device.is_cuda());
+  s.groups = std::make_unique<ParamGroups>(
+      recipe.param_groups(*s.model, steps_in_epoch(shard, local_batch, drop_last)));
+  check_covers(*s.groups, *s.model);
+  spdlog::debug("parameter groups: {}", s.groups->describe());
+  if (plan.source.resumed) load_optimizer_state(*plan.source.resumed, *s.groups);
+  s.groups->freeze_done(plan.source.resumed ? plan.source.resumed->info.global_step : 0);
+  dist.broadcast_module(*s.model);
+  s.averager = std::make_unique<GradientAverager>(dist, s.model->parameters());
+  s.learner = std::make_unique<Learner>(
+      Learner{.model = *s.model, .groups = *s.groups, .dist = dist, .averager = *s.averager});
+
+  s.position = start_position(plan.source, config, dist.world_size());
+  s.info =
+      checkpoint_info(plan.resolved, plan.source.normalization, plan.class_names, plan.config_toml);
+  s.info.world_size = dist.world_size();
+  s.info.tta = config.tta;
+  const bool keeps_id = plan.source.resumed && !plan.source.resumed->info.run_id.empty();
+  s.info.run_id = keeps_id ? plan.source.resumed->info.run_id : make_run_id(plan.run_dir);
+  if (plan.source.resumed) s.info.best_accuracy = plan.source.resumed->info.best_accuracy;
+  return s;
+}
+
+}  // namespace cifar

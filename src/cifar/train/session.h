@@ -1,0 +1,41 @@
+// session.h: the model being trained, what updates it, and where the run is.
+//
+// A session is built from a plan and a recipe: the model (fresh and seeded,
+// or the one the plan loaded), moved to the device; a fresh airbench model's
+// whitening layer set from the first training images; the recipe's parameter
+// groups with their optimisers (their state restored on --resume); the
+// gradient averager over the processes; the position in the run (epoch,
+// step, global step) and the fixed part of every checkpoint header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cifar/dist/distributed.h"
+#include "cifar/dist/grad_averager.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/train/epoch.h"
+#include "cifar/train/param_groups.h"
+#include "cifar/train/recipe.h"
+#include "cifar/train/run_plan.h"
+#include "cifar/train/step.h"
+
+namespace cifar {
+
+struct TrainingSession {
+  Classifier model;
+  std::unique_ptr<ParamGroups> groups;
+  std::unique_ptr<GradientAverager> averager;
+  std::unique_ptr<Learner> learner;  // the three above, and the process group
+  EpochPosition position;            // where the next epoch starts
+  CheckpointInfo info;               // the header of this run's checkpoints
+
+  // The checkpoint of the model and optimisers now, with `info`'s position.
+  std::string checkpoint_bytes() const;
+};
+
+TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
+                             Distributed& dist, const torch::Device& device, int64_t local_batch);
+
+}  // namespace cifar
