@@ -111,13 +111,6 @@ TEST_CASE("the real files are 30,730,000 bytes by default", "[data]") {
                       Catch::Contains("expected 30730000"));
 }
 
-TEST_CASE("the data folder: --data, then CIFAR10_DIR, then data/", "[data]") {
-  CHECK(resolve_data_dir(std::string("/flag"), "/env") == "/flag");
-  CHECK(resolve_data_dir(std::nullopt, "/env") == "/env");
-  CHECK(resolve_data_dir(std::nullopt, "") == "data/cifar-10-batches-bin");
-  CHECK(resolve_data_dir(std::nullopt, nullptr) == "data/cifar-10-batches-bin");
-}
-
 namespace {
 // n images whose first pixel byte and label encode their index.
 Cifar10Dataset indexed_dataset(int64_t n) {

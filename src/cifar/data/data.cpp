@@ -130,10 +130,4 @@ std::vector<std::string> read_class_names(const fs::path& dir) {
   return names.size() == static_cast<size_t>(kNumClasses) ? names : default_class_names();
 }
 
-fs::path resolve_data_dir(const std::optional<std::string>& flag, const char* env_value) {
-  if (flag && !flag->empty()) return *flag;
-  if (env_value != nullptr && *env_value != '\0') return env_value;
-  return fs::path("data") / "cifar-10-batches-bin";
-}
-
 }  // namespace cifar

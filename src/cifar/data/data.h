@@ -78,9 +78,4 @@ TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t 
 // else the standard ten.
 std::vector<std::string> read_class_names(const std::filesystem::path& dir);
 
-// Where the data is: --data DIR if given, else $CIFAR10_DIR, else
-// data/cifar-10-batches-bin. `env_value` is the value of CIFAR10_DIR, if set.
-std::filesystem::path resolve_data_dir(const std::optional<std::string>& flag,
-                                       const char* env_value);
-
 }  // namespace cifar

@@ -1,11 +1,8 @@
-// reporting.cpp: tables, JSON, CSV and the progress display.
+// reporting.cpp: tables, JSON, CSV and the epoch line.
 #include "cifar/report/reporting.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace cifar {
@@ -18,12 +15,6 @@ std::vector<double> EvalResult::per_class_accuracy() const {
     acc[c] = row > 0 ? static_cast<double>(confusion[c * num_classes + c]) / row : 0.0;
   }
   return acc;
-}
-
-std::string format_duration(double seconds) {
-  const auto s = static_cast<int64_t>(std::max(0.0, seconds) + 0.5);
-  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
-  return fmt::format("{}:{:02}", s / 60, s % 60);
 }
 
 std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
@@ -97,35 +88,6 @@ void MetricsCsv::write(const EpochMetrics& m) {
                       m.train_loss, m.train_accuracy, m.test_loss, m.test_accuracy, m.lr, m.seconds,
                       m.images_per_second, m.eval_seconds, m.peak_memory_bytes, val);
   out_.flush();
-}
-
-Progress::Progress(bool interactive, int64_t total_steps, std::string label)
-    : interactive_(interactive), total_(total_steps), label_(std::move(label)) {}
-
-void Progress::update(int64_t step, double loss, double images_per_second, double eta_seconds) {
-  const double frac = total_ > 0 ? static_cast<double>(step) / total_ : 1.0;
-  if (!interactive_) {
-    spdlog::info("{} step {}/{} ({:.0f}%): loss {:.4f}, {:.0f} img/s, ETA {}", label_, step, total_,
-                 100 * frac, loss, images_per_second, format_duration(eta_seconds));
-    return;
-  }
-  constexpr int kWidth = 30;
-  const int filled = static_cast<int>(frac * kWidth);
-  std::string bar(static_cast<size_t>(filled), '#');
-  bar.resize(kWidth, '.');
-  std::fprintf(stderr, "\r%s [%s] %lld/%lld loss %.4f %.0f img/s ETA %s\033[K", label_.c_str(),
-               bar.c_str(), static_cast<long long>(step), static_cast<long long>(total_), loss,
-               images_per_second, format_duration(eta_seconds).c_str());
-  std::fflush(stderr);
-  drawn_ = true;
-}
-
-void Progress::finish() {
-  if (interactive_ && drawn_) {
-    std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
-  }
-  drawn_ = false;
 }
 
 }  // namespace cifar

@@ -2,8 +2,7 @@
 //
 // Evaluation results (overall and per-class accuracy, the confusion matrix)
 // as the tutorial prints them or as one JSON object; one line per epoch; the
-// run's metrics.csv; and a progress display for long epochs: a redrawn bar
-// when stderr is a terminal, plain periodic lines when it is not (CI logs).
+// run's metrics.csv. (The progress bar is progress_bar.h.)
 #pragma once
 
 #include <cstdint>
@@ -37,21 +36,5 @@ class MetricsCsv {
  private:
   std::ofstream out_;
 };
-
-class Progress {
- public:
-  Progress(bool interactive, int64_t total_steps, std::string label);
-  // Called once per refresh, never per step: loss is already on the host.
-  void update(int64_t step, double loss, double images_per_second, double eta_seconds);
-  void finish();
-
- private:
-  bool interactive_;
-  int64_t total_;
-  std::string label_;
-  bool drawn_ = false;
-};
-
-std::string format_duration(double seconds);
 
 }  // namespace cifar
