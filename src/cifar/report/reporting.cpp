@@ -18,15 +18,15 @@ std::vector<double> EvalResult::per_class_accuracy() const {
 }
 
 std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
-  std::string line = fmt::format("epoch {}/{}: train loss {:.4f} acc {:.2f}% | ", m.epoch, epochs,
-                                 m.train_loss, 100 * m.train_accuracy);
+  std::string line = fmt::format("epoch {}/{}: train {:.4f} {:.2f}%", m.epoch, epochs, m.train_loss,
+                                 100 * m.train_accuracy);
   if (m.has_validation()) {
-    line += fmt::format("val loss {:.4f} acc {:.2f}% | ", m.val_loss, 100 * m.val_accuracy);
+    line += fmt::format(" val {:.4f} {:.2f}%", m.val_loss, 100 * m.val_accuracy);
   }
-  line += fmt::format("test loss {:.4f} acc {:.2f}% | lr {:.5g} | {:.1f}s, {:.0f} img/s",
-                      m.test_loss, 100 * m.test_accuracy, m.lr, m.seconds, m.images_per_second);
+  line += fmt::format(" test {:.4f} {:.2f}% | lr {:.3g} {:.1f}s {:.0f} img/s", m.test_loss,
+                      100 * m.test_accuracy, m.lr, m.seconds, m.images_per_second);
   if (m.peak_memory_bytes > 0) {
-    line += fmt::format(" | peak GPU memory {:.0f} MiB",
+    line += fmt::format(" peak {:.0f} MiB",
                         static_cast<double>(m.peak_memory_bytes) / (1024.0 * 1024.0));
   }
   return line;
