@@ -1,4 +1,5 @@
 // The progress line at several widths, and the bar's use of spdlog and stderr.
+#include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -202,4 +203,51 @@ TEST_CASE("a log line while the bar is up clears it, prints, and redraws it", "[
   CHECK(has(out, "\repoch 1/2  50%|"));
   CHECK(out.size() >= 4);
   CHECK(out.substr(out.size() - 4) == "\r\033[K");  // finish() leaves a clean line
+}
+
+TEST_CASE("two bars, finished or destroyed in either order, leave the logger as it was",
+          "[progress]") {
+  cifar::test::TempDir dir;
+  std::ostringstream log;
+  auto own = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  auto other = std::make_shared<spdlog::sinks::null_sink_mt>();
+  auto logger = std::make_shared<spdlog::logger>("test", spdlog::sinks_init_list{own, other});
+  logger->set_pattern("%v");
+  DefaultLoggerGuard guard(logger);
+  const std::vector<spdlog::sink_ptr> original = logger->sinks();
+  StderrToFile redirect(dir.path() / "stderr.txt");
+  cifar::ProgressBarOptions options;
+  options.interactive = true;
+  options.refresh_seconds = 0;
+  options.ascii = true;
+  for (const bool first_ends_first : {true, false}) {
+    for (const bool by_destructor : {false, true}) {
+      CAPTURE(first_ends_first, by_destructor);
+      auto first = std::make_unique<cifar::ProgressBar>("first", 10, options);
+      first->update(1);
+      auto second = std::make_unique<cifar::ProgressBar>("second", 10, options);
+      second->update(1);
+      CHECK(logger->sinks() != original);  // log lines go around the bars
+      spdlog::info("two bars up");
+      auto end = [&](std::unique_ptr<cifar::ProgressBar>& bar) {
+        if (by_destructor) {
+          bar.reset();
+        } else {
+          bar->finish();
+        }
+      };
+      end(first_ends_first ? first : second);
+      CHECK(logger->sinks() != original);  // the other bar is still up
+      spdlog::info("one bar up");
+      end(first_ends_first ? second : first);
+      CHECK(logger->sinks() == original);  // the same sinks, in the same order
+      first.reset();  // finish() then the destructor: nothing is restored twice
+      second.reset();
+      CHECK(logger->sinks() == original);
+    }
+  }
+  spdlog::info("no bar up");
+  std::string want;
+  for (int i = 0; i < 4; ++i) want += "two bars up\none bar up\n";
+  CHECK(log.str() == want + "no bar up\n");  // each line once, through the logger's own sink
 }

@@ -2,7 +2,6 @@
 #include "cifar/report/progress_bar.h"
 
 #include <fmt/format.h>
-#include <spdlog/sinks/sink.h>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -11,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 
 namespace cifar {
 namespace {
@@ -133,55 +131,7 @@ int terminal_width(int fd) {
   return 80;
 }
 
-// The bar's line on stderr, shared with the log sinks that clear and redraw it.
-namespace detail {
-struct ProgressScreen {
-  std::mutex mutex;
-  std::string line;  // the last line drawn
-  bool drawn = false;
-
-  void draw_locked() {
-    std::fprintf(stderr, "\r%s\033[K", line.c_str());
-    std::fflush(stderr);
-    drawn = true;
-  }
-  void clear_locked() {
-    if (!drawn) return;
-    std::fputs("\r\033[K", stderr);
-    std::fflush(stderr);
-    drawn = false;
-  }
-};
-}  // namespace detail
-
 namespace {
-
-// Wraps one of the logger's sinks: clear the bar, log, redraw the bar.
-class BarAwareSink final : public spdlog::sinks::sink {
- public:
-  BarAwareSink(std::shared_ptr<spdlog::sinks::sink> inner,
-               std::shared_ptr<detail::ProgressScreen> screen)
-      : inner_(std::move(inner)), screen_(std::move(screen)) {
-    set_level(inner_->level());
-  }
-  void log(const spdlog::details::log_msg& msg) override {
-    std::lock_guard lock(screen_->mutex);
-    const bool was_drawn = screen_->drawn;
-    screen_->clear_locked();
-    inner_->log(msg);
-    inner_->flush();
-    if (was_drawn) screen_->draw_locked();
-  }
-  void flush() override { inner_->flush(); }
-  void set_pattern(const std::string& pattern) override { inner_->set_pattern(pattern); }
-  void set_formatter(std::unique_ptr<spdlog::formatter> f) override {
-    inner_->set_formatter(std::move(f));
-  }
-
- private:
-  std::shared_ptr<spdlog::sinks::sink> inner_;
-  std::shared_ptr<detail::ProgressScreen> screen_;
-};
 
 bool stderr_is_terminal() {
   const char* term = std::getenv("TERM");
@@ -200,14 +150,7 @@ ProgressBar::ProgressBar(std::string label, int64_t total, ProgressBarOptions op
   state_.initial = options_.initial;
   state_.step = options_.initial;
   state_.unit = options_.unit;
-  if (interactive_) {
-    screen_ = std::make_shared<detail::ProgressScreen>();
-    logger_ = spdlog::default_logger();
-    if (logger_) {
-      saved_sinks_ = logger_->sinks();
-      for (auto& sink : logger_->sinks()) sink = std::make_shared<BarAwareSink>(sink, screen_);
-    }
-  }
+  if (interactive_) screen_.emplace();
 }
 
 ProgressBar::~ProgressBar() {
@@ -243,21 +186,12 @@ void ProgressBar::update(int64_t step, const ProgressMetrics& m) {
     spdlog::info("{}", format_progress_plain(state_));
     return;
   }
-  std::lock_guard lock(screen_->mutex);
-  screen_->line = format_progress_line(state_, terminal_width(STDERR_FILENO), options_.ascii);
-  screen_->draw_locked();
+  if (screen_)
+    screen_->draw(format_progress_line(state_, terminal_width(STDERR_FILENO), options_.ascii));
 }
 
 void ProgressBar::finish() {
-  if (logger_) {
-    logger_->sinks() = saved_sinks_;
-    logger_.reset();
-    saved_sinks_.clear();
-  }
-  if (screen_) {
-    std::lock_guard lock(screen_->mutex);
-    screen_->clear_locked();
-  }
+  if (screen_) screen_->release();
 }
 
 }  // namespace cifar

@@ -8,30 +8,20 @@
 // returns more than width - 1 columns: on a narrow terminal it drops the bar
 // first, then the least useful fields, instead of wrapping. ProgressBar draws
 // it on stderr when stderr is a terminal, at most every `refresh_seconds`, and
-// while it is up routes spdlog's default logger through a sink that clears
-// the bar, prints the log line and redraws the bar (restored by finish()).
-// Without a terminal it logs one plain line every `log_interval_seconds`.
+// while it is up log lines are printed above it (progress_screen.h: the
+// logger gets its own sinks back when the last bar goes, whatever the order
+// bars finish in). Without a terminal it logs one plain line every
+// `log_interval_seconds`.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
-namespace spdlog {
-class logger;
-namespace sinks {
-class sink;
-}
-}  // namespace spdlog
+#include "cifar/report/progress_screen.h"
 
 namespace cifar {
-
-namespace detail {
-struct ProgressScreen;  // the bar's line on stderr, shared with the log sinks
-}
 
 struct ProgressState {
   std::string label;  // "epoch 1/2", "evaluating"
@@ -85,7 +75,8 @@ class ProgressBar {
   bool due() const;
   // Shows the state if due (or if step reached total on a terminal).
   void update(int64_t step, const ProgressMetrics& metrics = {});
-  // Clears the bar and gives spdlog its own sinks back. Idempotent.
+  // Clears the bar (if it is the one drawn) and leaves the screen: the last
+  // bar to leave gives spdlog its own sinks back. Idempotent.
   void finish();
 
   bool interactive() const { return interactive_; }
@@ -100,9 +91,7 @@ class ProgressBar {
   Clock::time_point start_;
   Clock::time_point last_shown_;
   bool shown_once_ = false;
-  std::shared_ptr<detail::ProgressScreen> screen_;
-  std::shared_ptr<spdlog::logger> logger_;                         // whose sinks were wrapped
-  std::vector<std::shared_ptr<spdlog::sinks::sink>> saved_sinks_;  // restored by finish()
+  std::optional<ScreenLease> screen_;  // on a terminal only
 };
 
 }  // namespace cifar
