@@ -1,6 +1,6 @@
 // cifar-tensorboard-sample DIR: writes one event file with every kind of
 // record the trainer writes (scalars, the confusion heat map, text, hparams,
-// and three epochs through write_epoch_board() beside a metrics.csv of the
+// and three epochs through write_tensorboard_epoch() beside a metrics.csv of the
 // same epochs) and prints, as JSON on stdout, what it wrote, for
 // tests/cli/tensorboard_events.sh to compare with TensorBoard's own reader.
 // The train/loss scalars come last, so a test can cut the final record.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cifar/formats/tensorboard.h"
-#include "cifar/report/epoch_board.h"
+#include "cifar/report/tensorboard_epoch.h"
 #include "cifar/report/heatmap.h"
 #include "cifar/report/reporting.h"
 
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
       test.confusion[r * 10 + (r + 1) % 10] = 30 - 10 * epoch + r;
     }
     csv.write(m);
-    cifar::write_epoch_board(writer, m, test, names);
+    cifar::write_tensorboard_epoch(writer, m, test, names);
     const auto acc = test.per_class_accuracy();
     manifest["per_class"][std::to_string(epoch)] = acc;
   }

@@ -1,12 +1,12 @@
-// epoch_board.cpp: the epoch's scalars, per-class accuracies and heat map.
-#include "cifar/report/epoch_board.h"
+// tensorboard_epoch.cpp: the epoch's scalars, per-class accuracies and heat map.
+#include "cifar/report/tensorboard_epoch.h"
 
 #include "cifar/report/heatmap.h"
 
 namespace cifar {
 
-void write_epoch_board(TensorBoardWriter& writer, const EpochMetrics& m, const EvalResult& test,
-                       const std::vector<std::string>& class_names) {
+void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
+                             const EvalResult& test, const std::vector<std::string>& class_names) {
   const int64_t step = m.epoch;
   writer.scalar("epoch/train_loss", m.train_loss, step);
   writer.scalar("epoch/train_accuracy", m.train_accuracy, step);

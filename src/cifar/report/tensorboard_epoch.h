@@ -1,4 +1,5 @@
-// epoch_board.h: what the trainer puts in TensorBoard after each epoch.
+// tensorboard_epoch.h: TensorBoard's per-epoch record: what the trainer puts
+// in the event file after each epoch.
 //
 // One call per epoch writes the epoch's scalars (the same numbers as the
 // metrics.csv row, with the epoch as the step, so the two agree line by line),
@@ -19,7 +20,7 @@
 
 namespace cifar {
 
-void write_epoch_board(TensorBoardWriter& writer, const EpochMetrics& m, const EvalResult& test,
-                       const std::vector<std::string>& class_names);
+void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
+                             const EvalResult& test, const std::vector<std::string>& class_names);
 
 }  // namespace cifar
