@@ -22,12 +22,12 @@ using pickle::ValuePtr;
 // The tensors of a dict whose keys are strings and values tensors; false if
 // it is not one.
 bool as_tensor_map(const Value& value, TensorMap& out) {
-  const auto* d = std::get_if<Dict>(&value.v);
+  const auto* d = std::get_if<Dict>(&value.content);
   if (d == nullptr || d->items.empty()) return false;
   TensorMap map;
   for (const auto& [k, v] : d->items) {
-    const auto* key = std::get_if<std::string>(&k->v);
-    const auto* tensor = std::get_if<torch::Tensor>(&v->v);
+    const auto* key = std::get_if<std::string>(&k->content);
+    const auto* tensor = std::get_if<torch::Tensor>(&v->content);
     if (key == nullptr || tensor == nullptr) return false;
     map[*key] = *tensor;
   }
@@ -88,14 +88,14 @@ TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& s
         std::string_view(static_cast<const char*>(data.get()), size), load_storage);
     TensorMap map;
     if (as_tensor_map(*root, map)) return map;
-    const auto* d = std::get_if<Dict>(&root->v);
+    const auto* d = std::get_if<Dict>(&root->content);
     if (d == nullptr) {
       throw fail(fmt::format("it holds a {}, not a dict of tensors; save model.state_dict()",
                              pickle::type_name(*root)));
     }
     for (const auto& key : state_dict_keys()) {
       for (const auto& [k, v] : d->items) {
-        const auto* name = std::get_if<std::string>(&k->v);
+        const auto* name = std::get_if<std::string>(&k->content);
         if (name != nullptr && *name == key && as_tensor_map(*v, map)) return map;
       }
     }

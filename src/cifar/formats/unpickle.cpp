@@ -6,22 +6,24 @@
 #include <bit>
 #include <stdexcept>
 
+#include "cifar/formats/pickle_opcodes.h"
+
 namespace cifar::pickle {
 namespace {
 
 ValuePtr make(auto x) {
   auto p = std::make_shared<Value>();
-  p->v = std::move(x);
+  p->content = std::move(x);
   return p;
 }
 
 std::vector<int64_t> int_tuple(const Value& value, const char* what) {
-  const auto* t = std::get_if<Tuple>(&value.v);
+  const auto* t = std::get_if<Tuple>(&value.content);
   if (t == nullptr)
     throw std::runtime_error(fmt::format("{} is a {}, not a tuple", what, type_name(value)));
   std::vector<int64_t> out;
   for (const auto& item : t->items) {
-    const auto* i = std::get_if<int64_t>(&item->v);
+    const auto* i = std::get_if<int64_t>(&item->content);
     if (i == nullptr || *i < 0) throw std::runtime_error(fmt::format("{} holds a non-size", what));
     out.push_back(*i);
   }
@@ -30,12 +32,12 @@ std::vector<int64_t> int_tuple(const Value& value, const char* what) {
 
 // torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, meta])
 torch::Tensor rebuild_tensor(const Value& args) {
-  const auto* t = std::get_if<Tuple>(&args.v);
+  const auto* t = std::get_if<Tuple>(&args.content);
   if (t == nullptr || t->items.size() < 4) {
     throw std::runtime_error("_rebuild_tensor_v2 called without (storage, offset, size, stride)");
   }
-  const auto* storage = std::get_if<Storage>(&t->items[0]->v);
-  const auto* offset = std::get_if<int64_t>(&t->items[1]->v);
+  const auto* storage = std::get_if<Storage>(&t->items[0]->content);
+  const auto* offset = std::get_if<int64_t>(&t->items[1]->content);
   if (storage == nullptr || offset == nullptr || *offset < 0) {
     throw std::runtime_error("_rebuild_tensor_v2 has no storage or a bad offset");
   }
@@ -67,7 +69,7 @@ class Unpickler {
   ValuePtr run() {
     while (true) {
       const uint8_t op = byte();
-      if (op == '.') {
+      if (op == static_cast<uint8_t>(Op::STOP)) {
         if (stack_.size() != 1) throw std::runtime_error("the pickle ends with a malformed stack");
         return stack_.back();
       }
@@ -97,7 +99,7 @@ class Unpickler {
     return s;
   }
   ValuePtr pop() {
-    if (stack_.empty() || std::holds_alternative<Mark>(stack_.back()->v)) {
+    if (stack_.empty() || std::holds_alternative<Mark>(stack_.back()->content)) {
       throw std::runtime_error("the pickle pops an empty stack");
     }
     auto v = stack_.back();
@@ -127,7 +129,7 @@ class Unpickler {
     stack_.push_back(memo_[id]);
   }
   Dict& dict_at(ValuePtr& v) {
-    auto* d = std::get_if<Dict>(&v->v);
+    auto* d = std::get_if<Dict>(&v->content);
     if (d == nullptr)
       throw std::runtime_error(fmt::format("the pickle sets items on a {}", type_name(*v)));
     return *d;
@@ -138,7 +140,7 @@ class Unpickler {
     for (size_t i = 0; i < kv.size(); i += 2) d.items.emplace_back(kv[i], kv[i + 1]);
   }
   void append(ValuePtr& target, const Items& items) {
-    auto* l = std::get_if<List>(&target->v);
+    auto* l = std::get_if<List>(&target->content);
     if (l == nullptr)
       throw std::runtime_error(fmt::format("the pickle appends to a {}", type_name(*target)));
     l->items.insert(l->items.end(), items.begin(), items.end());
@@ -157,16 +159,16 @@ class Unpickler {
                     full));
   }
   void reduce(const ValuePtr& callable, const ValuePtr& args) {
-    const auto* g = std::get_if<Global>(&callable->v);
+    const auto* g = std::get_if<Global>(&callable->content);
     if (g == nullptr) throw std::runtime_error("the pickle calls something that is not a class");
     if (g->name == "collections.OrderedDict") {
       stack_.push_back(make(Dict{}));
     } else if (g->name == "torch._utils._rebuild_tensor_v2") {
       stack_.push_back(make(rebuild_tensor(*args)));
     } else if (g->name == "torch._utils._rebuild_parameter") {  // (data, requires_grad, hooks)
-      const auto* t = std::get_if<Tuple>(&args->v);
+      const auto* t = std::get_if<Tuple>(&args->content);
       if (t == nullptr || t->items.empty() ||
-          !std::holds_alternative<torch::Tensor>(t->items[0]->v)) {
+          !std::holds_alternative<torch::Tensor>(t->items[0]->content)) {
         throw std::runtime_error("_rebuild_parameter called without a tensor");
       }
       stack_.push_back(t->items[0]);
@@ -176,13 +178,13 @@ class Unpickler {
   }
   // ("storage", torch.FloatStorage, key, device, numel) -> the bytes of data/<key>
   ValuePtr load_storage(const ValuePtr& pid) {
-    const auto* t = std::get_if<Tuple>(&pid->v);
+    const auto* t = std::get_if<Tuple>(&pid->content);
     if (t == nullptr || t->items.size() != 5)
       throw std::runtime_error("a storage reference is malformed");
-    const auto* kind = std::get_if<std::string>(&t->items[0]->v);
-    const auto* type = std::get_if<Global>(&t->items[1]->v);
-    const auto* key = std::get_if<std::string>(&t->items[2]->v);
-    const auto* numel = std::get_if<int64_t>(&t->items[4]->v);
+    const auto* kind = std::get_if<std::string>(&t->items[0]->content);
+    const auto* type = std::get_if<Global>(&t->items[1]->content);
+    const auto* key = std::get_if<std::string>(&t->items[2]->content);
+    const auto* numel = std::get_if<int64_t>(&t->items[4]->content);
     if (kind == nullptr || *kind != "storage" || type == nullptr || key == nullptr ||
         numel == nullptr || *numel < 0) {
       throw std::runtime_error("a storage reference is malformed");
@@ -217,11 +219,12 @@ class Unpickler {
     return static_cast<int64_t>(v);
   }
   static const std::string& str(const Value& v) {
-    const auto* s = std::get_if<std::string>(&v.v);
+    const auto* s = std::get_if<std::string>(&v.content);
     if (s == nullptr) throw std::runtime_error("the pickle names a class with a non-string");
     return *s;
   }
-  void step(uint8_t op);
+  void push(auto x) { stack_.push_back(make(std::move(x))); }
+  void step(uint8_t byte_read);
 
   std::string_view in_;
   size_t pos_ = 0;
@@ -233,52 +236,63 @@ class Unpickler {
 
 // One line per opcode reads best.
 // clang-format off
-void Unpickler::step(uint8_t op) {
+void Unpickler::step(uint8_t byte_read) {
+  const auto op = static_cast<Op>(byte_read);
   switch (op) {
-    case 0x80: byte(); break;  // PROTO
-    case 0x95: le(8); break;   // FRAME
-    case '(': marks_.push_back(stack_.size()); break;
-    case '0': pop(); break;
-    case '1': pop_to_mark(); break;
-    case '2': stack_.push_back(top()); break;
-    case 'N': stack_.push_back(make(std::monostate{})); break;
-    case 0x88: stack_.push_back(make(true)); break;
-    case 0x89: stack_.push_back(make(false)); break;
-    case 'K': stack_.push_back(make(static_cast<int64_t>(le(1)))); break;
-    case 'M': stack_.push_back(make(static_cast<int64_t>(le(2)))); break;
-    case 'J': stack_.push_back(make(static_cast<int64_t>(static_cast<int32_t>(le(4))))); break;
-    case 0x8a: stack_.push_back(make(long1())); break;
-    case 'G': stack_.push_back(make(std::bit_cast<double>(be64()))); break;
-    case 'X': case 'B': stack_.push_back(make(std::string(take(le(4))))); break;
-    case 0x8c: case 'C': case 'U': stack_.push_back(make(std::string(take(byte())))); break;
-    case 0x8d: case 0x8e: stack_.push_back(make(std::string(take(le(8))))); break;
-    case ')': stack_.push_back(make(Tuple{})); break;
-    case 't': stack_.push_back(make(Tuple{pop_to_mark()})); break;
-    case 0x85: case 0x86: case 0x87: {
-      Items items(op - 0x84);
+    case Op::PROTO: byte(); break;
+    case Op::FRAME: le(8); break;
+    case Op::MARK: marks_.push_back(stack_.size()); break;
+    case Op::POP: pop(); break;
+    case Op::POP_MARK: pop_to_mark(); break;
+    case Op::DUP: stack_.push_back(top()); break;
+    case Op::NONE: push(std::monostate{}); break;
+    case Op::NEWTRUE: push(true); break;
+    case Op::NEWFALSE: push(false); break;
+    case Op::BININT1: push(static_cast<int64_t>(le(1))); break;
+    case Op::BININT2: push(static_cast<int64_t>(le(2))); break;
+    case Op::BININT: push(static_cast<int64_t>(static_cast<int32_t>(le(4)))); break;
+    case Op::LONG1: push(long1()); break;
+    case Op::BINFLOAT: push(std::bit_cast<double>(be64())); break;
+    case Op::SHORT_BINUNICODE: case Op::SHORT_BINBYTES: case Op::SHORT_BINSTRING:
+      push(std::string(take(byte()))); break;
+    case Op::BINUNICODE: case Op::BINBYTES: push(std::string(take(le(4)))); break;
+    case Op::BINUNICODE8: case Op::BINBYTES8: push(std::string(take(le(8)))); break;
+    case Op::EMPTY_TUPLE: push(Tuple{}); break;
+    case Op::TUPLE: push(Tuple{pop_to_mark()}); break;
+    case Op::TUPLE1: case Op::TUPLE2: case Op::TUPLE3: {
+      Items items(byte_read - static_cast<uint8_t>(Op::TUPLE1) + 1);
       for (size_t i = items.size(); i-- > 0;) items[i] = pop();
-      stack_.push_back(make(Tuple{std::move(items)}));
+      push(Tuple{std::move(items)});
     } break;
-    case ']': stack_.push_back(make(List{})); break;
-    case 'l': stack_.push_back(make(List{pop_to_mark()})); break;
-    case 'a': { auto v = pop(); append(top(), {v}); } break;
-    case 'e': { auto items = pop_to_mark(); append(top(), items); } break;
-    case '}': stack_.push_back(make(Dict{})); break;
-    case 'd': { auto items = pop_to_mark(); stack_.push_back(make(Dict{})); set_items(top(), items); } break;
-    case 's': { auto v = pop(); auto k = pop(); set_items(top(), {k, v}); } break;
-    case 'u': { auto items = pop_to_mark(); set_items(top(), items); } break;
-    case 'c': { auto module = line(); push_global(module, line()); } break;
-    case 0x93: { auto name = pop(); auto module = pop(); push_global(str(*module), str(*name)); } break;
-    case 'R': case 0x81: { auto args = pop(); auto callable = pop(); reduce(callable, args); } break;
-    case 'b': pop(); top(); break;  // BUILD: object state (OrderedDict._metadata) is not needed
-    case 'Q': stack_.push_back(load_storage(pop())); break;
-    case 'q': memo_put(le(1)); break;
-    case 'r': memo_put(le(4)); break;
-    case 0x94: memo_put(memo_.size()); break;
-    case 'h': memo_get(le(1)); break;
-    case 'j': memo_get(le(4)); break;
+    case Op::EMPTY_LIST: push(List{}); break;
+    case Op::LIST: push(List{pop_to_mark()}); break;
+    case Op::APPEND: { auto v = pop(); append(top(), {v}); } break;
+    case Op::APPENDS: { auto items = pop_to_mark(); append(top(), items); } break;
+    case Op::EMPTY_DICT: push(Dict{}); break;
+    case Op::DICT: { auto items = pop_to_mark(); push(Dict{}); set_items(top(), items); } break;
+    case Op::SETITEM: { auto v = pop(); auto k = pop(); set_items(top(), {k, v}); } break;
+    case Op::SETITEMS: { auto items = pop_to_mark(); set_items(top(), items); } break;
+    case Op::GLOBAL: { auto module = line(); push_global(module, line()); } break;
+    case Op::STACK_GLOBAL: {
+      auto name = pop();
+      auto module = pop();
+      push_global(str(*module), str(*name));
+    } break;
+    case Op::REDUCE: case Op::NEWOBJ: {
+      auto args = pop();
+      auto callable = pop();
+      reduce(callable, args);
+    } break;
+    case Op::BUILD: pop(); top(); break;  // object state (OrderedDict._metadata) is not needed
+    case Op::BINPERSID: stack_.push_back(load_storage(pop())); break;
+    case Op::BINPUT: memo_put(le(1)); break;
+    case Op::LONG_BINPUT: memo_put(le(4)); break;
+    case Op::MEMOIZE: memo_put(memo_.size()); break;
+    case Op::BINGET: memo_get(le(1)); break;
+    case Op::LONG_BINGET: memo_get(le(4)); break;
     default:
-      throw std::runtime_error(fmt::format("the pickle uses opcode 0x{:02x}, which torch.save does not write", op));
+      throw std::runtime_error(fmt::format(
+          "the pickle uses opcode 0x{:02x}, which torch.save does not write", byte_read));
   }
 }
 // clang-format on
@@ -288,7 +302,7 @@ void Unpickler::step(uint8_t op) {
 const char* type_name(const Value& value) {
   constexpr const char* names[] = {"None", "bool", "int",    "float",   "str",   "tuple",
                                    "list", "dict", "tensor", "storage", "class", "mark"};
-  return names[value.v.index()];
+  return names[value.content.index()];
 }
 
 ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage) {

@@ -43,9 +43,10 @@ struct Dict {
 };
 struct Mark {};
 struct Value {
+  // None, bool, int, float, str (or bytes), ..., and the stack's mark.
   std::variant<std::monostate, bool, int64_t, double, std::string, Tuple, List, Dict, torch::Tensor,
                Storage, Global, Mark>
-      v;
+      content;
 };
 
 // Short Python name of a value's type ("dict", "tensor", ...).
