@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <bit>
 #include <chrono>
-#include <cstring>
 #include <stdexcept>
 
 #include "cifar/formats/crc32c.h"
@@ -27,16 +27,12 @@ class Message {
   }
   Message& f64(int field, double v) {  // wire type 1: 8 bytes little-endian
     key(field, 1);
-    uint64_t bits;
-    std::memcpy(&bits, &v, 8);
-    for (int i = 0; i < 8; ++i) buf_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+    raw_little_endian(std::bit_cast<uint64_t>(v), 8);
     return *this;
   }
   Message& f32(int field, float v) {  // wire type 5: 4 bytes little-endian
     key(field, 5);
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    for (int i = 0; i < 4; ++i) buf_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+    raw_little_endian(std::bit_cast<uint32_t>(v), 4);
     return *this;
   }
   Message& bytes(int field, std::string_view v) {  // wire type 2: length, bytes
@@ -51,6 +47,9 @@ class Message {
  private:
   void key(int field, int wire_type) {
     raw_varint((static_cast<uint64_t>(field) << 3) | wire_type);
+  }
+  void raw_little_endian(uint64_t bits, int bytes) {
+    for (int i = 0; i < bytes; ++i) buf_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
   }
   void raw_varint(uint64_t v) {
     while (v >= 0x80) {
