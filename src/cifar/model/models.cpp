@@ -146,4 +146,8 @@ ResNetStem parse_stem(const std::string& text) {
   throw UsageError(fmt::format("unknown ResNet stem '{}': choose cifar or imagenet", text));
 }
 
+std::string to_string(ResNetStem stem) {
+  return stem == ResNetStem::kImageNet ? "imagenet" : "cifar";
+}
+
 }  // namespace cifar

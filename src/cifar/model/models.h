@@ -90,6 +90,9 @@ Classifier make_model(const ModelOptions& options);
 
 int64_t count_parameters(const torch::nn::Module& model);
 
+// "cifar" or "imagenet", as --stem, config files, checkpoints and weights
+// metadata write it; parse_stem reads it back (UsageError for anything else).
 ResNetStem parse_stem(const std::string& text);
+std::string to_string(ResNetStem stem);
 
 }  // namespace cifar
