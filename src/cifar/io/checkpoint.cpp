@@ -8,22 +8,14 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/stateful.h"
 #include "cifar/formats/checksum.h"
+#include "cifar/io/checkpoint_bytes.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
-void put_u32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
-  throw std::runtime_error(fmt::format("checkpoint {}: {}", source, problem));
-}
-
-}  // namespace
+using checkpoint_bytes::fail;
+using checkpoint_bytes::put_u32;
 
 std::string encode_checkpoint(const CheckpointInfo& info, ClassifierImpl& model,
                               const Stateful* optimizer) {

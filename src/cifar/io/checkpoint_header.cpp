@@ -11,25 +11,17 @@
 #include "cifar/core/errors.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/io/checkpoint_bytes.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+using checkpoint_bytes::fail;
+using checkpoint_bytes::get_u32;
+using checkpoint_bytes::put_u32;
+
 namespace {
-
-void put_u32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint32_t get_u32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
-  throw std::runtime_error(fmt::format("checkpoint {}: {}", source, problem));
-}
 
 [[noreturn]] void damaged(const std::string& source, const std::string& why) {
   throw std::runtime_error(fmt::format(
