@@ -3,6 +3,7 @@
 #
 #   scripts/tidy.sh                                   # every .cpp of src/cifar (slow: minutes)
 #   scripts/tidy.sh src/cifar/core/types.cpp ...      # just these files (.cpp or .h)
+#   CLANG_TIDY_ARGS='--checks=-*,performance-*' scripts/tidy.sh FILE   # other checks (or --fix)
 #
 # It uses build/release/compile_commands.json (configuring the release preset
 # first when it is missing) without the precompiled header: the build's PCH
@@ -64,7 +65,7 @@ failed=0
 for f in "${files[@]}"; do
   echo "[tidy] ${f#"$root"/}"
   # clang-tidy exits non-zero on compiler errors; the findings still go to the log.
-  "$tidy" -p "$work" --quiet "$f" >>"$log" 2>"$work/stderr" || failed=1
+  "$tidy" -p "$work" --quiet ${CLANG_TIDY_ARGS:-} "$f" >>"$log" 2>"$work/stderr" || failed=1
   grep -v -E '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$|^Suppressed|^Use -header-filter' \
     "$work/stderr" >&2 || true
 done
