@@ -1,4 +1,5 @@
-// Tests of weights files: names, strict application, metadata, export.
+// Tests of weights files: names, strict application, metadata, formats,
+// export, import, and the normalisation flags.
 #include <catch2/catch.hpp>
 
 #include "cifar/core/errors.h"
@@ -122,4 +123,93 @@ TEST_CASE("normalisation flags (--mean, --std) take three numbers each, both or 
   CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", "1,1,nan"),
                     Catch::Contains("--std takes three numbers"));
   CHECK_THROWS_AS(normalization_from_flags("1,2,3,4", "1,1,1"), UsageError);
+}
+
+TEST_CASE("imported weights say which model, stem, normalisation and classes they are",
+          "[weights]") {
+  test::TempDir dir;
+  auto model = make_model(ModelOptions("resnet18").stem(ResNetStem::kImageNet).num_classes(3));
+  CheckpointInfo info = info_for("resnet18");
+  info.stem = "imagenet";
+  info.class_names = {"cat", "dog", "frog"};
+  info.num_classes = 3;
+  export_weights(info, *model, dir.path() / "m.safetensors");
+
+  const ImportedWeights w = import_weights(dir.path() / "m.safetensors", {});
+  CHECK(w.model_name == "resnet18");
+  CHECK(w.stem == ResNetStem::kImageNet);
+  CHECK(w.class_names == info.class_names);
+  CHECK(w.normalization.mean == info.normalization.mean);
+  CHECK(w.normalization.std == info.normalization.std);
+  CHECK(w.normalization_note == "from the file's metadata");
+  CHECK_FALSE(w.model->is_training());
+  const auto x = torch::randn({2, 3, 32, 32});
+  CHECK(torch::equal(logits(*w.model, x), logits(*model, x)));
+
+  // What a checkpoint would say: the same description, nothing measured.
+  const CheckpointInfo described = weights_info(w);
+  CHECK(described.model == "resnet18");
+  CHECK(described.stem == "imagenet");
+  CHECK(described.num_classes == 3);
+  CHECK(described.class_names == info.class_names);
+  CHECK(described.normalization.std == info.normalization.std);
+  CHECK(described.epoch == 0);
+  CHECK(described.test_accuracy == -1);
+  CHECK(described.best_accuracy == -1);
+
+  // The options win over the metadata: a CIFAR stem does not fit these tensors.
+  WeightsOptions cifar_stem;
+  cifar_stem.stem = "cifar";
+  CHECK_THROWS_WITH(import_weights(dir.path() / "m.safetensors", cifar_stem),
+                    Catch::Contains("conv1.weight is [64, 3, 7, 7] in the file, [64, 3, 3, 3]"));
+  WeightsOptions bad_stem;
+  bad_stem.stem = "tiny";
+  CHECK_THROWS_AS(import_weights(dir.path() / "m.safetensors", bad_stem), UsageError);
+}
+
+TEST_CASE("weights metadata: what it says, and malformed values named", "[weights]") {
+  const StringMap full = weights_metadata(info_for("net"));
+  const WeightsMetadata m = parse_weights_metadata(full, "m.safetensors");
+  CHECK(m.model == "net");
+  CHECK(m.stem == ResNetStem::kCifar);
+  REQUIRE(m.normalization);
+  CHECK(m.normalization->mean == std::array<double, 3>{0.1, 0.2, 0.3});
+  CHECK(m.class_names == default_class_names());
+  CHECK(full.at("format") == "pt");
+
+  const WeightsMetadata none = parse_weights_metadata({}, "m.safetensors");
+  CHECK_FALSE(none.model);
+  CHECK_FALSE(none.stem);
+  CHECK_FALSE(none.normalization);
+  CHECK_FALSE(none.class_names);
+  // A mean without a std says nothing about the normalisation.
+  CHECK_FALSE(parse_weights_metadata({{"mean", "[0.5, 0.5, 0.5]"}}, "m").normalization);
+
+  CHECK_THROWS_WITH(
+      parse_weights_metadata({{"stem", "tiny"}}, "m.safetensors"),
+      Catch::Contains("m.safetensors") && Catch::Contains("'stem'") && Catch::Contains("'tiny'"));
+  CHECK_THROWS_WITH(parse_weights_metadata({{"mean", "[1, 2]"}, {"std", "[1, 1, 1]"}}, "m"),
+                    Catch::Contains("metadata 'mean' is '[1, 2]'"));
+  CHECK_THROWS_WITH(parse_weights_metadata({{"mean", "[0, 0, 0]"}, {"std", "[1, 0, 1]"}}, "m"),
+                    Catch::Contains("'std'") && Catch::Contains("> 0"));
+  CHECK_THROWS_WITH(parse_weights_metadata({{"classes", "[1, 2]"}}, "m"),
+                    Catch::Contains("'classes'"));
+}
+
+TEST_CASE("the weights format is the extension's, in any case", "[weights]") {
+  CHECK(weights_format("a/m.safetensors") == WeightsFormat::kSafetensors);
+  CHECK(weights_format("M.SafeTensors") == WeightsFormat::kSafetensors);
+  CHECK(weights_format("m.pt") == WeightsFormat::kTorch);
+  CHECK(weights_format("m.PTH") == WeightsFormat::kTorch);
+  CHECK_THROWS_WITH(weights_format("m.onnx"), Catch::Contains("m.onnx") &&
+                                                  Catch::Contains("'.onnx'") &&
+                                                  Catch::Contains(".safetensors, .pt or .pth"));
+  CHECK_THROWS_AS(weights_format("model"), UsageError);
+}
+
+TEST_CASE("one normalisation flag: three finite numbers", "[weights]") {
+  CHECK(parse_channels("--mean", " 0.5, 0.25 ,1e-1") == std::array<double, 3>{0.5, 0.25, 0.1});
+  CHECK_THROWS_WITH(parse_channels("--mean", "0.5,,0.5"), Catch::Contains("--mean takes three"));
+  CHECK_THROWS_WITH(parse_channels("--std", "1,1,inf"), Catch::Contains("'1,1,inf'"));
+  CHECK_THROWS_AS(parse_channels("--std", ""), UsageError);
 }

@@ -1,16 +1,17 @@
-// weights.h: a model's weights as files other tools read and write.
+// weights.h: a model built from a weights file (.safetensors, .pt, .pth, e.g.
+// saved in Python), to evaluate, predict with, export or train on from.
 //
-// Formats, chosen by the file's extension:
-//   .safetensors   the Hugging Face format (safetensors.h), with __metadata__
-//                  saying model, stem, mean, std, classes and the tool version
-//   .pt / .pth     what Python's torch.save writes and torch.load reads
-//                  (torch_pickle.h): a dict name -> tensor; on reading also
-//                  torch.save(model.state_dict()) and dicts holding the state
-//                  dict under one of state_dict_keys()
-// Tensor names are the ones Python uses (conv1.weight, bn1.running_mean,
-// layer2.0.downsample.0.weight, bn1.num_batches_tracked, ...). Applying a file
-// to a model is strict: every missing, unexpected or wrongly shaped tensor is
-// listed by name in one error.
+// Weights are not a checkpoint: no optimiser state, no epoch, nothing to
+// resume. Which model, stem, normalisation and class names they are for comes
+// from WeightsOptions, else the file's metadata, else the defaults; the
+// tensors must then fit that model exactly.
+//
+// The pieces, each in its own header (included here for existing includers):
+//   weights_file.h         the formats, by extension
+//   weights_metadata.h     what a .safetensors file's __metadata__ says
+//   weights_export.h       a model written as a weights file
+//   normalization_flags.h  --mean and --std as typed
+//   model/state_dict.h     Python's tensor names, strict matching
 #pragma once
 
 #include <filesystem>
@@ -18,75 +19,60 @@
 #include <string>
 #include <vector>
 
-#include "cifar/data/data.h"
-#include "cifar/formats/safetensors.h"
+#include "cifar/core/types.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/io/normalization_flags.h"
+#include "cifar/io/weights_export.h"
+#include "cifar/io/weights_file.h"
+#include "cifar/io/weights_metadata.h"
 #include "cifar/model/models.h"
+#include "cifar/model/state_dict.h"
 
 namespace cifar {
 
-// A weights file read by extension: its tensors and (safetensors only) its
-// metadata. Throws UsageError for an unknown extension.
-struct WeightsFile {
-  TensorMap tensors;
-  StringMap metadata;
-};
-WeightsFile read_weights(const std::filesystem::path& path);
-
-// The model's parameters and buffers under their Python names.
-TensorMap model_state_dict(ClassifierImpl& model);
-
-// Copies `tensors` into `model` (strict). Throws std::runtime_error naming
-// `source` and listing every missing, unexpected and wrongly shaped tensor; a
-// torchvision ImageNet ResNet-18 (7x7 stem, 1000 classes) is named as such.
-// A "module." or "_orig_mod." prefix on every name (DataParallel,
-// torch.compile) is removed first.
-void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::string& model_name,
-                   const std::string& source);
-
-// How to build a model for a weights file. Unset fields come from the file's
-// metadata, else the defaults: model "net" is NOT assumed (a file without
-// metadata needs `model`), stem cifar, the training normalisation, the ten
-// CIFAR-10 classes.
+// What to build for a weights file. Unset fields come from the file's
+// metadata, else the defaults: stem cifar, the training normalisation, the
+// ten CIFAR-10 classes; the model is never guessed (a file without metadata
+// needs `model`).
 struct WeightsOptions {
-  std::optional<std::string> model;
-  std::optional<std::string> stem;
+  std::optional<std::string> model;  // "net", "resnet18", ... (checked)
+  std::optional<std::string> stem;   // "cifar" or "imagenet" (checked)
   std::optional<Normalization> normalization;
 };
 
-// The weights loaded into a fresh CPU model, with the same info a checkpoint
-// has (epoch and accuracies unknown: 0 and -1), and one line saying where the
-// normalisation came from, for the log.
+// A model built from a weights file, and what the file (or the options) said
+// about it.
+struct ImportedWeights {
+  Classifier model;                      // on the CPU, in eval mode
+  std::string model_name;                // a name make_model knows
+  ResNetStem stem = ResNetStem::kCifar;  // meaningful for ResNets only
+  Normalization normalization;           // what the model's inputs are normalised with
+  std::vector<std::string> class_names;  // the model's outputs, in order
+  std::string normalization_note;        // where the normalisation came from, for the log
+};
+
+// Reads `path`, builds the model and fills it (strict). UsageError for an
+// unknown extension or model, or a file that does not say its model when
+// options.model is unset; std::runtime_error, naming the file, for malformed
+// metadata or tensors that do not fit.
+ImportedWeights import_weights(const std::filesystem::path& path, const WeightsOptions& options);
+
+// The description code written for checkpoints takes (evaluation,
+// prediction, export): model, stem, classes, normalisation, this LibTorch;
+// epoch 0, accuracies -1 (never measured).
+CheckpointInfo weights_info(const ImportedWeights& weights);
+
+// --- Transitional: to be removed once train.cpp uses ImportedWeights ----------
+// (train/model_source.cpp, model_input.cpp, evaluate.cpp and cifar_predict.cpp
+// call these today; import_weights and weights_info replace them.)
+// The weights with a CheckpointInfo (weights_info), and the note.
 struct LoadedWeights {
   CheckpointInfo info;
   Classifier model;
   std::string normalization_note;
 };
 LoadedWeights load_weights(const std::filesystem::path& path, const WeightsOptions& options);
-
-// --mean and --std as typed ("0.49,0.48,0.45"; commas or spaces): none when
-// both are empty. Throws UsageError naming the flag and the value when only
-// one is given, a value is not three finite numbers, or a std is not > 0.
-std::optional<Normalization> normalization_from_flags(const std::string& mean,
-                                                      const std::string& std);
-
-// The same as a LoadedCheckpoint (no optimizer state, bytes empty), for code
-// that evaluates checkpoints.
+// The weights as a LoadedCheckpoint (no optimizer state, bytes empty).
 LoadedCheckpoint weights_as_checkpoint(LoadedWeights weights);
-
-// The safetensors __metadata__ for a model: model, stem, mean, std, classes
-// (JSON arrays as strings), cifar_train_version, format "pt".
-StringMap weights_metadata(const CheckpointInfo& info);
-
-// Writes the model's weights to `path` in the format its extension names
-// (.safetensors, .pt, .pth); UsageError for any other extension.
-void export_weights(const CheckpointInfo& info, ClassifierImpl& model,
-                    const std::filesystem::path& path);
-void export_weights(const LoadedCheckpoint& checkpoint, const std::filesystem::path& path);
-
-// For the trainer, at the end of training: writes run_dir/model.safetensors
-// (returns its path).
-std::filesystem::path write_run_weights(const std::filesystem::path& run_dir,
-                                        const CheckpointInfo& info, ClassifierImpl& model);
 
 }  // namespace cifar

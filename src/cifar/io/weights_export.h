@@ -1,0 +1,27 @@
+// weights_export.h: a model written as a weights file for other tools
+// (Python's torch.load, safetensors), and the copy a training run leaves in
+// its run folder.
+//
+// The file's format is the one its extension names (weights_file.h); a
+// .safetensors file carries the model's description as metadata
+// (weights_metadata.h), so that cifar-eval --weights needs no other flag.
+#pragma once
+
+#include <filesystem>
+
+#include "cifar/io/checkpoint.h"
+#include "cifar/model/models.h"
+
+namespace cifar {
+
+// Writes the model's state dict to `path` (.safetensors, .pt, .pth; any other
+// extension is a UsageError, before anything is written).
+void export_weights(const CheckpointInfo& info, ClassifierImpl& model,
+                    const std::filesystem::path& path);
+void export_weights(const LoadedCheckpoint& checkpoint, const std::filesystem::path& path);
+
+// At the end of training: writes run_dir/model.safetensors, returns its path.
+std::filesystem::path write_run_weights(const std::filesystem::path& run_dir,
+                                        const CheckpointInfo& info, ClassifierImpl& model);
+
+}  // namespace cifar

@@ -1,0 +1,42 @@
+// weights_file.cpp: format dispatch by extension (see weights_file.h).
+#include "cifar/io/weights_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "cifar/core/errors.h"
+#include "cifar/formats/safetensors.h"
+#include "cifar/formats/torch_pickle.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+WeightsFormat weights_format(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".safetensors") return WeightsFormat::kSafetensors;
+  if (ext == ".pt" || ext == ".pth") return WeightsFormat::kTorch;
+  throw UsageError(
+      fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth",
+                  path.string(), path.extension().string()));
+}
+
+WeightsFile read_weights(const fs::path& path) {
+  if (weights_format(path) == WeightsFormat::kTorch) return {read_torch_state_dict(path), {}};
+  auto file = read_safetensors(path);
+  return {std::move(file.tensors), std::move(file.metadata)};
+}
+
+void write_weights(const fs::path& path, const TensorMap& tensors, const StringMap& metadata) {
+  if (weights_format(path) == WeightsFormat::kTorch) {
+    write_torch_state_dict(path, tensors);
+  } else {
+    write_safetensors(path, tensors, metadata);
+  }
+}
+
+}  // namespace cifar

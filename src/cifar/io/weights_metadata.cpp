@@ -1,0 +1,83 @@
+// weights_metadata.cpp: the __metadata__ keys (see weights_metadata.h).
+#include "cifar/io/weights_metadata.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "cifar/core/errors.h"
+#include "cifar/core/version.h"
+
+namespace cifar {
+using nlohmann::json;
+
+namespace {
+
+std::optional<std::string> value_of(const StringMap& metadata, const std::string& key) {
+  const auto it = metadata.find(key);
+  return it == metadata.end() ? std::nullopt : std::optional(it->second);
+}
+
+std::array<double, 3> parse_triple(const std::string& text, const std::string& key,
+                                   const std::string& source) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array() || j.size() != 3 ||
+      !std::all_of(j.begin(), j.end(), [](const json& v) { return v.is_number(); })) {
+    throw std::runtime_error(
+        fmt::format("weights file {}: metadata '{}' is '{}', not a JSON array of 3 numbers", source,
+                    key, text));
+  }
+  return {j[0].get<double>(), j[1].get<double>(), j[2].get<double>()};
+}
+
+}  // namespace
+
+WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::string& source) {
+  WeightsMetadata out;
+  out.model = value_of(metadata, "model");
+  if (const auto stem = value_of(metadata, "stem")) {
+    try {
+      out.stem = parse_stem(*stem);
+    } catch (const UsageError& e) {
+      throw std::runtime_error(
+          fmt::format("weights file {}: metadata 'stem': {}", source, e.what()));
+    }
+  }
+  const auto mean = value_of(metadata, "mean");
+  const auto stdev = value_of(metadata, "std");
+  if (mean && stdev) {
+    Normalization n{parse_triple(*mean, "mean", source), parse_triple(*stdev, "std", source)};
+    for (double s : n.std) {
+      if (!(s > 0)) {
+        throw std::runtime_error(fmt::format(
+            "weights file {}: metadata 'std' is '{}': every std must be > 0", source, *stdev));
+      }
+    }
+    out.normalization = n;
+  }
+  if (const auto classes = value_of(metadata, "classes")) {
+    const json j = json::parse(*classes, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_array() || j.empty() ||
+        !std::all_of(j.begin(), j.end(), [](const json& v) { return v.is_string(); })) {
+      throw std::runtime_error(
+          fmt::format("weights file {}: metadata 'classes' is not a JSON array of names", source));
+    }
+    out.class_names = j.get<std::vector<std::string>>();
+  }
+  return out;
+}
+
+StringMap weights_metadata(const CheckpointInfo& info) {
+  return {{"format", "pt"},
+          {"model", info.model},
+          {"stem", info.stem},
+          {"mean", json(info.normalization.mean).dump()},
+          {"std", json(info.normalization.std).dump()},
+          {"classes", json(info.class_names).dump()},
+          {"cifar_train_version", tool_version()}};
+}
+
+}  // namespace cifar

@@ -1,0 +1,37 @@
+// weights_metadata.h: what a .safetensors file's __metadata__ says about the
+// model, read and written.
+//
+// Keys, all strings (lists as JSON): "model", "stem", "mean" and "std" (three
+// numbers each), "classes" (the class names), "cifar_train_version", and
+// "format": "pt" (Hugging Face's marker for PyTorch tensors). cifar-train
+// writes all of them; files from elsewhere may carry none.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cifar/core/types.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/model/models.h"
+
+namespace cifar {
+
+// What the metadata says; unset where it says nothing.
+struct WeightsMetadata {
+  std::optional<std::string> model;  // not checked against the known models here
+  std::optional<ResNetStem> stem;
+  std::optional<Normalization> normalization;  // set only when both mean and std are there
+  std::optional<std::vector<std::string>> class_names;
+};
+
+// Reads the keys above from a weights file's metadata. Throws
+// std::runtime_error naming `source`, the key and the value when a value is
+// malformed (a stem that is not cifar or imagenet, a mean that is not three
+// numbers, a std that is not positive, classes that are not a list of names).
+WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::string& source);
+
+// The metadata cifar-train writes for the model `info` describes.
+StringMap weights_metadata(const CheckpointInfo& info);
+
+}  // namespace cifar

@@ -1,0 +1,96 @@
+// state_dict.cpp: matching a map of named tensors to a model (see state_dict.h).
+#include "cifar/model/state_dict.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace cifar {
+namespace {
+
+// Removes a prefix that every name carries (DataParallel's "module.",
+// torch.compile's "_orig_mod.").
+TensorMap strip_common_prefix(const TensorMap& tensors) {
+  for (const std::string prefix : {"module.", "_orig_mod."}) {
+    if (!tensors.empty() && std::all_of(tensors.begin(), tensors.end(), [&](const auto& kv) {
+          return kv.first.starts_with(prefix);
+        })) {
+      TensorMap out;
+      for (const auto& [name, t] : tensors) out[name.substr(prefix.size())] = t;
+      return strip_common_prefix(out);
+    }
+  }
+  return tensors;
+}
+
+std::string shape_text(c10::IntArrayRef sizes) {
+  return fmt::format("[{}]", fmt::join(sizes, ", "));
+}
+
+bool has_shape(const TensorMap& m, const std::string& name, std::vector<int64_t> shape) {
+  const auto it = m.find(name);
+  return it != m.end() && it->second.sizes().vec() == shape;
+}
+
+// What the mismatch most likely is, as the end of the error message.
+std::string mismatch_hint(const TensorMap& tensors, bool nothing_matches,
+                          const std::string& model_name) {
+  if (has_shape(tensors, "conv1.weight", {64, 3, 7, 7}) &&
+      has_shape(tensors, "fc.weight", {1000, 512})) {
+    return "; this is a torchvision ResNet-18 for ImageNet (7x7 stem, 1000 classes): cifar-train's "
+           "resnet18 has 10 classes, so replace its fc layer with a 10-class one in Python "
+           "(and pass --stem imagenet for its 7x7 stem)";
+  }
+  if (nothing_matches) return fmt::format("; no name matches: is it a {} model?", model_name);
+  return "";
+}
+
+// "a, b, c", or the first 12 and the count.
+std::string name_list(const std::vector<std::string>& names) {
+  if (names.size() <= 12) return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{}, ... ({} in all)", fmt::join(names.begin(), names.begin() + 12, ", "),
+                     names.size());
+}
+
+}  // namespace
+
+TensorMap model_state_dict(ClassifierImpl& model) {
+  TensorMap out;
+  for (const auto& p : model.named_parameters(/*recurse=*/true)) out[p.key()] = p.value();
+  for (const auto& b : model.named_buffers(/*recurse=*/true)) out[b.key()] = b.value();
+  return out;
+}
+
+void apply_weights(ClassifierImpl& model, const TensorMap& file_tensors,
+                   const std::string& model_name, const std::string& source) {
+  const TensorMap tensors = strip_common_prefix(file_tensors);
+  TensorMap target = model_state_dict(model);
+  std::vector<std::string> missing, unexpected, misshapen;
+  for (const auto& [name, t] : target) {
+    const auto it = tensors.find(name);
+    if (it == tensors.end()) {
+      missing.push_back(name);
+    } else if (it->second.sizes() != t.sizes()) {
+      misshapen.push_back(fmt::format("{} is {} in the file, {} in the model", name,
+                                      shape_text(it->second.sizes()), shape_text(t.sizes())));
+    }
+  }
+  for (const auto& [name, t] : tensors) {
+    if (!target.contains(name)) unexpected.push_back(name);
+  }
+  if (!missing.empty() || !unexpected.empty() || !misshapen.empty()) {
+    std::vector<std::string> parts;
+    if (!missing.empty()) parts.push_back("missing: " + name_list(missing));
+    if (!unexpected.empty()) parts.push_back("unexpected: " + name_list(unexpected));
+    if (!misshapen.empty()) parts.push_back("wrong shape: " + name_list(misshapen));
+    throw std::runtime_error(fmt::format(
+        "weights file {} does not fit a {} model: {}{}", source, model_name, fmt::join(parts, "; "),
+        mismatch_hint(tensors, missing.size() == target.size(), model_name)));
+  }
+  torch::NoGradGuard no_grad;
+  for (auto& [name, t] : target) t.copy_(tensors.at(name));
+}
+
+}  // namespace cifar

@@ -1,0 +1,29 @@
+// state_dict.h: a model's tensors under the names Python uses, and filling a
+// model from such a map, strictly.
+//
+// Names are PyTorch's state_dict keys (conv1.weight, bn1.running_mean,
+// layer2.0.downsample.0.weight, bn1.num_batches_tracked, ...), buffers
+// included, so a map exchanges with Python's model.state_dict(). No files
+// here: io/weights_file.h reads and writes the maps.
+#pragma once
+
+#include <string>
+
+#include "cifar/core/types.h"
+#include "cifar/model/models.h"
+
+namespace cifar {
+
+// The model's parameters and buffers under their Python names (the tensors
+// themselves, not copies).
+TensorMap model_state_dict(ClassifierImpl& model);
+
+// Copies `tensors` into `model` (strict). Throws std::runtime_error naming
+// `source` and listing every missing, unexpected and wrongly shaped tensor; a
+// torchvision ImageNet ResNet-18 (7x7 stem, 1000 classes) is named as such.
+// A "module." or "_orig_mod." prefix on every name (DataParallel,
+// torch.compile) is removed first.
+void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::string& model_name,
+                   const std::string& source);
+
+}  // namespace cifar
