@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cifar/formats/tensorboard.h"
-#include "cifar/report/tensorboard_epoch.h"
 #include "cifar/report/heatmap.h"
 #include "cifar/report/reporting.h"
+#include "cifar/report/tensorboard_epoch.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
