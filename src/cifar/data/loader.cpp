@@ -1,11 +1,9 @@
-// loader.cpp: epoch plans and whole-batch augmentation on the device.
+// loader.cpp: epoch plans, and batches augmented whole on the device.
 #include "cifar/data/loader.h"
 
 namespace cifar {
 
 namespace {
-constexpr int64_t kPad = 4;
-
 // Host-to-device copies go through pinned memory and do not block the host;
 // on the CPU this is a no-op.
 torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device) {
@@ -28,47 +26,52 @@ DeviceDataset::DeviceDataset(const Cifar10Dataset& data, torch::Device device, N
   scale_ = (1.0 / (std * 255.0)).view({1, 3, 1, 1}).to(device);
 }
 
-EpochPlan DeviceDataset::plan_epoch(bool shuffle, bool augment, uint64_t seed,
-                                    int64_t epoch) const {
+EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentation,
+                                    uint64_t seed, int64_t epoch) const {
+  validate_augmentation(augmentation);
   const int64_t n = size();
   auto gen = at::detail::createCPUGenerator(seed * 1000003ULL + static_cast<uint64_t>(epoch));
   const auto i64 = torch::TensorOptions().dtype(torch::kInt64);
   EpochPlan plan;
+  plan.pad = augmentation.pad;
+  plan.pad_mode = augmentation.pad_mode;
   plan.order = shuffle ? torch::randperm(n, gen, i64) : torch::arange(n, i64);
-  if (augment) {
-    plan.offsets = torch::randint(0, 2 * kPad + 1, {n, 2}, gen, i64);
+  if (augmentation.translates()) {
+    plan.offsets = torch::randint(0, 2 * augmentation.pad + 1, {n, 2}, gen, i64);
+  }
+  if (augmentation.flip == FlipMode::kRandom) {
     plan.flips = torch::randint(0, 2, {n}, gen, i64).to(torch::kBool);
+  } else if (augmentation.flip == FlipMode::kAlternating) {
+    // Each image's own flip for the run, mirrored as a whole on even epochs.
+    plan.flips = run_flips(seed, n).index_select(0, plan.order);
+    if (epoch % 2 == 0) plan.flips = plan.flips.logical_not();
   }
   // One copy per epoch, not per step.
   const auto device = images_.device();
   plan.order = to_device(plan.order, device);
-  if (augment) {
-    plan.offsets = to_device(plan.offsets, device);
-    plan.flips = to_device(plan.flips, device);
-  }
+  if (plan.offsets.defined()) plan.offsets = to_device(plan.offsets, device);
+  if (plan.flips.defined()) plan.flips = to_device(plan.flips, device);
   return plan;
+}
+
+EpochPlan DeviceDataset::plan_epoch(bool shuffle, bool augment, uint64_t seed,
+                                    int64_t epoch) const {
+  return plan_epoch(shuffle, augment ? kCropFlip : kNoAugmentation, seed, epoch);
 }
 
 torch::Tensor crop_and_flip(const torch::Tensor& x, const torch::Tensor& offsets,
                             const torch::Tensor& flips) {
-  const int64_t b = x.size(0);
-  const auto opts = torch::TensorOptions().dtype(torch::kInt64).device(x.device());
-  const auto base = torch::arange(kImageSide, opts);                     // (32)
-  auto padded = torch::constant_pad_nd(x, {kPad, kPad, kPad, kPad}, 0);  // (B, 3, 40, 40)
-  auto rows = offsets.select(1, 0).unsqueeze(1) + base;                  // (B, 32)
-  auto cols_base = torch::where(flips.unsqueeze(1), (kImageSide - 1) - base, base);  // (B, 32)
-  auto cols = offsets.select(1, 1).unsqueeze(1) + cols_base;                         // (B, 32)
-  auto n_idx = torch::arange(b, opts).view({b, 1, 1, 1});
-  auto c_idx = torch::arange(kChannels, opts).view({1, kChannels, 1, 1});
-  return padded.index({n_idx, c_idx, rows.view({b, 1, kImageSide, 1}),
-                       cols.view({b, 1, 1, kImageSide})});  // (B, 3, 32, 32)
+  return translate_and_flip(x, offsets, flips, kCropFlip.pad, PadMode::kZero);
 }
 
 Batch DeviceDataset::batch(const EpochPlan& plan, int64_t start, int64_t count) const {
   auto idx = plan.order.narrow(0, start, count);  // (B)
   auto x = images_.index_select(0, idx);          // (B, 3, 32, 32) uint8
-  if (plan.offsets.defined()) {
-    x = crop_and_flip(x, plan.offsets.narrow(0, start, count), plan.flips.narrow(0, start, count));
+  if (plan.offsets.defined() || plan.flips.defined()) {
+    auto part = [&](const torch::Tensor& t) {
+      return t.defined() ? t.narrow(0, start, count) : torch::Tensor();
+    };
+    x = translate_and_flip(x, part(plan.offsets), part(plan.flips), plan.pad, plan.pad_mode);
   }
   auto images = x.to(torch::kFloat).sub_(shift_).mul_(scale_);  // (B, 3, 32, 32) float
   if (channels_last_) images = images.contiguous(torch::MemoryFormat::ChannelsLast);

@@ -2,24 +2,32 @@
 //
 // The uint8 images (about 150 MB for the training split) are copied to the
 // device once. Each epoch draws its plan on the CPU from a generator seeded
-// by (seed, epoch): the shuffled order, the random-crop offsets and the flips,
-// then copies the plan to the device in one go. A batch is then gathered by
-// index, cropped and flipped in one indexing operation, converted to float
-// and normalised, all on the device: no host-to-device copy per step.
+// by (seed, epoch): the shuffled order, the crop offsets and the flips of the
+// augmentation (augment.h), then copies the plan to the device in one go. A
+// batch is then gathered by index, translated and flipped in one indexing
+// operation, converted to float and normalised, all on the device: no
+// host-to-device copy per step. A plan depends on (seed, epoch) and the
+// augmentation alone, so a resumed run draws the same epochs as a straight
+// one, on any device.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <cstdint>
 
+#include "cifar/data/augment.h"
 #include "cifar/data/data.h"
 
 namespace cifar {
 
 struct EpochPlan {
   torch::Tensor order;    // (N) int64 sample indices
-  torch::Tensor offsets;  // (N, 2) int64 crop offsets in 0..8 (defined only with augment)
-  torch::Tensor flips;    // (N) bool horizontal flips (defined only with augment)
+  torch::Tensor offsets;  // (N, 2) int64 crop offsets in 0..2*pad (defined when translating)
+  torch::Tensor flips;    // (N) bool horizontal flips (defined when flipping)
+  // How `offsets` are read (translate_and_flip): the crop's corner in the
+  // image padded by `pad` on each side, the border filled as pad_mode says.
+  int64_t pad = 4;
+  PadMode pad_mode = PadMode::kZero;
 };
 
 struct Batch {
@@ -37,6 +45,13 @@ class DeviceDataset {
   torch::Device device() const { return images_.device(); }
 
   // The same (seed, epoch) always gives the same plan, on any device.
+  // Epochs count from 1 (kAlternating mirrors the whole set on even epochs).
+  // Draws, in this order, from the generator of (seed, epoch): the order
+  // (when shuffling), the offsets (when translating), the flips (kRandom);
+  // kAlternating's flips come from run_flips(seed) instead.
+  EpochPlan plan_epoch(bool shuffle, const Augmentation& augmentation, uint64_t seed,
+                       int64_t epoch) const;
+  // augment: kCropFlip, else kNoAugmentation.
   EpochPlan plan_epoch(bool shuffle, bool augment, uint64_t seed, int64_t epoch) const;
 
   // Samples plan.order[start, start + count).
@@ -52,6 +67,7 @@ class DeviceDataset {
 
 // Random crop with 4-pixel zero padding and horizontal flip, applied to a
 // whole uint8 batch: x (B, 3, 32, 32), offsets (B, 2) in 0..8, flips (B).
+// translate_and_flip(x, offsets, flips, 4, PadMode::kZero).
 torch::Tensor crop_and_flip(const torch::Tensor& x, const torch::Tensor& offsets,
                             const torch::Tensor& flips);
 

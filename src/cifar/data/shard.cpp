@@ -26,7 +26,11 @@ EpochPlan shard_plan(const EpochPlan& plan, int rank, int world_size) {
     if (!t.defined()) return t;
     return t.slice(0, rank, rank + share * world_size, world_size).contiguous();
   };
-  return EpochPlan{pick(plan.order), pick(plan.offsets), pick(plan.flips)};
+  EpochPlan shard = plan;  // keeps how the offsets are read (pad, pad_mode)
+  shard.order = pick(plan.order);
+  shard.offsets = pick(plan.offsets);
+  shard.flips = pick(plan.flips);
+  return shard;
 }
 
 SampleRange eval_range(int64_t n, int rank, int world_size) {

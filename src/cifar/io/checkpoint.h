@@ -71,6 +71,9 @@ struct CheckpointInfo {
   std::string libtorch_version;
   std::string run_id;      // the run that wrote it (see above); empty in version 1
   int64_t world_size = 1;  // processes that trained it (the global batch is the same for any)
+  // The test-time augmentation it was trained to be evaluated with: 0 none,
+  // 1 mirror, 2 mirror + 1-pixel translates (evaluate.h); absent in older files: 0.
+  int64_t tta = 0;
 
   ModelOptions model_options() const;
 };

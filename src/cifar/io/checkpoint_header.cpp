@@ -94,6 +94,7 @@ json to_json(const CheckpointInfo& info) {
       {"libtorch_version", info.libtorch_version},
       {"run_id", info.run_id},
       {"world_size", info.world_size},
+      {"tta", info.tta},
   };
 }
 
@@ -133,6 +134,14 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     fail(source, "has a negative epoch or step count");
   }
   if (info.world_size < 1) fail(source, fmt::format("has a world size of {}", info.world_size));
+  if (const auto it = j.find("tta"); it != j.end()) {  // absent before test-time augmentation
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 2) {
+      fail(source, fmt::format("header field \"tta\" (test-time augmentation level) is {}; "
+                               "this cifar-train knows 0, 1 and 2",
+                               it->dump()));
+    }
+    info.tta = it->get<int64_t>();
+  }
   if (info.class_names.size() != static_cast<size_t>(info.num_classes)) {
     fail(source, fmt::format("lists {} class names for {} classes", info.class_names.size(),
                              info.num_classes));

@@ -42,9 +42,22 @@ std::string format_per_class(const EvalResult& r, const std::vector<std::string>
   return out;
 }
 
+std::string describe_tta(int64_t level) {
+  switch (level) {
+    case 0:
+      return "level 0 (none)";
+    case 1:
+      return "level 1 (the image and its mirror)";
+    case 2:
+      return "level 2 (mirror, and 1-pixel translates)";
+  }
+  return fmt::format("level {}", level);
+}
+
 std::string format_confusion(const EvalResult& r, const std::vector<std::string>& names) {
   const auto n = static_cast<size_t>(r.num_classes);
-  std::string out = "Confusion matrix (rows: true class, columns: predicted)\n";
+  std::string out = fmt::format("Test-time augmentation: {}\n", describe_tta(r.tta));
+  out += "Confusion matrix (rows: true class, columns: predicted)\n";
   out += fmt::format("{:>10}", "");
   for (size_t p = 0; p < n; ++p) out += fmt::format(" {:>6.6}", names.at(p));
   out += '\n';
@@ -61,9 +74,9 @@ std::string eval_to_json(const EvalResult& r, const std::string& model, const st
   nlohmann::json per_class = nlohmann::json::object();
   const auto acc = r.per_class_accuracy();
   for (size_t c = 0; c < acc.size(); ++c) per_class[names.at(c)] = acc[c];
-  const nlohmann::json j = {{"model", model},        {"device", device},         {"total", r.total},
-                            {"correct", r.correct},  {"accuracy", r.accuracy()}, {"loss", r.loss},
-                            {"per_class", per_class}};
+  const nlohmann::json j = {{"model", model},       {"device", device},         {"total", r.total},
+                            {"correct", r.correct}, {"accuracy", r.accuracy()}, {"loss", r.loss},
+                            {"tta", r.tta},         {"per_class", per_class}};
   return j.dump();
 }
 

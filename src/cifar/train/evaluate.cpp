@@ -12,6 +12,7 @@
 #include "cifar/platform/device.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
+#include "cifar/train/config.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
@@ -38,9 +39,50 @@ ProgressBarOptions eval_progress_options(std::optional<bool> interactive,
   return o;
 }
 
+void check_tta_level(int64_t level) {
+  if (level < 0 || level > kMaxTta) {
+    throw UsageError(fmt::format(
+        "test-time augmentation level {} is not one of 0 (none), 1 (mirror), 2 (mirror and "
+        "translates)",
+        level));
+  }
+}
+
+torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int64_t tta,
+                         AmpMode amp) {
+  check_tta_level(tta);
+  // Every view in the batch's own layout (channels-last stays channels-last).
+  const auto format = images.suggest_memory_format();
+  auto f = [&](const torch::Tensor& x) {
+    AutocastScope autocast(x.device(), amp);
+    return model.forward(x.contiguous(format)).to(torch::kFloat);  // (B, C)
+  };
+  auto mirror = [&](const torch::Tensor& x) { return 0.5 * f(x) + 0.5 * f(x.flip({-1})); };
+  if (tta == 0) return f(images);
+  if (tta == 1) return mirror(images);
+  const int64_t h = images.size(2), w = images.size(3);
+  const auto padded = torch::reflection_pad2d(images, {1, 1, 1, 1});  // (B, 3, H + 2, W + 2)
+  const auto up_left = padded.slice(2, 0, h).slice(3, 0, w);
+  const auto down_right = padded.slice(2, 2, h + 2).slice(3, 2, w + 2);
+  const auto translated = torch::stack({mirror(up_left), mirror(down_right)}).mean(0);
+  return 0.5 * mirror(images) + 0.5 * translated;
+}
+
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
                     AmpMode amp, int64_t num_classes, Distributed* dist,
-                    const ProgressBarOptions* progress) {
+                    const ProgressBarOptions* progress, int64_t tta) {
+  return evaluate(model, data,
+                  EvalOptions{.batch_size = batch_size,
+                              .amp = amp,
+                              .num_classes = num_classes,
+                              .tta = tta,
+                              .dist = dist,
+                              .progress = progress});
+}
+
+EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const EvalOptions& options) {
+  const auto& [batch_size, amp, num_classes, tta, dist, progress] = options;
+  check_tta_level(tta);
   const auto device = data.device();
   Distributed alone(DistEnv{}, device);  // one process: its collectives return at once
   Distributed& group = dist != nullptr ? *dist : alone;
@@ -53,6 +95,7 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
   model.eval();
   EvalResult result;
   result.num_classes = num_classes;
+  result.tta = tta;
   torch::Tensor packed;  // (C * C + 1) double: the confusion matrix, then the loss sum
   {
     torch::InferenceMode inference;
@@ -75,11 +118,7 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
       const int64_t start = share.begin + b * batch_size;
       if (start >= share.end) continue;
       const Batch batch = data.batch(plan, start, std::min(batch_size, share.end - start));
-      torch::Tensor logits;
-      {
-        AutocastScope autocast(device, amp);
-        logits = model.forward(batch.images).to(torch::kFloat);  // (B, C)
-      }
+      const auto logits = tta_logits(model, batch.images, tta, amp);  // (B, C) float
       loss_sum.add_(F::cross_entropy(logits, batch.labels,
                                      F::CrossEntropyFuncOptions().reduction(torch::kSum)));
       if (bar) bar->update(start + batch.labels.size(0) - share.begin);
@@ -108,29 +147,14 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
 namespace {
 // A checkpoint, or weights from elsewhere dressed as one (no optimizer state).
 LoadedCheckpoint load_model_file(const EvalConfig& config) {
-  if (config.checkpoint.empty() == config.weights.empty()) {
-    throw UsageError(
-        "give --checkpoint FILE (written by cifar-train) or --weights FILE "
-        "(.safetensors, .pt, .pth), one of them");
-  }
-  if (!config.checkpoint.empty()) {
-    if (!config.mean.empty() || !config.std.empty()) {
-      throw UsageError("--mean and --std go with --weights; a checkpoint carries its own");
-    }
-    LoadedCheckpoint checkpoint = load_checkpoint(config.checkpoint);
-    const auto& info = checkpoint.info;
-    spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", config.checkpoint, info.model,
-                 info.epoch, info.libtorch_version);
-    return checkpoint;
-  }
-  WeightsOptions options;
-  if (!config.model.empty()) options.model = config.model;
-  if (!config.stem.empty()) options.stem = config.stem;
-  options.normalization = normalization_from_flags(config.mean, config.std);
-  LoadedWeights weights = load_weights(config.weights, options);
-  spdlog::info("weights: {} ({}); {}", config.weights, weights.info.model,
-               weights.normalization_note);
-  return weights_as_checkpoint(std::move(weights));
+  return load_model_input(config);  // model_input.h: checks the Model options, logs the file
+}
+
+// "level 2, the checkpoint's": the level, and where it came from.
+std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
+  if (!from_file) return fmt::format("level {} (--tta)", tta);
+  if (!config.weights.empty()) return fmt::format("level {} (--weights files carry none)", tta);
+  return fmt::format("level {}, the checkpoint's (--tta to choose another)", tta);
 }
 }  // namespace
 
@@ -138,6 +162,9 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const torch::Device device = use_device(config.device);
   LoadedCheckpoint checkpoint = load_model_file(config);
   const auto& info = checkpoint.info;
+  if (config.tta != -1) check_tta_level(config.tta);
+  const int64_t tta = config.tta == -1 ? info.tta : config.tta;
+  spdlog::info("test-time augmentation: {}", tta_source(tta, config.tta == -1, config));
   const DeviceDataset test_data(read_cifar10(config.data_dir, Split::kTest), device,
                                 info.normalization);
   checkpoint.model->to(device);
@@ -148,9 +175,13 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const OomAdvice advice{"--batch-size", config.batch_size, info.model,
                          device,         config.amp,        test_data.size()};
   report.result = with_oom_advice(advice, [&] {
-    const ProgressBarOptions progress = eval_progress_options();
-    return evaluate(*checkpoint.model, test_data, config.batch_size, config.amp, info.num_classes,
-                    nullptr, &progress);
+    const ProgressBarOptions progress = eval_progress_options(config.progress_bar);
+    return evaluate(*checkpoint.model, test_data,
+                    {.batch_size = config.batch_size,
+                     .amp = config.amp,
+                     .num_classes = info.num_classes,
+                     .tta = tta,
+                     .progress = &progress});
   });
   return report;
 }
