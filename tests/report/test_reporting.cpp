@@ -111,3 +111,24 @@ TEST_CASE("metrics.csv gets one header and one row per epoch, also across opens"
   CHECK_THAT(lines[1], Catch::StartsWith("1,"));
   CHECK_THAT(lines[2], Catch::StartsWith("2,") && Catch::Contains(",0.500000,"));
 }
+
+TEST_CASE("an epoch without evaluation shows and records no test figures", "[reporting]") {
+  EpochMetrics m;
+  m.epoch = 3;
+  m.train_loss = 1.25;
+  m.train_accuracy = 0.5;
+  m.tested = false;  // --eval-every skipped it
+  m.lr = 0.1;
+  const std::string line = format_epoch_line(m, 8);
+  CHECK_THAT(line, Catch::StartsWith("epoch 3/8: train 1.2500 50.00% | lr 0.1"));
+  CHECK_THAT(line, !Catch::Contains("test"));
+  test::TempDir dir;
+  const auto path = dir.path() / "metrics.csv";
+  { MetricsCsv(path).write(m); }
+  std::ifstream in(path);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  // epoch, train_loss, train_accuracy, then the two test columns empty.
+  CHECK_THAT(row, Catch::StartsWith("3,1.250000,0.500000,,,0.1,"));
+}

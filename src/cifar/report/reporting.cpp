@@ -23,8 +23,8 @@ std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
   if (m.has_validation()) {
     line += fmt::format(" val {:.4f} {:.2f}%", m.val_loss, 100 * m.val_accuracy);
   }
-  line += fmt::format(" test {:.4f} {:.2f}% | lr {:.3g} {:.1f}s {:.0f} img/s", m.test_loss,
-                      100 * m.test_accuracy, m.lr, m.seconds, m.images_per_second);
+  if (m.has_test()) line += fmt::format(" test {:.4f} {:.2f}%", m.test_loss, 100 * m.test_accuracy);
+  line += fmt::format(" | lr {:.3g} {:.1f}s {:.0f} img/s", m.lr, m.seconds, m.images_per_second);
   if (m.peak_memory_bytes > 0) {
     line += fmt::format(" peak {:.0f} MiB",
                         static_cast<double>(m.peak_memory_bytes) / (1024.0 * 1024.0));
@@ -97,9 +97,13 @@ void MetricsCsv::write(const EpochMetrics& m) {
   const std::string val = m.has_validation()
                               ? fmt::format("{:.6f},{:.6f}", m.val_loss, m.val_accuracy)
                               : std::string(",");
-  out_ << fmt::format("{},{:.6f},{:.6f},{:.6f},{:.6f},{:.8g},{:.3f},{:.1f},{:.3f},{},{}\n", m.epoch,
-                      m.train_loss, m.train_accuracy, m.test_loss, m.test_accuracy, m.lr, m.seconds,
-                      m.images_per_second, m.eval_seconds, m.peak_memory_bytes, val);
+  // So do the test columns on an epoch --eval-every skips.
+  const std::string test = m.has_test()
+                               ? fmt::format("{:.6f},{:.6f}", m.test_loss, m.test_accuracy)
+                               : std::string(",");
+  out_ << fmt::format("{},{:.6f},{:.6f},{},{:.8g},{:.3f},{:.1f},{:.3f},{},{}\n", m.epoch,
+                      m.train_loss, m.train_accuracy, test, m.lr, m.seconds, m.images_per_second,
+                      m.eval_seconds, m.peak_memory_bytes, val);
   out_.flush();
 }
 

@@ -21,13 +21,13 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
     WeightsOptions options;
     if (!config.model.empty()) options.model = config.model;
     options.stem = to_string(config.stem);
-    LoadedWeights weights = load_weights(config.init_weights, options);
-    spdlog::info("init weights: {} ({}); {}", config.init_weights, weights.info.model,
-                 weights.normalization_note);
-    return {.model_name = weights.info.model,
-            .stem = parse_stem(weights.info.stem),
-            .normalization = weights.info.normalization,
-            .model = weights.model};
+    ImportedWeights w = import_weights(config.init_weights, options);
+    spdlog::info("init weights: {} ({}); {}", config.init_weights, w.model_name,
+                 w.normalization_note);
+    return {.model_name = w.model_name,
+            .stem = w.stem,
+            .normalization = w.normalization,
+            .model = w.model};
   }
   return {.model_name = config.model.empty() ? default_network : config.model,
           .stem = config.stem,
