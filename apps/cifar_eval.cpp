@@ -1,7 +1,8 @@
 // cifar-eval: evaluate a cifar-train checkpoint on the CIFAR-10 test split.
 //
-// The checkpoint alone says which model to build; the report is the overall
-// and per-class accuracy and the confusion matrix, or one JSON object.
+// The checkpoint alone says which model to build (or a weights file with
+// --model, --stem, --mean, --std); the report is the overall and per-class
+// accuracy and the confusion matrix, or one JSON object. Options: config.cpp.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -14,20 +15,20 @@
 int main(int argc, char** argv) {
   cifar::EvalConfig config;
   cifar::LogOptions log;
-  bool json = false;
 
   CLI::App app{"cifar-eval: evaluate a cifar-train checkpoint on the CIFAR-10 test set",
                "cifar-eval"};
   app.set_version_flag("--version", cifar::version_line("cifar-eval"));
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cifar::add_eval_options(app, config);
-  app.add_flag("--json", json, "Print one JSON object instead of tables")->group("Output");
   cifar::add_log_flags(app, log);
 
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::resolve_data_env(app, config.data_dir);
+    if (log.quiet) config.progress_bar = false;  // as quiet as cifar-train -q
+    cifar::validate(config);
     const auto report = cifar::evaluate_checkpoint(config);
-    if (json) {
+    if (config.json) {
       std::cout << cifar::eval_to_json(report.result, report.model, report.device,
                                        report.class_names)
                 << '\n';

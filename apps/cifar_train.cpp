@@ -1,8 +1,9 @@
 // cifar-train: train a CIFAR-10 classifier (see README.md).
 //
-// Parses options (command line over --config file; each option is declared
-// once, in src/cifar/train/config.cpp), resolves what comes from the environment,
-// then hands them to cifar::train() and prints the final per-class report.
+// Parses options (command line over a TOML --config file, app/config_file.h;
+// each option is declared once, in src/cifar/train/config.cpp), resolves what
+// comes from the environment, then hands them to cifar::train() and prints the
+// final per-class report.
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "cifar/app/cli.h"
+#include "cifar/app/config_file.h"
 #include "cifar/core/version.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/reporting.h"
@@ -25,8 +27,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"cifar-train: train a CIFAR-10 classifier with LibTorch", "cifar-train"};
   app.set_version_flag("--version", cifar::version_line("cifar-train"));
-  app.set_config("--config", "", "Read options from a TOML file; flags given here override it");
-  app.allow_config_extras(CLI::config_extras_mode::error);
+  cifar::add_config_option(app, "Read options from a TOML file; flags given here override it");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cifar::add_train_options(app, config);
   app.add_flag("--list-devices", list_devices, "List the CPU and GPUs, then exit")->group("Device");
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     cifar::resolve_data_env(app, config.data_dir);
+    cifar::validate(config);  // at start: text config.toml cannot hold, say, stops here
     cifar::RunEnv env;
     env.program = argv[0];
     env.progress_bar = !log.quiet && ::isatty(STDERR_FILENO) != 0;

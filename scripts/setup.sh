@@ -7,7 +7,7 @@
 #     cifar-predict), tmux (the progress-bar test), clang for the fuzzers,
 #     clang-tidy (scripts/tidy.sh), gloo's headers (libgloo-dev:
 #     ProcessGroupGloo.hpp includes them; we link nothing from it, the
-#     symbols come from libtorch).
+#     symbols come from libtorch), toml++ (libtomlplusplus-dev: --config files).
 #   - LibTorch 2.11.0: kept if Torch_DIR or CMAKE_PREFIX_PATH already points at
 #     one, or if a python3 on the PATH already imports torch 2.x (as on the GPU
 #     machines); otherwise the PyPI wheel torch==2.11.0 (which carries the whole
@@ -29,7 +29,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 # --- Debian packages --------------------------------------------------------
 packages=(g++ cmake ninja-build pkg-config libcli11-dev libspdlog-dev catch2 nlohmann-json3-dev
           libssl-dev clang libclang-rt-dev python3 python3-venv libpng-dev libjpeg62-turbo-dev tmux
-          libgloo-dev clang-tidy)
+          libgloo-dev clang-tidy libtomlplusplus-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

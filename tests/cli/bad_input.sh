@@ -30,7 +30,7 @@ expect 1 "test_batch.bin is 0 bytes" -- "$TRAIN" --data zero --device cpu
 # --- options ------------------------------------------------------------------
 expect 2 "model: vgg not in \{net,resnet18\}|unknown model 'vgg'" -- "$TRAIN" "${ok[@]}" --model vgg
 expect 2 "--device 'tpu' is not a device" -- "$TRAIN" "${ok[@]}" --device tpu
-expect 2 "unknown schedule 'linear'" -- "$TRAIN" "${ok[@]}" --schedule linear
+expect 2 "unknown schedule 'exponential'" -- "$TRAIN" "${ok[@]}" --schedule exponential
 expect 2 "unknown --amp 'fp8'" -- "$TRAIN" "${ok[@]}" --amp fp8
 expect 2 "--amp fp16 needs dynamic loss scaling.*use --amp bf16" -- "$TRAIN" "${ok[@]}" --amp fp16
 expect 2 "--epochs must be at least 1, got 0" -- "$TRAIN" "${ok[@]}" --epochs 0
@@ -53,12 +53,16 @@ expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$EVAL"
 
 # --- config files ---------------------------------------------------------------
 expect 2 "missing.toml" -- "$TRAIN" --config missing.toml
+# (Config files are TOML, read by toml++: syntax errors and unknown keys give
+# the file and the line; CLI11's own reader said "unreadable line" instead.)
 printf 'this is not toml\n' >broken.toml
-expect 2 "unreadable line 'this is not toml'.*\\(in or with --config broken.toml\\)" -- "$TRAIN" --config broken.toml "${ok[@]}"
-printf 'momentum = 0.9.1\n' >badvalue.toml
-expect 2 "Could not convert: --momentum = 0.9.1 \\(in or with --config badvalue.toml\\)" -- "$TRAIN" --config badvalue.toml "${ok[@]}"
+expect 2 "--config broken.toml: line 1, column [0-9]+: .*expected '='" -- "$TRAIN" --config broken.toml "${ok[@]}"
+printf 'momentum = 0.9.1\n' >badsyntax.toml
+expect 2 "--config badsyntax.toml: line 1, column [0-9]+: " -- "$TRAIN" --config badsyntax.toml "${ok[@]}"
+printf 'momentum = "0.9.1"\n' >badvalue.toml
+expect 2 "Could not convert: --momentum = 0.9.1 \\(--config badvalue.toml, line 1\\)" -- "$TRAIN" --config badvalue.toml "${ok[@]}"
 printf 'epochs = 1\nlearning-rate = 0.1\n' >unknown.toml
-expect 2 "unknown key or unreadable line 'learning-rate'.*--config unknown.toml" -- "$TRAIN" --config unknown.toml "${ok[@]}"
+expect 2 "--config unknown.toml: line 2: unknown key 'learning-rate'" -- "$TRAIN" --config unknown.toml "${ok[@]}"
 
 # --- checkpoints ----------------------------------------------------------------
 expect 1 "checkpoint missing.pt does not exist" -- "$EVAL" --checkpoint missing.pt --data data

@@ -34,3 +34,40 @@ printf '[train]\nepochs = 1\n' >section.toml
 expect 2 "line 1 starts a section \\(\\[train\\]\\).*top level" -- "$TRAIN" --config section.toml
 head -c 2000000 /dev/zero | tr '\0' '#' >huge.toml
 expect 2 "larger than a config file can be" -- "$TRAIN" --config huge.toml
+
+# --- paths TOML holds, CLI11's own reader did not -------------------------------
+# A run folder, checkpoint and data folder whose names hold '#', both quotes,
+# spaces, a tab, a newline and non-ASCII: trained, then resumed from
+# RUN/config.toml alone (which names them all), into the same folder.
+weird=$'runs/a #1 "dq" \'sq\' \ttab\nnewline é 日本'
+wdata=$'data #"\'é'
+ln -s "$PWD/data" "$wdata"
+small=(--device cpu --train-limit 200 --batch-size 100 --log-interval 100 -q)
+"$TRAIN" "${small[@]}" --data "$wdata" --epochs 1 --run-dir "$weird" --checkpoint "$weird/m #1.pt" \
+  >/dev/null || fail "training with an odd --run-dir failed"
+[[ -f "$weird/config.toml" && -f "$weird/m #1.pt" ]] || fail "the run folder or checkpoint is missing"
+"$TRAIN" --config "$weird/config.toml" --epochs 2 --resume "$weird/last.pt" -q >/dev/null 2>resume.err \
+  || { cat resume.err; fail "$weird/config.toml does not read back"; }
+rows=$(grep -c '^[0-9]' "$weird/metrics.csv")
+[[ $rows -eq 2 ]] || fail "the resumed run should add epoch 2 to $weird/metrics.csv (has $rows epochs)"
+expect 0 '"accuracy"' -- "$EVAL" --checkpoint "$weird/m #1.pt" --data "$wdata" --device cpu --json -q
+pass "--run-dir, --checkpoint and --data with # quotes tab newline and non-ASCII survive config.toml"
+
+# Text TOML cannot hold (bytes that are not UTF-8) is refused at start, before
+# the data is read: nothing is trained, no folder made.
+expect 2 "--run-dir 'run\\\\xFF' is not UTF-8" -- "$TRAIN" "${small[@]}" --data nowhere --run-dir $'run\xff'
+expect 2 "--checkpoint 'm\\\\xE9.pt' is not UTF-8" -- "$TRAIN" "${small[@]}" --data nowhere --checkpoint $'m\xe9.pt'
+[[ ! -e $'run\xff' ]] || fail "a run folder was made for a name config.toml cannot hold"
+
+# A UTF-8 byte-order mark (as some Windows editors write) is accepted: the
+# first key is read (its bad value proves it), then a good file runs.
+printf '\xef\xbb\xbfepochs = 0\n' >bom.toml
+expect 2 "--epochs must be at least 1, got 0.*\\(--config bom.toml, line 1\\)" -- "$TRAIN" --config bom.toml
+printf '\xef\xbb\xbfdevice = "cpu"\n' >bom.toml
+expect 0 "cpu" -- "$TRAIN" --config bom.toml --list-devices
+
+# Syntax errors name the file and the line, exit 2.
+printf 'epochs = 1\n\nlr = 0.1.2\n' >syntax.toml
+expect 2 "--config syntax.toml: line 3, column [0-9]+: " -- "$TRAIN" --config syntax.toml
+printf 'epochs = 1\nrun-dir = "unclosed\n' >open.toml
+expect 2 "--config open.toml: line 2" -- "$TRAIN" --config open.toml

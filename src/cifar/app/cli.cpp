@@ -6,15 +6,14 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <string_view>
 
+#include "cifar/app/config_file.h"
 #include "cifar/core/errors.h"
+#include "cifar/formats/toml_text.h"
 
 namespace cifar {
 
@@ -56,43 +55,6 @@ int64_t omp_num_threads_from_env() {
   return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
 }
 
-void check_config_file(const std::string& path) {
-  constexpr std::uintmax_t kMaxBytes = 1 << 20;
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) {
-    throw UsageError(fmt::format("--config {}: no such file", path));
-  }
-  if (!std::filesystem::is_regular_file(status)) {
-    throw UsageError(fmt::format("--config {}: not a regular file; give a TOML file", path));
-  }
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec || size > kMaxBytes) {
-    throw UsageError(
-        fmt::format("--config {}: {} bytes, larger than a config file can be ({} bytes)", path,
-                    size, kMaxBytes));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("--config {}: cannot be read (permission denied?)", path));
-  int line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (line.find('\0') != std::string::npos || std::any_of(line.begin(), line.end(), [](char ch) {
-          return static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\r';
-        })) {
-      throw UsageError(fmt::format("--config {}: line {} holds binary data; give a TOML text file",
-                                   path, line_number));
-    }
-    const auto first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && line[first] == '[') {
-      throw UsageError(fmt::format(
-          "--config {}: line {} starts a section ({}); cifar-train's keys are all at the top "
-          "level, e.g. batch-size = 32",
-          path, line_number, line.substr(first, 40)));
-    }
-  }
-}
-
 namespace {
 
 // The value of --config on the command line, if any (the last one wins).
@@ -117,6 +79,44 @@ std::string tidy(const std::string& message) {
   return message;
 }
 
+// The option a CLI11 message is about: the first "--name" in it.
+const CLI::Option* named_option(const CLI::App& app, const std::string& message) {
+  const auto at = message.find("--");
+  if (at == std::string::npos) return nullptr;
+  const auto end = message.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-", at + 2);
+  return app.get_option_no_throw(message.substr(at, end - at));
+}
+
+// Whether argv gives `option` (--name, --name=value, -x, -xVALUE).
+bool on_command_line(const CLI::Option& option, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    for (const std::string& name : option.get_lnames()) {
+      if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0) return true;
+    }
+    for (const std::string& name : option.get_snames()) {
+      if (arg.rfind("-" + name, 0) == 0) return true;
+    }
+  }
+  return false;
+}
+
+// Where a value CLI11 refused came from when a config file was read:
+// " (--config FILE, line N)" when the file set it, else " (in or with --config FILE)".
+std::string config_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
+  const CLI::Option* config = app.get_config_ptr();
+  if (config == nullptr || config->count() == 0) return "";
+  const std::string path = config->as<std::string>();
+  const auto formatter = std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter());
+  const CLI::Option* option = named_option(app, message);
+  if (formatter != nullptr && option != nullptr && !on_command_line(*option, argc, argv)) {
+    if (const auto line = formatter->line_of(*option)) {
+      return fmt::format(" (--config {}, line {})", path, *line);
+    }
+  }
+  return fmt::format(" (in or with --config {})", path);
+}
+
 }  // namespace
 
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
@@ -137,20 +137,12 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // Name the config file: its errors otherwise read like command-line ones.
-    std::string where;
-    if (const CLI::Option* config = app.get_config_ptr();
-        config != nullptr && config->count() > 0) {
-      where = fmt::format(" (in or with --config {})", config->as<std::string>());
-    }
-    std::string message = tidy(e.what());
-    const std::string unparsed = "INI was not able to parse ";
-    if (message.rfind(unparsed, 0) == 0) {  // CLI11's words for an unknown key or a bad line
-      message = fmt::format(
-          "unknown key or unreadable line '{}'; keys are the long option "
-          "names without dashes, e.g. batch-size = 32",
-          message.substr(unparsed.size()));
-    }
-    spdlog::error("{}{}; see {} --help", message, where, app.get_name());
+    const std::string message = tidy(e.what());
+    spdlog::error("{}{}; see {} --help", message, config_place(app, message, argc, argv),
+                  app.get_name());
+    return 2;
+  } catch (const TomlError& e) {  // the config file's syntax, sections or keys
+    spdlog::error("--config {}: {}", config_argument(argc, argv), e.what());
     return 2;
   } catch (const UsageError& e) {
     spdlog::error("{}", e.what());

@@ -1,10 +1,10 @@
-// cli.h: what both command-line tools share.
+// cli.h: what the four command-line tools share.
 //
 // run_cli() parses the command line with CLI11, then runs the tool's body and
 // turns every failure into one clear log line and an exit status:
 //   0   success (and --help, --version)
 //   1   a runtime failure (bad data, unreadable checkpoint, out of memory, ...)
-//   2   a usage error (bad flag or value, bad config file)
+//   2   a usage error (bad flag or value, bad config file: its name and line)
 //   130 training interrupted by the user (a checkpoint was written), logged
 //       as a warning: it is what the user asked for
 // The full exception text (a C++ stack trace for LibTorch errors) is logged
@@ -41,10 +41,6 @@ DistEnv dist_env_from_environment();
 
 // $OMP_NUM_THREADS as a positive number, else 0.
 int64_t omp_num_threads_from_env();
-
-// Refuses a --config that is not a regular, small text file without
-// [sections], before CLI11 reads it (UsageError).
-void check_config_file(const std::string& path);
 
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body);

@@ -16,7 +16,7 @@
 #include <type_traits>
 
 #include "cifar/core/errors.h"
-#include "cifar/io/weights.h"
+#include "cifar/io/normalization_flags.h"
 #include "cifar/train/option_visitors.h"
 
 namespace cifar {
@@ -50,13 +50,15 @@ DeviceRequest device_of(const std::string& text) {
 std::string recipe_text(const RecipeName& r) {
   return to_string(r);
 }
-// --mean and --std are parsed one at a time with weights.h's parser (the
-// other half a placeholder): the same messages, naming the flag.
 Channels mean_of(const std::string& text) {
-  return normalization_from_flags(text, "1,1,1")->mean;
+  return parse_channels("--mean", text);
 }
 Channels std_of(const std::string& text) {
-  return normalization_from_flags("0,0,0", text)->std;
+  const Channels std = parse_channels("--std", text);
+  for (const double s : std) {
+    if (s <= 0) throw UsageError(fmt::format("--std values must be > 0, got '{}'", text));
+  }
+  return std;
 }
 std::string channels_text(const Channels& c) {
   return fmt::format("{},{},{}", c[0], c[1], c[2]);
@@ -78,9 +80,9 @@ void model_group(In& in, V&& v) {
              "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
              "checkpoint"},
          in.weights);
-  v.parsed(
-      Opt{"-m,--model", kModel, "With --weights: net or resnet18 (default: the file's metadata)"},
-      in.model, Parsed<std::string>{model_of, same});
+  v.parsed(Opt{"-m,--model", kModel,
+               "With --weights: net, resnet18 or airbench94 (default: the file's metadata)"},
+           in.model, Parsed<std::string>{model_of, same});
   v.parsed(Opt{"--stem", kModel,
                "With --weights: ResNet stem, cifar or imagenet (default: metadata, else cifar)"},
            in.stem, Parsed<ResNetStem>{parse_stem, stem_text});
@@ -269,7 +271,7 @@ void add_train_options(CLI::App& app, TrainConfig& config) {
 }
 
 void validate(const TrainConfig& config) {
-  train_options(config, RangeChecker{.toml = false});  // MUTATION M4
+  train_options(config, RangeChecker{.toml = true});
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }

@@ -1,12 +1,13 @@
-// option_visitors.h: the machinery behind config.cpp's option table.
+// option_visitors.h: the machinery behind config.cpp's option tables.
 //
 // An option is written down once, as a call on a visitor: number (with its
-// Range), flag, text, or parsed (a typed value with its parse and format
-// functions). Three visitors turn the table into what the tool needs:
-// OptionDeclarer declares CLI11 options (with range validators that check
-// the text as typed, so an overflow is an error and not a clamped value),
-// RangeChecker checks a config filled in code, TomlWriter writes the saved
-// config.toml. Included by config.cpp only.
+// Range), flag, text, parsed (a typed value, or an optional one, with its
+// parse and format functions) or positional. Three visitors turn a table
+// into what a tool needs: OptionDeclarer declares CLI11 options (with range
+// validators that check the text as typed, so an overflow is an error and not
+// a clamped value), RangeChecker checks a config filled in code, TomlWriter
+// writes the saved config.toml (with toml++, so any UTF-8 text reads back).
+// Included by config.cpp only.
 #pragma once
 
 #include <fmt/format.h>
@@ -15,12 +16,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "cifar/core/errors.h"
+#include "cifar/formats/toml_text.h"
 
 namespace cifar::options {
 
@@ -28,6 +33,8 @@ struct Opt {
   const char* names;  // CLI11 names, e.g. "-e,--epochs"; the long one is the TOML key
   const char* group;
   const char* help;
+  bool saved = true;      // written to config.toml (--resume, --overwrite are not)
+  bool required = false;  // the tool cannot run without it
 };
 
 template <class T>
@@ -51,7 +58,7 @@ constexpr double kMaxReal = 1e30;             // fits a float with room to spare
 inline std::string long_name(const char* names) {
   const std::string_view s(names);
   const auto at = s.rfind("--");
-  return std::string(s.substr(at + 2));
+  return std::string(s.substr(at == std::string_view::npos ? 0 : at + 2));
 }
 
 template <class T>
@@ -105,6 +112,21 @@ CLI::Validator range_validator(Range<T> r) {
       describe(r));
 }
 
+// The CLI11 check of a Parsed option: its parse function's UsageError.
+template <class T>
+CLI::Validator parse_validator(Parsed<T> p) {
+  return CLI::Validator(
+      [p](std::string& text) -> std::string {
+        try {
+          p.parse(text);
+          return "";
+        } catch (const UsageError& e) {
+          return e.what();
+        }
+      },
+      "", "");
+}
+
 // --- The visitors ----------------------------------------------------------------
 
 // Declares options on a CLI11 app. Defaults go into the help text as words.
@@ -115,6 +137,7 @@ struct OptionDeclarer {
   void number(const Opt& o, T& field, Range<T> r) {
     app.add_option(o.names, field, fmt::format("{} (default: {})", o.help, field))
         ->check(range_validator(r))
+        ->required(o.required)
         ->group(o.group);
   }
   // --x sets the flag (also "x = true" or "x = false" in a config file);
@@ -128,7 +151,7 @@ struct OptionDeclarer {
     app.add_flag_callback("--no-" + name, [&field] { field = false; })->group("");
   }
   void text(const Opt& o, std::string& field) {
-    app.add_option(o.names, field, o.help)->group(o.group);
+    app.add_option(o.names, field, o.help)->required(o.required)->group(o.group);
   }
   template <class T>
   void parsed(const Opt& o, T& field, Parsed<T> p) {
@@ -136,61 +159,103 @@ struct OptionDeclarer {
     app.add_option_function<std::string>(
            o.names, [&field, p](const std::string& text) { field = p.parse(text); },
            shown.empty() ? std::string(o.help) : fmt::format("{} (default: {})", o.help, shown))
-        ->check(CLI::Validator(
-            [p](std::string& text) -> std::string {
-              try {
-                p.parse(text);
-                return "";
-              } catch (const UsageError& e) {
-                return e.what();
-              }
-            },
-            "", ""))
+        ->check(parse_validator(p))
+        ->required(o.required)
         ->group(o.group);
+  }
+  // Unset until given; the help says what stands in for it.
+  template <class T>
+  void parsed(const Opt& o, std::optional<T>& field, Parsed<T> p) {
+    app.add_option_function<std::string>(
+           o.names, [&field, p](const std::string& text) { field = p.parse(text); }, o.help)
+        ->check(parse_validator(p))
+        ->required(o.required)
+        ->group(o.group);
+  }
+  void positional(const Opt& o, std::vector<std::string>& field) {
+    app.add_option(o.names, field, o.help)->required(o.required);  // TakeLast keeps them all
   }
 };
 
-// Checks a config filled in code against the same ranges.
+// Checks a config filled in code against the same ranges. With `toml`, text
+// must also be something config.toml can hold (UTF-8), so that a run is
+// refused at start rather than when it writes its settings.
 struct RangeChecker {
+  bool toml = false;
+
   template <class T>
   void number(const Opt& o, const T& field, Range<T> r) {
     const std::string why = out_of_range(r, field, fmt::format("{}", field));
     if (!why.empty()) throw UsageError(fmt::format("--{} {}", long_name(o.names), why));
   }
   void flag(const Opt&, const bool&) {}
-  void text(const Opt&, const std::string&) {}
+  void text(const Opt& o, const std::string& field) {
+    if (o.required && field.empty()) {
+      throw UsageError(fmt::format("--{} is required", long_name(o.names)));
+    }
+    if (toml && o.saved && !is_utf8(field)) {
+      throw UsageError(fmt::format(
+          "--{} '{}' is not UTF-8 text, which the run's config.toml cannot hold (TOML is "
+          "UTF-8); use a name in UTF-8",
+          long_name(o.names), show_bytes(field)));
+    }
+  }
   template <class T>
-  void parsed(const Opt&, const T& field, Parsed<T> p) {
+  void parsed(const Opt& o, const T& field, Parsed<T> p) {
     if constexpr (std::is_same_v<T, std::string>) {
       if (!field.empty()) p.parse(field);
+      text(o, field);
+    }
+  }
+  template <class T>
+  void parsed(const Opt& o, const std::optional<T>& field, Parsed<T> p) {
+    if (field) parsed(o, *field, p);
+  }
+  void positional(const Opt& o, const std::vector<std::string>& field) {
+    if (o.required && field.empty()) {
+      throw UsageError(fmt::format("give at least one {}", long_name(o.names)));
     }
   }
 };
 
+// Writes `key = value` lines under a comment naming each group. Strings are
+// TOML basic strings (toml_text.h): any UTF-8 path reads back byte for byte.
 struct TomlWriter {
   std::string out;
+  const char* group = nullptr;
 
-  template <class T>
-  void number(const Opt& o, const T& field, Range<T>) {
-    out += fmt::format("{} = {}\n", long_name(o.names), field);
-  }
-  void flag(const Opt& o, const bool& field) {
-    out += fmt::format("{} = {}\n", long_name(o.names), field ? "true" : "false");
-  }
-  // A basic string when nothing needs escaping, else a literal one (CLI11
-  // reads no escapes), else JSON's escaped form as the last resort.
-  void text(const Opt& o, const std::string& field) {
-    if (field.empty()) return;
-    std::string value = nlohmann::json(field).dump();
-    if (field.find_first_of("\"\\") != std::string::npos &&
-        field.find_first_of("'\n") == std::string::npos) {
-      value = "'" + field + "'";
+  void line(const Opt& o, const std::string& value) {
+    if (!o.saved) return;
+    if (group == nullptr || std::strcmp(group, o.group) != 0) {
+      group = o.group;
+      out += fmt::format("\n# {}\n", group);
     }
     out += fmt::format("{} = {}\n", long_name(o.names), value);
   }
   template <class T>
+  void number(const Opt& o, const T& field, Range<T>) {
+    if constexpr (std::is_floating_point_v<T>) {
+      line(o, toml_float(field));
+    } else if (std::is_unsigned_v<T> &&
+               field > static_cast<T>(std::numeric_limits<int64_t>::max())) {
+      line(o, toml_string(fmt::format("{}", field)));  // TOML integers are 64-bit signed
+    } else {
+      line(o, fmt::format("{}", field));
+    }
+  }
+  void flag(const Opt& o, const bool& field) { line(o, field ? "true" : "false"); }
+  void text(const Opt& o, const std::string& field) {
+    if (field.empty() || !o.saved) return;
+    RangeChecker{.toml = true}.text(o, field);  // not UTF-8: UsageError naming the option
+    line(o, toml_string(field));
+  }
+  template <class T>
   void parsed(const Opt& o, const T& field, Parsed<T> p) {
     text(o, p.format(field));
+  }
+  template <class T>
+  void parsed(const Opt& o, const std::optional<T>& field, Parsed<T> p) {
+    if (field) text(o, p.format(*field));
   }
 };
 

@@ -1,0 +1,128 @@
+// config_file.cpp: see config_file.h.
+#include "cifar/app/config_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "cifar/core/errors.h"
+#include "cifar/formats/toml_text.h"
+
+namespace cifar {
+namespace {
+
+// The option a config key sets, as CLI11 looks it up (App::_parse_single_config).
+const CLI::Option* option_for(const CLI::App& app, const std::string& key) {
+  const CLI::Option* option = app.get_option_no_throw("--" + key);
+  if (option == nullptr && key.size() == 1) option = app.get_option_no_throw("-" + key);
+  return option;
+}
+
+// A value as TOML: booleans and finite numbers bare, anything else quoted.
+std::string toml_value(const std::string& text) {
+  if (text == "true" || text == "false") return text;
+  double number = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(number)) return text;
+  return toml_string(text);
+}
+
+}  // namespace
+
+std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const {
+  const std::string document{std::istreambuf_iterator<char>(input),
+                             std::istreambuf_iterator<char>()};
+  std::vector<CLI::ConfigItem> items;
+  lines_.clear();
+  for (TomlEntry& entry : read_flat_toml(document)) {
+    lines_[entry.key] = entry.line;
+    if (option_for(*app_, entry.key) == nullptr) {
+      throw TomlError(entry.line, fmt::format("line {}: unknown key '{}'; keys are the long "
+                                              "option names without dashes, e.g. batch-size = 32",
+                                              entry.line, entry.key));
+    }
+    CLI::ConfigItem item;
+    item.name = std::move(entry.key);
+    item.inputs = {std::move(entry.value)};
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+std::optional<int64_t> TomlConfig::line_of(const CLI::Option& option) const {
+  for (const std::string& name : option.get_lnames()) {
+    if (const auto found = lines_.find(name); found != lines_.end()) return found->second;
+  }
+  return std::nullopt;
+}
+
+std::string TomlConfig::to_config(const CLI::App* app, bool default_also, bool write_description,
+                                  std::string prefix) const {
+  std::string out;
+  for (const CLI::Option* option : app->get_options()) {
+    if (!option->get_configurable() || option->get_lnames().empty() ||
+        option == app->get_config_ptr() || option == app->get_help_ptr() ||
+        option == app->get_version_ptr()) {
+      continue;
+    }
+    std::string value;
+    if (option->count() > 0) {
+      value = option->results().back();
+    } else if (default_also && !option->get_default_str().empty()) {
+      value = option->get_default_str();
+    } else {
+      continue;
+    }
+    if (write_description && !option->get_description().empty()) {
+      out += fmt::format("# {}\n", first_line(option->get_description()));
+    }
+    out += fmt::format("{}{} = {}\n", prefix, option->get_lnames().front(), toml_value(value));
+  }
+  return out;
+}
+
+void add_config_option(CLI::App& app, const std::string& help) {
+  app.set_config("--config", "", help);
+  app.config_formatter(std::make_shared<TomlConfig>(app));
+  app.allow_config_extras(CLI::config_extras_mode::error);
+}
+
+void check_config_file(const std::string& path) {
+  constexpr std::uintmax_t kMaxBytes = 1 << 20;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) {
+    throw UsageError(fmt::format("--config {}: no such file", path));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw UsageError(fmt::format("--config {}: not a regular file; give a TOML file", path));
+  }
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxBytes) {
+    throw UsageError(
+        fmt::format("--config {}: {} bytes, larger than a config file can be ({} bytes)", path,
+                    size, kMaxBytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("--config {}: cannot be read (permission denied?)", path));
+  // TOML allows no control characters but tab (and CR LF line ends), in
+  // strings or out: a file holding others is binary, not a config.
+  int line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (std::any_of(line.begin(), line.end(), [](char ch) {
+          return static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\r';
+        })) {
+      throw UsageError(fmt::format("--config {}: line {} holds binary data; give a TOML text file",
+                                   path, line_number));
+    }
+  }
+}
+
+}  // namespace cifar

@@ -1,0 +1,54 @@
+// config_file.h: --config FILE, read as TOML 1.0 (toml++) through CLI11.
+//
+// CLI11 2.1's own reader cuts a value at the first '#' even inside quotes and
+// knows no escapes or multi-line strings, so a path holding '#' did not
+// survive a run's config.toml. TomlConfig is plugged in as the app's
+// config_formatter instead: the file is parsed by formats/toml_text.h and
+// handed to CLI11 as key/value items, so the command line still overrides
+// the file and every value passes the same checks as on the command line.
+// Errors say the line (TomlError); run_cli adds the file's name and exits 2,
+// and names the line of a value CLI11 refuses (line_of).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cifar {
+
+class TomlConfig : public CLI::Config {
+ public:
+  // `app` names the keys a file may hold (its long option names); it must
+  // outlive this formatter.
+  explicit TomlConfig(const CLI::App& app) : app_(&app) {}
+
+  // TomlError: a TOML syntax error, a [section] or other non-flat value, or a
+  // key that is not one of the app's options.
+  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override;
+
+  // The app's given options (all, with default_also) as flat TOML.
+  std::string to_config(const CLI::App* app, bool default_also, bool write_description,
+                        std::string prefix) const override;
+
+  // The line of the file last read that set `option`, if it did: for
+  // messages about its value, which CLI11 checks after from_config.
+  std::optional<int64_t> line_of(const CLI::Option& option) const;
+
+ private:
+  const CLI::App* app_;
+  mutable std::map<std::string, int64_t> lines_;  // key -> line, of the file last read
+};
+
+// Declares --config FILE on `app`, read with TomlConfig; keys the app does not
+// know are errors.
+void add_config_option(CLI::App& app, const std::string& help);
+
+// Refuses a --config that is not a regular, small text file, before it is
+// parsed (UsageError): a folder, a device, a binary file, a huge file.
+void check_config_file(const std::string& path);
+
+}  // namespace cifar

@@ -1,0 +1,148 @@
+// toml_text.cpp: see toml_text.h. The only file that includes toml++.
+#include "cifar/formats/toml_text.h"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace cifar {
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i], or 0.
+size_t utf8_length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  uint32_t code = 0;
+  uint32_t smallest = 0;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2, code = lead & 0x1Fu, smallest = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, code = lead & 0x0Fu, smallest = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, code = lead & 0x07u, smallest = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3Fu);
+  }
+  const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
+  return code < smallest || code > 0x10FFFF || surrogate ? 0 : length;
+}
+
+// Line `number` (1-based) of the document, trimmed and cut to 40 characters.
+std::string line_text(std::string_view document, int64_t number) {
+  size_t begin = 0;
+  for (int64_t n = 1; n < number && begin != std::string_view::npos; ++n) {
+    begin = document.find('\n', begin);
+    if (begin != std::string_view::npos) ++begin;
+  }
+  if (begin == std::string_view::npos) return "";
+  std::string_view line = document.substr(begin, document.find('\n', begin) - begin);
+  if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  line = line.substr(first, 40);
+  return std::string(line.substr(0, line.find_last_not_of(" \t\r") + 1));
+}
+
+constexpr const char* kFlat = "keys are all at the top level, e.g. batch-size = 32";
+
+// One top-level value as text, or why it cannot be one.
+std::string value_text(const toml::node& node, const std::string& key, int64_t line,
+                       std::string_view document) {
+  if (const auto* s = node.as_string()) return s->get();
+  if (const auto* i = node.as_integer()) return std::to_string(i->get());
+  if (const auto* f = node.as_floating_point()) return fmt::format("{}", f->get());
+  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
+  const std::string text = line_text(document, line);
+  if (node.is_table() && text.rfind('[', 0) == 0) {
+    throw TomlError(line, fmt::format("line {} starts a section ({}); {}", line, text, kFlat));
+  }
+  if (node.is_table()) {
+    throw TomlError(line, fmt::format("line {}: '{}' is a table (a dotted key or {{...}}); {}",
+                                      line, key, kFlat));
+  }
+  if (node.is_array()) {
+    throw TomlError(line, fmt::format("line {}: '{}' is an array; each key takes one value, "
+                                      "e.g. {} = \"text\" or {} = 3",
+                                      line, key, key, key));
+  }
+  throw TomlError(line, fmt::format("line {}: '{}' is a date or time; give a number or a "
+                                    "quoted string",
+                                    line, key));
+}
+
+}  // namespace
+
+std::vector<TomlEntry> read_flat_toml(std::string_view document) {
+  toml::table table;
+  try {
+    table = toml::parse(document);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    const auto line = static_cast<int64_t>(at.line);
+    throw TomlError(line, fmt::format("line {}, column {}: {}", line, at.column, e.description()));
+  }
+  std::vector<TomlEntry> entries;
+  for (auto&& [key, node] : table) {
+    const auto line = static_cast<int64_t>(key.source().begin.line);
+    const std::string name(key.str());
+    entries.push_back({name, value_text(node, name, line, document), line});
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const TomlEntry& a, const TomlEntry& b) { return a.line < b.line; });
+  return entries;
+}
+
+bool is_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string show_bytes(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    if (n == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string toml_string(std::string_view text) {
+  if (!is_utf8(text)) {
+    throw std::invalid_argument(
+        fmt::format("'{}' is not UTF-8 text, which TOML cannot hold", show_bytes(text)));
+  }
+  // Basic strings only: toml++'s literal and multi-line forms drop a leading
+  // newline, and '\xFF'-style bytes would be read as Latin-1.
+  const toml::value<std::string> value{std::string(text)};
+  std::ostringstream out;
+  out << toml::toml_formatter{value, toml::format_flags::allow_unicode_strings};
+  return out.str();
+}
+
+std::string toml_float(double value) {
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // 'n': inf, nan
+  return text;
+}
+
+}  // namespace cifar

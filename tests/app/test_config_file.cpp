@@ -1,0 +1,115 @@
+// test_config_file.cpp: --config files read as TOML 1.0 (TomlConfig), through
+// a CLI11 app as the tools declare it: what CLI11's own reader got wrong,
+// errors with their line, and the command line over the file.
+#include <catch2/catch.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+
+#include "cifar/app/config_file.h"
+#include "cifar/formats/toml_text.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+
+namespace {
+struct Settings {
+  std::string run_dir, checkpoint;
+  int64_t epochs = 2;
+  double lr = 0.001;
+  bool augment = false;
+};
+
+// Parses --config FILE and then `args`, FILE holding `toml`.
+Settings read(const std::string& toml, std::vector<std::string> args = {}) {
+  test::TempDir dir;
+  const auto path = dir.path() / "c.toml";
+  std::ofstream(path, std::ios::binary) << toml;
+  Settings s;
+  CLI::App app;
+  add_config_option(app, "config");
+  app.add_option("--run-dir", s.run_dir);
+  app.add_option("-o,--checkpoint", s.checkpoint);
+  app.add_option("-e,--epochs", s.epochs);
+  app.add_option("--lr", s.lr);
+  app.add_flag("--augment", s.augment);
+  args.insert(args.begin(), {"--config", path.string()});
+  std::reverse(args.begin(), args.end());
+  app.parse(args);
+  return s;
+}
+
+// The TomlError's message, or "" when the file was read.
+std::string error_of(const std::string& toml) {
+  try {
+    read(toml);
+  } catch (const TomlError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a config file is TOML: '#' in strings, escapes, literal and multi-line strings",
+          "[config_file]") {
+  const Settings s = read(
+      "run-dir = \"runs/#1 \\\"x\\\"\\t\\u00e9\"  # a comment\n"
+      "checkpoint = '''C:\\m\n#2.pt'''\n"
+      "epochs = 0x0A\n"
+      "lr = 1e-2\n"
+      "augment = true\n");
+  CHECK(s.run_dir == "runs/#1 \"x\"\t\u00e9");
+  CHECK(s.checkpoint == "C:\\m\n#2.pt");
+  CHECK(s.epochs == 10);
+  CHECK(s.lr == 0.01);
+  CHECK(s.augment);
+  CHECK(read("lr = 'C' # c\nepochs = \"7\"\n", {"--lr", "0.5"}).epochs == 7);
+}
+
+TEST_CASE("the command line overrides the config file", "[config_file]") {
+  const Settings s = read("epochs = 5\nrun-dir = 'from file'\n", {"--epochs", "9"});
+  CHECK(s.epochs == 9);
+  CHECK(s.run_dir == "from file");
+}
+
+TEST_CASE("a UTF-8 byte-order mark at the start of a config file is accepted", "[config_file]") {
+  CHECK(read("\xEF\xBB\xBF"
+             "epochs = 4\n")
+            .epochs == 4);
+  CHECK(read("\xEF\xBB\xBF"
+             "run-dir = 'é'\n")
+            .run_dir == "é");
+}
+
+TEST_CASE("config file errors say the line", "[config_file]") {
+  CHECK_THAT(error_of("epochs = 1\nlr = 0.1.2\n"), Catch::StartsWith("line 2, column "));
+  CHECK_THAT(error_of("this is not toml\n"), Catch::StartsWith("line 1, column "));
+  CHECK_THAT(error_of("run-dir = \"unterminated\nepochs = 1\n"), Catch::StartsWith("line 1"));
+  CHECK_THAT(error_of("epochs = 1\nepochs = 2\n"), Catch::StartsWith("line 2"));
+  CHECK_THAT(error_of("epochs = 1\nrun-dir = \"caf\xe9\"\n"), Catch::StartsWith("line 2"));
+  CHECK(error_of("epochs = 1\n\n[train]\nlr = 1\n") ==
+        "line 3 starts a section ([train]); keys are all at the top level, e.g. batch-size = 32");
+  CHECK_THAT(error_of("train.epochs = 1\n"),
+             Catch::StartsWith("line 1: 'train' is a table") && Catch::Contains("top level"));
+  CHECK_THAT(error_of("epochs = [1, 2]\n"), Catch::StartsWith("line 1: 'epochs' is an array"));
+  CHECK_THAT(error_of("epochs = 1\nlr = 1979-05-27\n"),
+             Catch::StartsWith("line 2: 'lr' is a date"));
+  CHECK(error_of("epochs = 1\n# note\nlearning-rate = 0.1\n") ==
+        "line 3: unknown key 'learning-rate'; keys are the long option names without dashes, "
+        "e.g. batch-size = 32");
+}
+
+TEST_CASE("TOML text: UTF-8 checks, quoting, floats", "[config_file]") {
+  CHECK(is_utf8("plain, é, 日本語, 🙂"));
+  CHECK_FALSE(is_utf8("caf\xe9"));
+  CHECK_FALSE(is_utf8("\xc0\xaf"));          // overlong '/'
+  CHECK_FALSE(is_utf8("\xed\xa0\x80"));      // a UTF-16 surrogate
+  CHECK_FALSE(is_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  CHECK_FALSE(is_utf8("\xe6\x97"));          // cut short
+  CHECK(show_bytes("caf\xe9 é") == "caf\\xE9 é");
+  CHECK(toml_string("a#b \"c\"\n\t\\ é") == "\"a#b \\\"c\\\"\\n\\t\\\\ é\"");
+  CHECK_THROWS_AS(toml_string("caf\xe9"), std::invalid_argument);
+  CHECK(toml_float(10) == "10.0");
+  CHECK(toml_float(0.001) == "0.001");
+  CHECK(toml_float(0.123456789012345) == "0.123456789012345");
+}
