@@ -1,7 +1,8 @@
 """The models of cifar-train in Python, to use the weights it exports.
 
-The same Net (the PyTorch CIFAR-10 tutorial's) and ResNet-18 (torchvision's
-parameter names; the 3x3 CIFAR stem by default) as src/cifar/model/models.cpp, so a
+The same Net (the PyTorch CIFAR-10 tutorial's), ResNet-18 (torchvision's
+parameter names; the 3x3 CIFAR stem by default) and Airbench94 (the CIFAR-10
+speedrun's network, src/cifar/model/airbench.h) as src/cifar/model/models.cpp, so a
 state dict moves between the two with strict=True:
 
     import torch, cifar_models
@@ -98,12 +99,96 @@ class ResNet18(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class AirbenchBatchNorm(nn.BatchNorm2d):
+    """airbench94's BatchNorm: momentum 0.6 in the reference's convention
+    (PyTorch's 1 - 0.6), eps 1e-12, the weight (ones) frozen."""
+
+    def __init__(self, num_features, momentum=0.6, eps=1e-12):
+        super().__init__(num_features, eps=eps, momentum=1 - momentum)
+        self.weight.requires_grad = False
+
+
+class AirbenchConv(nn.Conv2d):
+    """3x3, same padding, no bias; the first in_channels filters start as the identity."""
+
+    def __init__(self, in_channels, out_channels):
+        super().__init__(in_channels, out_channels, kernel_size=3, padding="same", bias=False)
+
+    def reset_parameters(self):
+        super().reset_parameters()
+        w = self.weight.data
+        torch.nn.init.dirac_(w[:w.size(1)])
+
+
+class AirbenchConvGroup(nn.Module):
+    def __init__(self, channels_in, channels_out):
+        super().__init__()
+        self.conv1 = AirbenchConv(channels_in, channels_out)
+        self.pool = nn.MaxPool2d(2)
+        self.norm1 = AirbenchBatchNorm(channels_out)
+        self.conv2 = AirbenchConv(channels_out, channels_out)
+        self.norm2 = AirbenchBatchNorm(channels_out)
+        self.activ = nn.GELU()
+
+    def forward(self, x):
+        x = self.activ(self.norm1(self.pool(self.conv1(x))))
+        return self.activ(self.norm2(self.conv2(x)))
+
+
+class Airbench94(nn.Module):
+    """airbench94_muon.py's CifarNet (Keller Jordan's CIFAR-10 speedrun), in
+    float32, with its state_dict names (whiten.weight, layers.1.conv1.weight,
+    layers.2.norm1.running_mean, ..., head.weight): a frozen 2x2 whitening
+    conv, three conv groups, logits head(x) / 256. 1,972,792 parameters.
+    Initialised as cifar-train initialises it (the reference's reset(), one
+    draw); init_whiten() sets the whitening from normalised images."""
+
+    def __init__(self, num_classes=10):
+        super().__init__()
+        widths = dict(block1=64, block2=256, block3=256)
+        whiten_kernel_size = 2
+        whiten_width = 2 * 3 * whiten_kernel_size**2
+        self.whiten = nn.Conv2d(3, whiten_width, whiten_kernel_size, padding=0, bias=True)
+        self.whiten.weight.requires_grad = False
+        self.layers = nn.Sequential(
+            nn.GELU(),
+            AirbenchConvGroup(whiten_width, widths["block1"]),
+            AirbenchConvGroup(widths["block1"], widths["block2"]),
+            AirbenchConvGroup(widths["block2"], widths["block3"]),
+            nn.MaxPool2d(3),
+        )
+        self.head = nn.Linear(widths["block3"], num_classes, bias=False)
+        with torch.no_grad():
+            self.head.weight *= 1 / self.head.weight.std()
+
+    def init_whiten(self, train_images, eps=5e-4):
+        c, (h, w) = train_images.shape[1], self.whiten.weight.shape[2:]
+        patches = train_images.unfold(2, h, 1).unfold(3, w, 1).transpose(1, 3).reshape(-1, c, h, w).float()
+        patches_flat = patches.view(len(patches), -1)
+        est_patch_covariance = (patches_flat.T @ patches_flat) / len(patches_flat)
+        eigenvalues, eigenvectors = torch.linalg.eigh(est_patch_covariance, UPLO="U")
+        eigenvectors_scaled = eigenvectors.T.reshape(-1, c, h, w) / torch.sqrt(eigenvalues.view(-1, 1, 1, 1) + eps)
+        self.whiten.weight.data[:] = torch.cat((eigenvectors_scaled, -eigenvectors_scaled))
+
+    def forward(self, x, whiten_bias_grad=True):
+        b = self.whiten.bias
+        x = F.conv2d(x, self.whiten.weight, b if whiten_bias_grad else b.detach())
+        x = self.layers(x)
+        x = x.view(len(x), -1)
+        return self.head(x) / x.size(-1)
+
+
+MODEL_NAMES = ("net", "resnet18", "airbench94")
+
+
 def make_model(name, num_classes=10, stem="cifar"):
     if name == "net":
         return Net(num_classes)
     if name == "resnet18":
         return ResNet18(num_classes, stem)
-    raise ValueError(f"unknown model {name!r}: net or resnet18")
+    if name == "airbench94":
+        return Airbench94(num_classes)
+    raise ValueError(f"unknown model {name!r}: {', '.join(MODEL_NAMES[:-1])} or {MODEL_NAMES[-1]}")
 
 
 def read_weights(path):

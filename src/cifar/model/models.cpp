@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cifar/core/errors.h"
+#include "cifar/model/airbench.h"
 #include "cifar/model/pool_relu.h"
 
 namespace cifar {
@@ -114,7 +115,7 @@ torch::Tensor ResNetImpl::forward(torch::Tensor x) {
 // --- Factory -----------------------------------------------------------------
 
 const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names{"net", "resnet18"};
+  static const std::vector<std::string> names{"net", "resnet18", "airbench94"};
   return names;
 }
 
@@ -131,6 +132,7 @@ Classifier make_model(const ModelOptions& options) {
               options.num_classes());
   check_model_name(options.name());
   if (options.name() == "net") return Net(options.num_classes()).ptr();
+  if (options.name() == "airbench94") return Airbench94(options.num_classes()).ptr();
   return ResNet(std::vector<int64_t>{2, 2, 2, 2}, options.num_classes(), options.stem()).ptr();
 }
 

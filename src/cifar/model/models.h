@@ -4,6 +4,8 @@
 //   resnet18  BasicBlock ResNet-18 with torchvision's parameter names, so a
 //             state dict exchanges with Python; a 32x32 stem by default
 //             (11,173,962 parameters) or torchvision's ImageNet stem.
+//   airbench94 the CIFAR-10 speedrun's network (airbench.h): whitening conv,
+//             three conv groups, GELU; 1,972,792 parameters, some frozen.
 //
 // Submodules are registered under the names Python uses (conv1.weight,
 // layer2.0.downsample.0.weight, fc.bias, ...).
