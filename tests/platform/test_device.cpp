@@ -57,7 +57,7 @@ TEST_CASE("choose_device never fails for a missing GPU", "[device]") {
 }
 
 TEST_CASE("CPU timing and memory report without CUDA", "[device]") {
-  EpochTimer timer(torch::kCPU);
+  DeviceTimer timer(torch::kCPU);
   timer.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const double seconds = timer.stop();
