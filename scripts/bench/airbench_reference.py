@@ -69,8 +69,10 @@ def batch_crop(images, crop_size):
 
 
 class CifarLoader:
-    def __init__(self, data_dir, train=True, batch_size=500, aug=None, altflip=False):
+    def __init__(self, data_dir, train=True, batch_size=500, aug=None, altflip=False, limit=0):
         images, self.labels = read_split(data_dir, train)
+        if limit:
+            images, self.labels = images[:limit], self.labels[:limit]
         self.images = (images.float() / 255).contiguous(memory_format=torch.channels_last)
         self.mean, self.std = CIFAR_MEAN.view(1, 3, 1, 1), CIFAR_STD.view(1, 3, 1, 1)
         self.proc_images = {}
@@ -258,6 +260,7 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=float, default=8)
+    parser.add_argument("--train-limit", type=int, default=0, help="first N images (quick checks)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -268,7 +271,8 @@ def main():
     wd = 2e-6 * batch_size
     test_loader = CifarLoader(args.data, train=False, batch_size=2000)
     train_loader = CifarLoader(args.data, train=True, batch_size=batch_size,
-                               aug=dict(flip=True, translate=2), altflip=True)
+                               aug=dict(flip=True, translate=2), altflip=True,
+                               limit=args.train_limit)
     model = CifarNet().to(memory_format=torch.channels_last)
     total_train_steps = ceil(args.epochs * len(train_loader))
     whiten_bias_train_steps = ceil(3 * len(train_loader))

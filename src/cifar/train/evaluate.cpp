@@ -10,6 +10,7 @@
 #include "cifar/io/weights.h"
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/device.h"
+#include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
 #include "cifar/train/config.h"
@@ -160,6 +161,8 @@ std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
 
 EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const torch::Device device = use_device(config.device);
+  std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped
+  if (device.is_cpu()) heap_reuse.emplace();
   LoadedCheckpoint checkpoint = load_model_file(config);
   const auto& info = checkpoint.info;
   if (config.tta != -1) check_tta_level(config.tta);

@@ -20,6 +20,7 @@
 #include "cifar/platform/device.h"
 #include "cifar/platform/gpu.h"
 #include "cifar/platform/guards.h"
+#include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
 #include "cifar/report/run_outputs.h"
@@ -251,6 +252,8 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   }
   std::optional<CudaMathGuard> cuda_math;
   if (device.is_cuda()) cuda_math.emplace(config.cudnn_benchmark, config.tf32);
+  std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped (heap_reuse.h)
+  if (device.is_cpu()) heap_reuse.emplace();
   spdlog::info("device: {}",
                device.is_cpu() ? fmt::format("cpu, {} threads", cpu.threads) : device.str());
   spdlog::debug("threads: {}", cpu.why);
