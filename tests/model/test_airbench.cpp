@@ -206,7 +206,7 @@ TEST_CASE("airbench94 draws Python's initial weights for the same seed", "[airbe
   CHECK(model->head->weight[9][255].item<double>() == Approx(-1.41096854).epsilon(1e-6));
 }
 
-TEST_CASE("airbench94 logits are head(features) / 256; a detached whiten bias gets no grad",
+TEST_CASE("airbench94 logits are head(features) / 256, and a detached whiten bias gets no grad",
           "[airbench]") {
   torch::manual_seed(2);
   Airbench94 model;

@@ -130,7 +130,7 @@ TEST_CASE("TTA keeps a channels-last batch's results", "[evaluate]") {
   CHECK(a.loss == Approx(b.loss).epsilon(1e-5));
 }
 
-TEST_CASE("a checkpoint carries its TTA level; older files read 0", "[evaluate][checkpoint]") {
+TEST_CASE("a checkpoint carries its TTA level, and older files read 0", "[evaluate][checkpoint]") {
   TempDir dir;
   auto model = make_model(ModelOptions("net"));
   save_checkpoint(dir.path() / "two.pt", small_info(2), *model, nullptr);

@@ -139,7 +139,8 @@ void train_options(Config& c, V&& v) {
                "schedule and augmentation)"},
            c.recipe, Parsed<RecipeName>{parse_recipe, recipe_text});
   v.parsed(Opt{"-m,--model", kModel,
-               "net or resnet18 (default: net, or the checkpoint's with --resume)"},
+               "net, resnet18 or airbench94 (default: the recipe's: net, or airbench94; the "
+               "checkpoint's with --resume)"},
            c.model, Parsed<std::string>{model_of, same});
   v.parsed(Opt{"--stem", kModel, "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"},
            c.stem, Parsed<ResNetStem>{parse_stem, stem_text});

@@ -25,6 +25,7 @@
 #include "cifar/platform/oom.h"
 #include "cifar/report/run_outputs.h"
 #include "cifar/train/evaluate.h"
+#include "cifar/train/forecast.h"
 #include "cifar/train/run_plan.h"
 #include "cifar/train/run_setup.h"
 #include "cifar/train/session.h"
@@ -43,6 +44,7 @@ struct Job {
   Distributed& dist;
   RunOutputs* outputs;  // null on ranks other than 0
   ThreadChoice& threads;
+  RunForecast& forecast;
   const CpuPlan& cpu;
 };
 
@@ -61,7 +63,13 @@ EpochOptions epoch_options(const Job& job, int64_t local_batch, const torch::Dev
       .cuda_graph = job.config.cuda_graph && device.is_cuda(),
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.config.log_interval_s,
-      .after_step = [&threads = job.threads](int64_t images) { threads.after_step(images); },
+      .after_step =
+          [&job](int64_t images) {
+            job.threads.after_step(images);
+            if (const std::string line = job.forecast.after_step(); !line.empty()) {
+              spdlog::info("{}", line);
+            }
+          },
       .on_loss = job.outputs == nullptr
                      ? std::function<void(int64_t, double)>{}
                      : [outputs = job.outputs](int64_t step,
@@ -145,6 +153,8 @@ EpochMetrics record_epoch(const Job& job, const EpochStats& stats, const EpochEv
 TrainResult run_epochs(const Job& job, const torch::Device& device, int64_t local_batch) {
   TrainResult result{.model = job.plan.source.model_name,
                      .device = device.str(),
+                     .history = {},
+                     .final_eval = {},
                      .class_names = job.plan.class_names,
                      .checkpoint = job.plan.checkpoint,
                      .best_checkpoint = job.plan.run_dir / "best.pt",
@@ -203,6 +213,12 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step);
   }
   ThreadChoice threads(cpu, device.is_cpu());
+  const int64_t steps_per_epoch =
+      steps_in_epoch(plan.train.size() / dist.world_size(), local_batch,
+                     recipe.drop_last || (config.cuda_graph && device.is_cuda()));
+  const EpochPosition& at = session.position;
+  RunForecast forecast(steps_per_epoch * (config.epochs - at.epoch + 1) - at.first_step,
+                       device.is_cpu());
   const InterruptGuard interrupt_guard;
   const Job job{.config = config,
                 .env = env,
@@ -212,6 +228,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                 .dist = dist,
                 .outputs = outputs ? &*outputs : nullptr,
                 .threads = threads,
+                .forecast = forecast,
                 .cpu = cpu};
   TrainResult result = run_epochs(job, device, local_batch);
   if (outputs) {
@@ -256,7 +273,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   if (device.is_cpu()) heap_reuse.emplace();
   spdlog::info("device: {}",
                device.is_cpu() ? fmt::format("cpu, {} threads", cpu.threads) : device.str());
-  spdlog::debug("threads: {}", cpu.why);
+  if (device.is_cpu()) spdlog::info("threads: {}", cpu.why);
   // Joins the other processes (with one, nothing to join).
   Distributed dist(
       env.dist, device,

@@ -1,0 +1,41 @@
+// forecast.cpp: the whole run's expected time from the pace of its first steps.
+#include "cifar/train/forecast.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace cifar {
+namespace {
+constexpr double kAfterSeconds = 30;
+constexpr double kHintSeconds = 3600;
+}  // namespace
+
+RunForecast::RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start)
+    : steps_left_(steps_left), on_cpu_(on_cpu), start_(start) {}
+
+std::string RunForecast::after_step(Clock::time_point now) {
+  ++steps_done_;
+  if (said_ || steps_done_ >= steps_left_) return {};
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (elapsed < kAfterSeconds) return {};
+  said_ = true;
+  const double total =
+      elapsed / static_cast<double>(steps_done_) * static_cast<double>(steps_left_);
+  std::string line =
+      fmt::format("expected training time: about {} for {} steps ({:.2f} s a step)",
+                  format_span(total), steps_left_, elapsed / static_cast<double>(steps_done_));
+  if (on_cpu_ && total > kHintSeconds) {
+    line += "; on a CPU, configs/airbench94.toml or configs/net-fast-cpu.toml train in minutes";
+  }
+  return line;
+}
+
+std::string format_span(double seconds) {
+  const auto s = static_cast<int64_t>(std::llround(seconds));
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
+  return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
+}
+
+}  // namespace cifar

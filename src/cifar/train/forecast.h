@@ -1,0 +1,36 @@
+// forecast.h: how long the whole run will take, said once, early.
+//
+// After the first 30 seconds of training steps (or the first epoch, if
+// sooner), the pace so far gives the time of every step the run still has
+// to take; one line says it, with a hint when it is hours on a CPU
+// (ResNet-18's 30 epochs are about 11 hours on a 2-core CPU: the CPU recipes
+// get a good model in minutes). Evaluation is not counted.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace cifar {
+
+class RunForecast {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // `steps_left`: every step this invocation will take; `on_cpu` for the hint.
+  RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start = Clock::now());
+
+  // After each step; returns the line to log the one time it is due.
+  std::string after_step(Clock::time_point now = Clock::now());
+
+ private:
+  int64_t steps_left_;
+  bool on_cpu_;
+  Clock::time_point start_;
+  int64_t steps_done_ = 0;
+  bool said_ = false;
+};
+
+// "3 min 20 s", "2 h 05 min".
+std::string format_span(double seconds);
+
+}  // namespace cifar
