@@ -120,7 +120,7 @@ def main():
     parser.add_argument("--python", default=str(CACHE_PYTHON))
     parser.add_argument("--out")
     args = parser.parse_args()
-    print(machine_header(), flush=True)
+    print("\n".join(machine_header()), flush=True)
     rows = []
     for precision in [p for p in args.ref_precision.split(",") if p and p != "none"]:
         rows.append(run_reference(args, precision, args.ref_seed))

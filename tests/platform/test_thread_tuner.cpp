@@ -90,3 +90,18 @@ TEST_CASE("a collapsed count costs one step per check, and evaluation is no step
   CHECK(t2.threads() == 2);
   CHECK_THAT(t2.last_decision(), !Catch::Contains("stopped"));
 }
+
+TEST_CASE("trials stay within about a tenth of the time when steps take seconds", "[tuner]") {
+  // airbench94 on 2 cores: about 5 s a step on two threads, 9 s on one.
+  FakeMachine slow({{2, 5000.0}, {1, 9000.0}});
+  auto tuner = slow.tuner();
+  int one_thread_steps = 0;
+  for (int i = 0; i < 400; ++i) {
+    if (tuner.threads() == 1) ++one_thread_steps;
+    slow.steps(tuner, 1);
+  }
+  CHECK(tuner.threads() == 2);
+  INFO("steps on the slower count: " << one_thread_steps << " of 400");
+  CHECK(one_thread_steps <= 400 / 20);  // half of each round's trials, a round per ~10x its time
+  CHECK_THAT(tuner.last_decision(), Catch::Contains("using 2 until the next check in"));
+}

@@ -20,8 +20,8 @@ ThreadTuner::ThreadTuner(std::vector<int> candidates, ThreadTunerOptions options
       rates_(candidates_.size(), 0.0),
       stopped_(candidates_.size(), false) {
   TORCH_CHECK(!candidates_.empty(), "ThreadTuner needs at least one candidate");
-  phase_start_ = last_step_ = now_();  // the first trial's count is set by whoever starts
-                                       // the epoch: threads()
+  phase_start_ = last_step_ = round_start_ = now_();  // the first trial's count is set by
+                                                      // whoever starts the epoch: threads()
 }
 
 std::vector<int> ThreadTuner::candidates_for(int cores) {
@@ -33,6 +33,7 @@ std::vector<int> ThreadTuner::candidates_for(int cores) {
 }
 
 void ThreadTuner::start_trial(size_t index) {
+  if (index == 0) round_start_ = now_();
   current_ = index;
   trialling_ = true;
   set_threads_(candidates_[index]);
@@ -71,7 +72,7 @@ void ThreadTuner::after_step(int64_t images) {
   const double step_seconds = std::chrono::duration<double>(now - last_step_).count();
   last_step_ = now;
   if (!trialling_) {
-    if (elapsed >= options_.recheck_seconds) start_trial(0);
+    if (elapsed >= keep_seconds_) start_trial(0);
     return;
   }
   // Collapsed (a neighbour holds a core this count needs): stop after this step.
@@ -102,8 +103,11 @@ void ThreadTuner::finish_round() {
                              stopped_[i] ? " (stopped after one step)" : "",
                              i + 1 < candidates_.size() ? "," : "");
   }
-  decision_ += fmt::format("; using {} until the next check in {:g} s", candidates_[best],
-                           options_.recheck_seconds);
+  // Trials cost steps at slower counts: keep them to a tenth of the time.
+  const double round_seconds = std::chrono::duration<double>(now_() - round_start_).count();
+  keep_seconds_ = std::max(options_.recheck_seconds, 9 * round_seconds);
+  decision_ +=
+      fmt::format("; using {} until the next check in {:.0f} s", candidates_[best], keep_seconds_);
   current_ = best;
   trialling_ = false;
   set_threads_(candidates_[best]);

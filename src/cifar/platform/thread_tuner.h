@@ -10,7 +10,9 @@
 //
 //   trial(c) for each candidate: 1 warm-up step, then steps until
 //            trial_seconds have passed (at least one, at most trial_steps)
-//   keep the fastest for recheck_seconds, then trial again
+//   keep the fastest for recheck_seconds, or 9x as long as the round of
+//            trials took if that is longer (so trials stay within a tenth of
+//            the training time even when a step takes seconds), then trial again
 //
 // The tuner only calls torch::set_num_threads; CpuSettingsGuard (guards.h)
 // restores the process's setting after the epoch.
@@ -73,6 +75,8 @@ class ThreadTuner {
   int64_t trial_steps_ = 0;
   Clock::time_point phase_start_;
   Clock::time_point last_step_;
+  Clock::time_point round_start_;  // when this round's first trial began
+  double keep_seconds_ = 0;        // how long the round's choice is kept
   std::string decision_;
 };
 

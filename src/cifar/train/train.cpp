@@ -140,7 +140,7 @@ EpochMetrics record_epoch(const Job& job, const EpochStats& stats, const EpochEv
   info.epoch = epoch;
   info.step_in_epoch = 0;
   info.global_step = job.session.position.global_step;
-  info.test_accuracy = m.test_accuracy;
+  info.test_accuracy = m.has_test() ? m.test_accuracy : -1;  // -1: not measured
   const bool best = m.has_test() && m.selection_accuracy() > info.best_accuracy;
   if (best) info.best_accuracy = m.selection_accuracy();
   if (job.outputs != nullptr) {
