@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "cifar/core/errors.h"
+#include "cifar/train/momentum_state.h"
 
 namespace cifar {
 
@@ -68,20 +69,11 @@ void Sgd::step(const torch::Tensor& lr) {
 }
 
 void Sgd::save(torch::serialize::OutputArchive& archive) const {
-  for (size_t i = 0; i < momentum_.size(); ++i) {
-    archive.write(fmt::format("momentum.{}", i), momentum_[i], /*is_buffer=*/true);
-  }
+  save_momentum(archive, momentum_);
 }
 
 void Sgd::load(torch::serialize::InputArchive& archive) {
-  torch::NoGradGuard no_grad;
-  for (size_t i = 0; i < momentum_.size(); ++i) {
-    torch::Tensor saved;
-    archive.read(fmt::format("momentum.{}", i), saved, /*is_buffer=*/true);
-    TORCH_CHECK(saved.sizes() == momentum_[i].sizes(), "optimizer state for parameter ", i,
-                " has shape ", saved.sizes(), ", expected ", momentum_[i].sizes());
-    momentum_[i].copy_(saved);
-  }
+  load_momentum(archive, momentum_);
 }
 
 Schedule parse_schedule(const std::string& text) {
