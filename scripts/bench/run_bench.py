@@ -400,6 +400,9 @@ def parse_args():
                         help="intra-op CPU threads, for both (default: all cores); the busy "
                         "cases' C++ runs give none, their Python runs 1 and this many")
     parser.add_argument("--out", type=Path, help="also write the report here, as markdown")
+    parser.add_argument("--device", help="run the chosen cases on this device instead of their "
+                        "own (cpu: the GPU cases' commands checked where there is no GPU, as "
+                        "scripts/gpu/check.sh --cpu does; the figures are then CPU figures)")
     return parser.parse_args()
 
 
@@ -419,6 +422,8 @@ def main():
         cases = [CASES_BY_NAME[name] for name in names]
     else:
         cases = [case for case in CASES if env["cuda"] or not case.on_gpu]
+    if args.device:
+        cases = [dataclasses.replace(case, device=args.device) for case in cases]
     if any(case.on_gpu for case in cases) and not env["cuda"]:
         sys.exit("error: GPU cases asked for, but torch.cuda.is_available() is false in "
                  f"{args.python}")
@@ -432,7 +437,7 @@ def main():
         + (str(args.train_limit) if args.train_limit else "all 50000")
         + "; epochs: " + (str(args.epochs) if args.epochs else "per case"),
         f"- Data: {args.data}",
-    ]
+    ] + ([f"- Device: {args.device} for every case (--device)"] if args.device else [])
     if any(case.busy for case in cases) and os.environ.get("OMP_NUM_THREADS"):
         header.append(f"- OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} here; "
                       "removed for the busy-machine cases' runs")

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# check.sh: one call on a GPU machine checks every GPU path of the project
+# and measures its GPU figures, from the kit scripts/gpu/prepare.sh made
+# (.gpu-kit/ beside the repository: binaries, libraries, data) and the
+# machine's own Python with torch 2.11.0; nothing is built or fetched.
+# Steps: the environment; the kit's completeness; the data; the [cuda] tests,
+# each on its own; an NCCL process group (world size 1); airbench94 (the
+# fast recipe, configs/airbench94.toml) without and with the CUDA graph;
+# cifar-eval on the CPU of the checkpoint the GPU trained; the GPU cases of
+# scripts/bench/run_bench.py (ResNet-18 bf16 channels-last, the tutorial
+# network with and without the CUDA graph, each against Python PyTorch).
+# Each step runs under its own time limit and the whole ends within about
+# 7.5 minutes; a step's failure is recorded and the next step still runs.
+# The report (report.md, and logs.txt with every step's output) goes into
+# $OUT when set, else ./gpu-report/. Exit status: 0 when every step passed.
+#
+#   bash scripts/gpu/check.sh [--cpu] [--kit DIR]
+#
+# --cpu: the CPU stands in for the GPU (device cpu, short runs, the [cuda]
+# tests skipped, a gloo group beside NCCL's), run from the kit alone, so a
+# developer proves the kit complete on a machine without a GPU.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/kit_lib.bash"
+export REPO
+REPO=$(cd "$here/../.." && pwd)
+export MODE=gpu KIT="$REPO/.gpu-kit"
+while (($#)); do
+  case "$1" in
+    --cpu) MODE=cpu; shift ;;
+    --kit) KIT=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "error: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+cd "$REPO" || exit 1
+report_dir="${OUT:-$REPO/gpu-report}"
+mkdir -p "$report_dir" || exit 1
+export WORK
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+export DATA="$WORK/data"
+start=$(date +%s)
+if [[ "$MODE" == gpu ]]; then
+  export DEVICE=cuda:0
+  budget=450 # seconds for all steps; the report comes after
+else
+  export DEVICE=cpu
+  budget=1800
+fi
+deadline=$((start + budget))
+
+export PYTHON LD_LIBRARY_PATH
+PYTHON=$(kit_python) || PYTHON=python3
+site=$(kit_site_packages "$PYTHON" 2>/dev/null)
+LD_LIBRARY_PATH=$(kit_library_path "$KIT" "$site")
+
+names=() results=() seconds=()
+# run_step NAME LIMIT: runs check_steps.sh NAME under min(LIMIT, time left).
+run_step() {
+  local name="$1" limit="$2" left rc t0 result
+  left=$((deadline - $(date +%s)))
+  ((left < limit)) && limit=$left
+  if ((limit < 5)); then
+    names+=("$name") results+=("not run: out of time") seconds+=(0)
+    return
+  fi
+  echo "[$(date -u +%H:%M:%S)] $name (limit ${limit} s)"
+  t0=$(date +%s)
+  timeout -k 10 "$limit" bash "$here/check_steps.sh" "$name" >"$WORK/log-$name.txt" 2>&1
+  rc=$?
+  case $rc in
+    0) result=passed ;;
+    77) result="skipped: no usable CUDA device" ;;
+    124 | 137) result="FAILED: timed out after $limit s" ;;
+    *) result="FAILED: exit $rc" ;;
+  esac
+  names+=("$name") results+=("$result") seconds+=($(($(date +%s) - t0)))
+  echo "  $result ($(($(date +%s) - t0)) s)"
+}
+
+scale=$([[ "$MODE" == gpu ]] && echo 1 || echo 3)
+run_step environment 30
+run_step kit 60
+run_step data 60
+run_step cuda-tests $((90 * scale))
+run_step nccl 60
+run_step airbench94 $((75 * scale))
+run_step airbench94-graph $((75 * scale))
+run_step eval-cpu $((45 * scale))
+run_step bench-resnet18 $((100 * scale))
+run_step bench-tutorial $((120 * scale))
+total=$(($(date +%s) - start))
+
+# --- The report ----------------------------------------------------------------
+figures() { [[ -s "$WORK/figures-$1.md" ]] && cat "$WORK/figures-$1.md" || echo "$2"; }
+env_line() { grep -m1 "^$1" "$WORK/log-environment.txt" 2>/dev/null | cut -d' ' -f2-; }
+failed=0
+{
+  echo "# GPU check report"
+  echo
+  if [[ "$MODE" == gpu ]]; then
+    echo "- Mode: GPU ($DEVICE)"
+  else
+    echo "- Mode: --cpu (the CPU stands in for the GPU: short runs, CPU figures)"
+  fi
+  echo "- GPU: $(env_line gpu: || echo none)"
+  echo "- nvidia-smi: $(grep -m1 -i 'nvidia\|h100\|h200' "$WORK/log-environment.txt" | grep -v '^gpu:' || echo none)"
+  echo "- CPU: $(env_line cpu:)"
+  echo "- Python: $(env_line python:); torch: $(env_line torch:)"
+  echo "- glibc: $(env_line glibc:)"
+  echo "- Kit: $KIT ($(du -sh "$KIT" 2>/dev/null | cut -f1)): $(tr '\n' ' ' <"$KIT/kit.env" 2>/dev/null)"
+  echo "- Repository: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo 'no git')"
+  echo "- Data: $(grep -h '^data:' "$WORK/log-data.txt" 2>/dev/null | cut -d' ' -f2-)"
+  echo "- Date: $(date -u +%Y-%m-%dT%H:%MZ); all steps took $total s (limit $budget s)"
+  echo
+  echo "## Steps"
+  echo
+  echo "| step | result | seconds |"
+  echo "|---|---|---:|"
+  for i in "${!names[@]}"; do
+    echo "| ${names[$i]} | ${results[$i]} | ${seconds[$i]} |"
+    # Without a GPU, skipped [cuda] tests are the expected outcome.
+    [[ "${results[$i]}" == passed || ("$MODE" == cpu && "${results[$i]}" == skipped*) ]] ||
+      failed=1
+  done
+  echo
+  echo "## [cuda] tests and the process group"
+  echo
+  echo "| test | result | seconds |"
+  echo "|---|---|---:|"
+  figures cuda-tests "| (no result) | | |"
+  figures nccl "| (no result) | | |"
+  echo
+  echo "## airbench94 (configs/airbench94.toml, seed 0)"
+  echo
+  echo "| flags | epochs | wall s (whole process) | training s | img/s (last epoch) | test acc (TTA) | peak GPU memory |"
+  echo "|---|---:|---:|---:|---:|---:|---|"
+  figures airbench94 "| (eager) failed | | | | | | |"
+  figures airbench94-graph "| --cuda-graph failed | | | | | | |"
+  echo
+  echo "## cifar-eval on the CPU of a checkpoint trained on $DEVICE"
+  echo
+  echo "| checkpoint | test acc at training's end | cifar-eval --device cpu | difference (points) |"
+  echo "|---|---:|---:|---:|"
+  figures eval-cpu "| (no result) | | | |"
+  echo
+  echo "## Benchmarks (scripts/bench/run_bench.py, one round each)"
+  echo
+  figures bench-resnet18 "resnet18-b512-bf16-gpu: no result"
+  echo
+  figures bench-tutorial "net-b4-gpu: no result"
+  echo
+  echo "Data: the kit's real CIFAR-10 subset repeated to full-size files unless CIFAR10_DIR"
+  echo "was set, so throughput figures are for full-length epochs while accuracies are not"
+  echo "comparable to training on all 50,000 images (the test accuracy is on the first"
+  echo "$(sed -n 's/^KIT_TEST_IMAGES=//p' "$KIT/kit.env" 2>/dev/null) test images, each counted twice)."
+  for i in "${!names[@]}"; do
+    [[ "${results[$i]}" == passed ]] && continue
+    echo
+    echo "## ${names[$i]}: ${results[$i]} (last 30 lines)"
+    echo
+    echo '```'
+    tail -n 30 "$WORK/log-${names[$i]}.txt" 2>/dev/null
+    echo '```'
+  done
+} >"$report_dir/report.md"
+for name in "${names[@]}"; do
+  echo "===== $name"
+  tail -n 400 "$WORK/log-$name.txt" 2>/dev/null
+done >"$report_dir/logs.txt"
+echo "report: $report_dir/report.md ($total s)"
+exit $failed

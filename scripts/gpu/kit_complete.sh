@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# kit_complete.sh: proves a GPU check kit (scripts/gpu/prepare.sh) complete
+# without a GPU: every binary is there and CUDA-enabled, every shared library
+# it needs resolves, in a clean environment, from the kit, the torch wheel or
+# glibc alone (none from this system's other packages), and each binary starts.
+# Used by check.sh as its first step, and by CI (ctest gpu_kit.complete).
+#
+#   scripts/gpu/kit_complete.sh [KIT]     (default .gpu-kit; exit 0 complete, 1 not)
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/kit_lib.bash"
+kit=$(cd "${1:-$here/../../.gpu-kit}" 2>/dev/null && pwd) ||
+  { echo "error: no kit at ${1:-.gpu-kit}: run scripts/gpu/prepare.sh" >&2; exit 1; }
+python=$(kit_python) || exit 1
+site=$(kit_site_packages "$python") || exit 1
+ld_path=$(kit_library_path "$kit" "$site")
+clean=(env -i PATH=/usr/bin:/bin HOME="$HOME" LD_LIBRARY_PATH="$ld_path")
+problems=0
+fail() { echo "FAIL: $*"; problems=$((problems + 1)); }
+
+echo "kit: $kit"
+echo "torch wheel: $site (via $python)"
+echo "LD_LIBRARY_PATH=$ld_path"
+[[ -f "$kit/kit.env" ]] || fail "no kit.env in $kit"
+for name in "${KIT_BINARIES[@]}"; do
+  binary="$kit/bin/$name"
+  if [[ ! -x "$binary" ]]; then
+    fail "$name: missing from $kit/bin"
+    continue
+  fi
+  resolved=$("${clean[@]}" ldd "$binary" 2>&1)
+  from_kit=0 from_wheel=0 from_glibc=0
+  while read -r lib _ path _; do
+    [[ -n "$lib" ]] || continue
+    case "$lib" in /*) path="$lib" lib=$(basename "$lib") ;; esac
+    if [[ "$path" == "not" ]]; then
+      fail "$name needs $lib, found nowhere (not in $kit/lib nor the torch wheel)"
+    elif [[ "$KIT_SYSTEM_LIBS" == *" $lib "* ]]; then
+      from_glibc=$((from_glibc + 1))
+    elif [[ "$path" == "$kit/"* ]]; then
+      from_kit=$((from_kit + 1))
+    elif [[ "$path" == "$site/"* ]]; then
+      from_wheel=$((from_wheel + 1))
+    elif [[ "$KIT_COMPAT_LIBS" == *" $lib "* && -f "$kit/lib/compat/$lib" ]]; then
+      from_glibc=$((from_glibc + 1))
+    else
+      fail "$name needs $lib, resolved from this system ($path), not from the kit:" \
+        "prepare.sh must carry it"
+    fi
+  done < <(sed -n 's/^\t//p' <<<"$resolved" | sed 's/ (0x[0-9a-f]*)//')
+  echo "$name: $from_kit libraries from the kit, $from_wheel from the torch wheel," \
+    "$from_glibc from glibc/libstdc++"
+done
+if [[ -x "$kit/bin/cifar-train" ]]; then
+  for lib in libtorch_cuda.so libc10_cuda.so; do
+    "${clean[@]}" ldd "$kit/bin/cifar-train" | grep -q "$lib" ||
+      fail "cifar-train does not link $lib: a build without CUDA cannot check the GPU paths"
+  done
+  version=$("${clean[@]}" "$kit/bin/cifar-train" --version 2>&1) ||
+    fail "cifar-train --version: $version"
+  echo "cifar-train --version: $version"
+fi
+if [[ -x "$kit/bin/cifar_cuda_tests" ]]; then
+  count=$("${clean[@]}" "$kit/bin/cifar_cuda_tests" --list-test-names-only "[cuda]" 2>&1 |
+    grep -c .)
+  ((count > 0)) || fail "cifar_cuda_tests lists no [cuda] test"
+  echo "cifar_cuda_tests: $count [cuda] tests"
+fi
+for name in cifar-eval cifar-predict cifar-export; do
+  [[ -x "$kit/bin/$name" ]] || continue
+  "${clean[@]}" "$kit/bin/$name" --version >/dev/null 2>&1 || fail "$name --version failed"
+done
+if [[ -x "$kit/bin/cifar_dist_driver" ]]; then
+  "${clean[@]}" "$kit/bin/cifar_dist_driver" --help >/dev/null 2>&1 ||
+    fail "cifar_dist_driver --help failed"
+fi
+if ((problems)); then
+  echo "kit incomplete: $problems problem(s)"
+  exit 1
+fi
+echo "kit complete"
