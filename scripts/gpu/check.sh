@@ -105,7 +105,7 @@ failed=0
     echo "- Mode: --cpu (the CPU stands in for the GPU: short runs, CPU figures)"
   fi
   echo "- GPU: $(env_line gpu: || echo none)"
-  echo "- nvidia-smi: $(grep -m1 -i 'nvidia\|h100\|h200' "$WORK/log-environment.txt" | grep -v '^gpu:' || echo none)"
+  echo "- nvidia-smi: $(env_line nvidia-smi: || echo none)"
   echo "- CPU: $(env_line cpu:)"
   echo "- Python: $(env_line python:); torch: $(env_line torch:)"
   echo "- glibc: $(env_line glibc:)"

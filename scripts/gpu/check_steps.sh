@@ -40,8 +40,8 @@ case "$step" in
     echo "host: $(uname -srm)"
     echo "glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null); kit needs GLIBC_$(sed -n 's/^KIT_GLIBC=//p' "$KIT/kit.env")"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
-    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total \
-      --format=csv,noheader
+    command -v nvidia-smi >/dev/null && echo "nvidia-smi: $(nvidia-smi \
+      --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
     "$PYTHON" -c 'import sys, torch
 print("python:", sys.version.split()[0], sys.executable)
 print("torch:", torch.__version__, "cuda", torch.version.cuda, "available", torch.cuda.is_available())
@@ -63,12 +63,16 @@ if torch.cuda.is_available(): print("gpu:", torch.cuda.get_device_name(0))'
     fi
     archive="$KIT/data/cifar10-subset.tar.xz"
     [[ -f "$archive" ]] || { echo "no $archive: run prepare.sh with data"; exit 1; }
-    mkdir -p "$DATA" && tar -C "$WORK" -xJf "$archive" || exit 1
-    "$PYTHON" - "$WORK/train.bin" "$WORK/test.bin" "$DATA" <<'PY' || exit 1
-import sys
+    mkdir -p "$DATA" || exit 1
+    # Python's tarfile reads .xz: the GPU machine may lack the xz program.
+    "$PYTHON" - "$archive" "$DATA" <<'PY' || exit 1
+import sys, tarfile
 from pathlib import Path
 record, per_file = 3073, 10000
-train, test, out = Path(sys.argv[1]).read_bytes(), Path(sys.argv[2]).read_bytes(), Path(sys.argv[3])
+with tarfile.open(sys.argv[1]) as archive:
+    train = archive.extractfile("train.bin").read()
+    test = archive.extractfile("test.bin").read()
+out = Path(sys.argv[2])
 def tiled(data):
     n = len(data) // record
     assert n and len(data) == n * record, f"{len(data)} bytes is not whole records"

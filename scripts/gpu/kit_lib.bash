@@ -42,12 +42,15 @@ kit_site_packages() {
   "$1" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))'
 }
 
-# The search path the kit's binaries run with: the kit's libraries, LibTorch,
-# the CUDA runtime from the nvidia-* wheels (the binaries need libcudart
-# directly), then the compat folder when the system's libstdc++ is too old.
+# The search path the kit's binaries run with: the compat folder when the
+# system's libstdc++ is too old, the kit's libraries, LibTorch, and the CUDA
+# runtime from the nvidia-* wheels.
 kit_library_path() {
   local kit="$1" site="$2"
-  local path="$kit/lib:$site/torch/lib:$site/nvidia/cu13/lib"
+  # The binaries need libcudart directly: the nvidia-* wheel's copy, wherever it is.
+  local cudart
+  cudart=$(find "$site/nvidia" -name 'libcudart.so.*' -print -quit 2>/dev/null)
+  local path="$kit/lib:$site/torch/lib:$(dirname "${cudart:-$site/nvidia/cu13/lib/x}")"
   # compat first, when needed at all: it must shadow the system's libstdc++.
   if ! kit_system_libstdcxx_ok "$kit"; then path="$kit/lib/compat:$path"; fi
   echo "$path"
