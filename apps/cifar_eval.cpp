@@ -7,12 +7,14 @@
 #include <iostream>
 
 #include "cifar/app/cli.h"
+#include "cifar/app/std_streams.h"
 #include "cifar/core/version.h"
 #include "cifar/report/reporting.h"
 #include "cifar/train/config.h"
 #include "cifar/train/evaluate.h"
 
 int main(int argc, char** argv) {
+  cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
   cifar::EvalConfig config;
   cifar::LogOptions log;
 

@@ -10,12 +10,14 @@
 #include <CLI/CLI.hpp>
 
 #include "cifar/app/cli.h"
+#include "cifar/app/std_streams.h"
 #include "cifar/core/version.h"
 #include "cifar/io/weights.h"
 #include "cifar/train/config.h"
 #include "cifar/train/model_input.h"
 
 int main(int argc, char** argv) {
+  cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
   cifar::ExportConfig config;
   cifar::LogOptions log;
   CLI::App app{"cifar-export: write a model's weights as .safetensors or .pt for Python",

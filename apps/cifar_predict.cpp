@@ -9,12 +9,14 @@
 #include <iostream>
 
 #include "cifar/app/cli.h"
+#include "cifar/app/std_streams.h"
 #include "cifar/core/version.h"
 #include "cifar/train/config.h"
 #include "cifar/train/model_input.h"
 #include "cifar/train/predict.h"
 
 int main(int argc, char** argv) {
+  cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
   cifar::PredictConfig config;
   cifar::LogOptions log;
 

@@ -14,6 +14,7 @@
 
 #include "cifar/app/cli.h"
 #include "cifar/app/config_file.h"
+#include "cifar/app/std_streams.h"
 #include "cifar/core/version.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/reporting.h"
@@ -21,6 +22,7 @@
 #include "cifar/train/train.h"
 
 int main(int argc, char** argv) {
+  cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
   cifar::TrainConfig config;
   cifar::LogOptions log;
   bool list_devices = false;

@@ -27,3 +27,16 @@ TEST_CASE("confusion.csv refuses counts that do not match the names", "[confusio
       cifar::write_confusion_csv(dir.path() / "c.csv", std::vector<int64_t>(8, 0), {"a", "b", "c"}),
       Catch::Contains("8 counts for 3 class names"));
 }
+
+TEST_CASE("confusion.csv quotes class names holding commas and quotes", "[confusion_file]") {
+  CHECK(cifar::csv_field("cat") == "cat");
+  CHECK(cifar::csv_field("air,plane") == "\"air,plane\"");
+  CHECK(cifar::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  cifar::test::TempDir dir;
+  const auto path = dir.path() / "confusion.csv";
+  cifar::write_confusion_csv(path, std::vector<int64_t>{1, 2, 3, 4}, {"a,b", "c"});
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == "true\\predicted,\"a,b\",c\n\"a,b\",1,2\nc,3,4\n");
+}

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cifar/app/config_file.h"
+#include "cifar/app/std_streams.h"
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
 
@@ -150,7 +151,9 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
   }
   setup_logging(log);  // now with the parsed --quiet/--verbose
   try {
-    return body();
+    const int status = body();
+    check_stdout_written();  // a result that never arrived is no success
+    return status;
   } catch (const UsageError& e) {
     spdlog::error("{}", e.what());
     return 2;

@@ -130,11 +130,24 @@ std::string read_file(const fs::path& path, uint64_t max_bytes, const std::strin
   return bytes;
 }
 
+// A new temporary file beside `path`, named ".<name>.tmp<random>" with the
+// name cut to 64 bytes, so that any name the folder accepts leaves room for
+// it. Created exclusively: an existing file or a planted link is never
+// followed or truncated. -1 with errno on failure.
+int create_temp_beside(const fs::path& path, fs::path& tmp) {
+  std::random_device rd;
+  const std::string name = path.filename().string().substr(0, 64);
+  for (int attempt = 0;; ++attempt) {
+    tmp = parent_of(path) / fmt::format(".{}.tmp{:08x}", name, rd());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST || attempt == 8) return fd;
+  }
+}
+
 void write_file_atomically(const fs::path& path, const std::string& bytes) {
   const fs::path dir = parent_of(path);
-  std::random_device rd;
-  const fs::path tmp = dir / fmt::format(".{}.tmp{:08x}", path.filename().string(), rd());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  fs::path tmp;
+  const int fd = create_temp_beside(path, tmp);
   if (fd < 0) {
     const int err = errno;
     throw std::runtime_error(fmt::format(
@@ -186,20 +199,28 @@ void ensure_writable(const fs::path& path) {
     throw std::runtime_error(fmt::format(
         "{} is a directory, not a file path; name a file inside it (.../net.pt)", path.string()));
   }
-  const fs::path probe = dir / ".cifar-train-write-test";
-  try {
-    write_file_atomically(probe, "ok");
-  } catch (const std::runtime_error&) {
-    // Say it again about the user's path: the probe's name means nothing to them.
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    const int err = fd < 0 ? errno : 0;
-    if (fd >= 0) ::close(fd);
+  // The names really used: the temporary file write_file_atomically makes,
+  // renamed to `path` when nothing is there yet (then removed again).
+  fs::path tmp;
+  const int fd = create_temp_beside(path, tmp);
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    ::close(fd);
+    struct stat st {};
+    const bool exists = ::lstat(path.c_str(), &st) == 0;
+    err = exists || errno == ENOENT ? 0 : errno;
+    if (!exists && err == 0 && ::rename(tmp.c_str(), path.c_str()) == 0) {
+      ::unlink(path.c_str());
+    } else {
+      if (!exists && err == 0) err = errno;
+      ::unlink(tmp.c_str());
+    }
+  }
+  if (err != 0) {
     throw std::runtime_error(fmt::format(
         "cannot write {}: {}{}; choose a writable --checkpoint or --run-dir", path.string(),
-        err != 0 ? errno_text(err) : "its folder does not accept new files",
-        err == ENOENT ? " (its folder does not accept new files)" : ""));
+        errno_text(err), err == ENOENT ? " (its folder does not accept new files)" : ""));
   }
-  fs::remove(probe, ec);
 }
 
 }  // namespace cifar

@@ -3,6 +3,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
+#include "cifar/formats/toml_text.h"  // is_utf8, show_bytes
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -122,9 +124,19 @@ std::vector<std::string> read_class_names(const fs::path& dir) {
   std::ifstream in(dir / "batches.meta.txt");
   if (!in) return default_class_names();
   std::vector<std::string> names;
+  int line_number = 0;
   for (std::string line; std::getline(in, line);) {
+    ++line_number;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (!line.empty()) names.push_back(line);
+    if (line.empty()) continue;
+    // Names go into checkpoints (JSON), confusion.csv and messages: bytes
+    // that are not UTF-8 are kept visible as \xFF text instead.
+    if (!is_utf8(line)) {
+      line = show_bytes(line);
+      spdlog::warn("{}: line {} is not UTF-8 text; the class name is used as '{}'",
+                   (dir / "batches.meta.txt").string(), line_number, line);
+    }
+    names.push_back(line);
   }
   // A meta file that does not hold exactly ten names is not trusted.
   return names.size() == static_cast<size_t>(kNumClasses) ? names : default_class_names();

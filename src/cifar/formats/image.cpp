@@ -95,21 +95,35 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
     state->created = false;
     check_pixels(w, h, max_pixels, source);
   }
-  state->info.out_color_space = JCS_RGB;  // grey and YCbCr become RGB; CMYK is refused
+  // Grey and YCbCr become RGB in libjpeg; CMYK and YCCK (print files) come
+  // out as CMYK and are converted below.
+  const bool cmyk =
+      state->info.jpeg_color_space == JCS_CMYK || state->info.jpeg_color_space == JCS_YCCK;
+  state->info.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
+  const int64_t channels = cmyk ? 4 : 3;
   jpeg_start_decompress(&state->info);
   const auto width = state->info.output_width, height = state->info.output_height;
-  state->hwc = torch::empty({height, width, 3}, torch::kUInt8);
+  state->hwc = torch::empty({height, width, channels}, torch::kUInt8);
   auto* base = state->hwc.data_ptr<uint8_t>();
   while (state->info.output_scanline < height) {
-    JSAMPROW row = base + static_cast<size_t>(state->info.output_scanline) * width * 3;
+    JSAMPROW row = base + static_cast<size_t>(state->info.output_scanline) * width * channels;
     jpeg_read_scanlines(&state->info, &row, 1);
   }
   jpeg_finish_decompress(&state->info);
   jpeg_destroy_decompress(&state->info);
   state->created = false;
+  const bool inverted = state->info.saw_Adobe_marker != 0;
   return state->hwc.permute({2, 0, 1}).contiguous();  // (3, H, W)
 }
 
+  if (cmyk) {
+    // (H, W, 4) -> (H, W, 3): R = (1 - C)(1 - K), and so on. Adobe's files
+    // (nearly all CMYK JPEGs) store the values inverted, 255 - C.
+    auto ink = state->hwc.to(torch::kInt32);
+    if (!inverted) ink = 255 - ink;
+    const auto k = ink.narrow(2, 3, 1);
+    state->hwc = (ink.narrow(2, 0, 3) * k + 127).div(255, "floor").to(torch::kUInt8);
+  }
 }  // namespace
 
 torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& source,

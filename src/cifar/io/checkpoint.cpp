@@ -37,7 +37,8 @@ std::string encode_checkpoint(const CheckpointInfo& info, ClassifierImpl& model,
   json j = to_json(info);
   j["payload_bytes"] = static_cast<uint64_t>(payload.size());
   j["has_optimizer"] = optimizer != nullptr;
-  const std::string header = j.dump(1);
+  // Text that is not UTF-8 (a name from a file) becomes U+FFFD, never an exception.
+  const std::string header = j.dump(1, ' ', false, json::error_handler_t::replace);
   std::string out(kCheckpointMagic, sizeof(kCheckpointMagic));
   put_u32(out, kCheckpointFormatVersion);
   put_u32(out, static_cast<uint32_t>(header.size()));

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,11 +32,31 @@ RunDirLock::RunDirLock(const fs::path& dir) {
         "cannot create directory {}: {}; choose a writable --run-dir", dir.string(), ec.message()));
   }
   const fs::path lock = dir / kRunDirLockFile;
-  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
+  // O_NOFOLLOW: a link planted in its place must not make us truncate another file.
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  struct stat st {};
+  const int err = fd_ < 0 ? errno : ::fstat(fd_, &st) != 0 ? errno : 0;
+  if (fd_ < 0 && err == ELOOP) {
+    throw std::runtime_error(fmt::format(
+        "cannot lock run folder {}: its lock file {} is a symbolic link, which cifar-train "
+        "never follows; remove the link, or choose another --run-dir",
+        dir.string(), lock.string()));
+  }
+  if (fd_ < 0 || err != 0) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
     throw std::runtime_error(
         fmt::format("cannot lock run folder {}: {}; choose a writable --run-dir", dir.string(),
-                    std::strerror(errno)));
+                    std::strerror(err)));
+  }
+  if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {  // a device, a FIFO, or a hard link
+    ::close(fd_);
+    fd_ = -1;
+    throw std::runtime_error(fmt::format(
+        "cannot lock run folder {}: its lock file {} is not a regular file of its own (a "
+        "device, FIFO or hard link to another file); remove it, or "
+        "choose another --run-dir",
+        dir.string(), lock.string()));
   }
   int rc;
   do {

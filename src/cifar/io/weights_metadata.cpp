@@ -76,7 +76,7 @@ StringMap weights_metadata(const CheckpointInfo& info) {
           {"stem", info.stem},
           {"mean", json(info.normalization.mean).dump()},
           {"std", json(info.normalization.std).dump()},
-          {"classes", json(info.class_names).dump()},
+          {"classes", json(info.class_names).dump(-1, ' ', false, json::error_handler_t::replace)},
           {"cifar_train_version", tool_version()}};
 }
 

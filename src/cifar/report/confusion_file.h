@@ -7,6 +7,8 @@
 //   true\predicted,airplane,automobile,...
 //   airplane,382,80,...
 //
+// A class name holding a comma, a quote or a line break is quoted as RFC 4180
+// says ("a ""b"", c"), so Python's csv module and spreadsheets read it back.
 // The file is replaced atomically (temporary file, rename), so a reader never
 // sees half of it.
 #pragma once
@@ -18,6 +20,9 @@
 #include <vector>
 
 namespace cifar {
+
+// `text` as one CSV field: quoted when it holds a comma, quote or line break.
+std::string csv_field(const std::string& text);
 
 // confusion: names.size() x names.size() counts, row-major, row = true class.
 void write_confusion_csv(const std::filesystem::path& path, std::span<const int64_t> confusion,

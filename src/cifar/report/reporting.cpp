@@ -77,12 +77,16 @@ std::string eval_to_json(const EvalResult& r, const std::string& model, const st
   const nlohmann::json j = {{"model", model},       {"device", device},         {"total", r.total},
                             {"correct", r.correct}, {"accuracy", r.accuracy()}, {"loss", r.loss},
                             {"tta", r.tta},         {"per_class", per_class}};
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 MetricsCsv::MetricsCsv(const std::filesystem::path& path) {
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
+  if (std::filesystem::is_symlink(path, ec)) {  // appended to, so never through a link
+    throw std::runtime_error(fmt::format(
+        "{} is a symbolic link, which cifar-train never writes through; remove it", path.string()));
+  }
   out_.open(path, std::ios::app);
   if (!out_) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
   if (!exists) {
@@ -98,9 +102,8 @@ void MetricsCsv::write(const EpochMetrics& m) {
                               ? fmt::format("{:.6f},{:.6f}", m.val_loss, m.val_accuracy)
                               : std::string(",");
   // So do the test columns on an epoch --eval-every skips.
-  const std::string test = m.has_test()
-                               ? fmt::format("{:.6f},{:.6f}", m.test_loss, m.test_accuracy)
-                               : std::string(",");
+  const std::string test =
+      m.has_test() ? fmt::format("{:.6f},{:.6f}", m.test_loss, m.test_accuracy) : std::string(",");
   out_ << fmt::format("{},{:.6f},{:.6f},{},{:.8g},{:.3f},{:.1f},{:.3f},{},{}\n", m.epoch,
                       m.train_loss, m.train_accuracy, test, m.lr, m.seconds, m.images_per_second,
                       m.eval_seconds, m.peak_memory_bytes, val);

@@ -17,23 +17,25 @@ namespace {
 // Every output is checked writable before config.toml is written and
 // metrics.csv opened.
 fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::string& config_toml,
-                  bool fresh, bool overwrite) {
+                  bool fresh, bool overwrite, const std::vector<NamedFile>& inputs) {
+  const std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
+  check_distinct_files(inputs, outputs);
   if (fresh) {
     for (const auto& file : prepare_fresh_run_dir(run_dir, overwrite)) {
       spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
     }
   }
-  ensure_writable(run_dir / "last.pt");
-  ensure_writable(checkpoint);
+  for (const auto& output : outputs) ensure_writable(output.path);
   write_file_atomically(run_dir / "config.toml", config_toml);
   return run_dir;
 }
 }  // namespace
 
 RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml,
-                       bool tensorboard, bool fresh, bool overwrite)
+                       bool tensorboard, bool fresh, bool overwrite,
+                       const std::vector<NamedFile>& inputs)
     : lock_(run_dir),
-      run_dir_(prepared(std::move(run_dir), checkpoint, config_toml, fresh, overwrite)),
+      run_dir_(prepared(std::move(run_dir), checkpoint, config_toml, fresh, overwrite, inputs)),
       checkpoint_(std::move(checkpoint)),
       csv_(run_dir_ / "metrics.csv"),
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
@@ -71,12 +73,22 @@ void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
                             const std::vector<std::string>& class_names, const std::string& bytes,
                             bool best) {
   csv_.write(metrics);
+  if (board_) write_tensorboard_epoch(*board_, metrics, test, class_names);
   if (test != nullptr) {
-    if (board_) write_tensorboard_epoch(*board_, metrics, *test, class_names);
     write_confusion_csv(run_dir_ / "confusion.csv", test->confusion, class_names);
   }
   save_latest(bytes);
   if (best) write_file_atomically(this->best(), bytes);
+}
+
+std::vector<NamedFile> run_output_files(const fs::path& run_dir, const fs::path& checkpoint) {
+  std::vector<NamedFile> files;
+  for (const char* name : {"config.toml", "metrics.csv", "confusion.csv", "last.pt", "best.pt",
+                           "model.safetensors", kRunDirLockFile}) {
+    files.push_back({fmt::format("the run's {}", name), run_dir / name});
+  }
+  files.push_back({"--checkpoint", checkpoint});
+  return files;
 }
 
 fs::path default_run_dir(const std::string& model) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/file_identity.h"
 #include "cifar/formats/tensorboard.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/report/metrics.h"
@@ -25,10 +26,12 @@ class RunOutputs {
  public:
   // Locks the run folder for this run's lifetime (another run on it fails at
   // once); for a fresh run, refuses a folder that holds another run's results
-  // unless `overwrite`; writes config.toml and opens metrics.csv (appending
-  // when resuming into the same folder).
+  // unless `overwrite`; refuses outputs that are the same file as one of
+  // `inputs` or as each other (run_output_files); writes config.toml and
+  // opens metrics.csv (appending when resuming into the same folder).
   RunOutputs(std::filesystem::path run_dir, std::filesystem::path checkpoint,
-             const std::string& config_toml, bool tensorboard, bool fresh, bool overwrite);
+             const std::string& config_toml, bool tensorboard, bool fresh, bool overwrite,
+             const std::vector<NamedFile>& inputs);
 
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const std::filesystem::path& checkpoint() const { return checkpoint_; }
@@ -61,6 +64,11 @@ class RunOutputs {
   MetricsCsv csv_;
   std::unique_ptr<TensorBoardWriter> board_;  // null with --no-tensorboard
 };
+
+// Every file a run writes, by role: the run folder's files (lock file
+// included), then --checkpoint.
+std::vector<NamedFile> run_output_files(const std::filesystem::path& run_dir,
+                                        const std::filesystem::path& checkpoint);
 
 // runs/<date>-<time>-<model>, from the local time now.
 std::filesystem::path default_run_dir(const std::string& model);

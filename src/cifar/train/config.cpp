@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_identity.h"
 #include "cifar/io/normalization_flags.h"
 #include "cifar/train/option_visitors.h"
 
@@ -312,3 +313,5 @@ void validate(const ExportConfig& config) {
 }
 
 }  // namespace cifar
+  check_distinct_files({{"--checkpoint", config.checkpoint}, {"--weights", config.weights}},
+                       {{"--out", config.out}});

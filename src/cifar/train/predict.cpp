@@ -86,7 +86,7 @@ std::string predictions_to_json(const std::vector<Prediction>& predictions) {
     }
     array.push_back(std::move(j));
   }
-  return array.dump();
+  return array.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace cifar

@@ -44,6 +44,19 @@ void warn_ignored(const TrainConfig& c, const std::string& model, const torch::D
         "--amp bf16 on the CPU: supported, but slower than float32 for the small net "
         "(use --amp off for speed)");
   }
+  if (c.recipe != RecipeName::kAirbench94 && c.warmup_epochs > static_cast<double>(c.epochs)) {
+    const double reached = c.schedule == Schedule::kOneCycle
+                               ? c.lr
+                               : c.lr * static_cast<double>(c.epochs) / c.warmup_epochs;
+    spdlog::warn(
+        "--warmup-epochs {} is longer than the run's {} epochs: the learning rate climbs for the "
+        "whole run{}; give --warmup-epochs below {} or train longer",
+        c.warmup_epochs, c.epochs,
+        c.schedule == Schedule::kOneCycle
+            ? fmt::format(" and peaks at --lr {:g} only at the last step", reached)
+            : fmt::format(" and ends at {:.3g}, never reaching --lr {:g}", reached, c.lr),
+        c.epochs);
+  }
   if (c.recipe == RecipeName::kAirbench94) {
     const TrainConfig defaults;
     std::vector<std::string> unused;
@@ -133,6 +146,18 @@ TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, Re
   r.run_dir = fs::absolute(run_dir).lexically_normal().string();
   r.checkpoint = fs::absolute(checkpoint).lexically_normal().string();
   return r;
+}
+
+std::vector<NamedFile> run_input_files(const TrainConfig& c) {
+  std::vector<NamedFile> files;
+  for (const Split split : {Split::kTrain, Split::kTest}) {
+    for (const auto& name : batch_file_names(split)) {
+      files.push_back({"--data's " + name, fs::path(c.data_dir) / name});
+    }
+  }
+  files.push_back({"--data's batches.meta.txt", fs::path(c.data_dir) / "batches.meta.txt"});
+  if (!c.init_weights.empty()) files.push_back({"--init-weights", c.init_weights});
+  return files;
 }
 
 CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization& norm,

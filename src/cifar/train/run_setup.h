@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/file_identity.h"
 #include "cifar/data/data.h"
 #include "cifar/formats/tensorboard.h"
 #include "cifar/io/checkpoint.h"
@@ -63,6 +64,11 @@ void to_channels_last(torch::nn::Module& model);
 TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem,
                               const std::filesystem::path& run_dir,
                               const std::filesystem::path& checkpoint);
+
+// The files a run reads that no output may replace: the data files and
+// --init-weights. Not --resume or --config: a resumed run goes on writing
+// the checkpoint and config.toml it was started from.
+std::vector<NamedFile> run_input_files(const TrainConfig& c);
 
 // The fixed part of every checkpoint header of this run.
 CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization& norm,

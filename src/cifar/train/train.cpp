@@ -203,7 +203,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
-                    /*fresh=*/!plan.source.resumed, config.overwrite);
+                    /*fresh=*/!plan.source.resumed, config.overwrite, run_input_files(config));
   }
   TrainingSession session = make_session(plan, recipe, config, dist, device, local_batch);
   if (outputs) {

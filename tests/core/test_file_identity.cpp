@@ -1,0 +1,43 @@
+// Outputs compared with inputs and with each other by device and inode.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "cifar/core/errors.h"
+#include "cifar/core/file_identity.h"
+#include "test_helpers.h"
+
+using cifar::check_distinct_files;
+using cifar::NamedFile;
+using cifar::test::TempDir;
+namespace fs = std::filesystem;
+
+TEST_CASE("check_distinct_files sees one file under other spellings", "[file_identity]") {
+  TempDir dir;
+  const fs::path a = dir.path() / "a.pt";
+  cifar::test::write_bytes(a, {1, 2, 3});
+  fs::create_directory(dir.path() / "sub");
+  fs::create_directory_symlink(dir.path() / "sub", dir.path() / "link");
+  fs::create_symlink(a, dir.path() / "soft.pt");
+  REQUIRE(::link(a.c_str(), (dir.path() / "hard.pt").c_str()) == 0);
+
+  const std::vector<NamedFile> in{{"--checkpoint", a}};
+  // The same file: itself, a detour through "..", a symbolic and a hard link.
+  for (const fs::path& out :
+       {a, dir.path() / "sub" / ".." / "a.pt", dir.path() / "soft.pt", dir.path() / "hard.pt"}) {
+    CHECK_THROWS_AS(check_distinct_files(in, {{"--out", out}}), cifar::UsageError);
+  }
+  CHECK_THROWS_WITH(check_distinct_files(in, {{"--out", a}}),
+                    Catch::Contains("--out " + a.string() + " is the same file as --checkpoint") &&
+                        Catch::Contains("would destroy that input"));
+  // Two outputs, neither existing yet, one through a linked folder.
+  CHECK_THROWS_WITH(
+      check_distinct_files({}, {{"the run's best.pt", dir.path() / "sub" / "best.pt"},
+                                {"--checkpoint", dir.path() / "link" / "best.pt"}}),
+      Catch::StartsWith("--checkpoint ") && Catch::Contains("make one output replace the other"));
+  // Different files, inputs that share one, and options not given pass.
+  CHECK_NOTHROW(check_distinct_files(
+      {{"--checkpoint", a}, {"--weights", a}, {"--weights", ""}},
+      {{"--out", dir.path() / "b.pt"}, {"--other", dir.path() / "sub" / "a.pt"}, {"--none", ""}}));
+}
