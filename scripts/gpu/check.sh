@@ -169,5 +169,6 @@ for name in "${names[@]}"; do
   echo "===== $name"
   tail -n 400 "$WORK/log-$name.txt" 2>/dev/null
 done >"$report_dir/logs.txt"
+cat "$report_dir/report.md" # also in the output, should the files not come back
 echo "report: $report_dir/report.md ($total s)"
 exit $failed

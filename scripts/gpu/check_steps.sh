@@ -156,7 +156,7 @@ cpu = float(re.search(r"Accuracy of the network on the \d+ test images: ([\d.]+)
 trained = 100 * float(list(csv.DictReader(open(sys.argv[2])))[-1]["test_accuracy"])
 diff = abs(cpu - trained)
 print(f"| {sys.argv[3]}.pt (trained on {sys.argv[4]}) | {trained:.2f}% | {cpu:.1f}% | {diff:.2f} |")
-sys.exit(0 if diff <= 0.3 else 1)  # cifar-eval prints one decimal; bf16 vs fp32 flips a few
+sys.exit(0 if diff <= 0.5 else 1)  # one decimal printed; bf16 training eval vs fp32 here
 PY
     ;;
   bench-resnet18 | bench-tutorial)
