@@ -109,13 +109,10 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
     JSAMPROW row = base + static_cast<size_t>(state->info.output_scanline) * width * channels;
     jpeg_read_scanlines(&state->info, &row, 1);
   }
+  const bool inverted = state->info.saw_Adobe_marker != 0;
   jpeg_finish_decompress(&state->info);
   jpeg_destroy_decompress(&state->info);
   state->created = false;
-  const bool inverted = state->info.saw_Adobe_marker != 0;
-  return state->hwc.permute({2, 0, 1}).contiguous();  // (3, H, W)
-}
-
   if (cmyk) {
     // (H, W, 4) -> (H, W, 3): R = (1 - C)(1 - K), and so on. Adobe's files
     // (nearly all CMYK JPEGs) store the values inverted, 255 - C.
@@ -124,6 +121,9 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
     const auto k = ink.narrow(2, 3, 1);
     state->hwc = (ink.narrow(2, 0, 3) * k + 127).div(255, "floor").to(torch::kUInt8);
   }
+  return state->hwc.permute({2, 0, 1}).contiguous();  // (3, H, W)
+}
+
 }  // namespace
 
 torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& source,

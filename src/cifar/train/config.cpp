@@ -310,8 +310,8 @@ void validate(const PredictConfig& config) {
 void validate(const ExportConfig& config) {
   export_options(config, RangeChecker{});
   validate(static_cast<const ModelInput&>(config));
+  check_distinct_files({{"--checkpoint", config.checkpoint}, {"--weights", config.weights}},
+                       {{"--out", config.out}});
 }
 
 }  // namespace cifar
-  check_distinct_files({{"--checkpoint", config.checkpoint}, {"--weights", config.weights}},
-                       {{"--out", config.out}});
