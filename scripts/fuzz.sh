@@ -48,6 +48,27 @@ z = zipfile.ZipFile(buf)
 open(sys.argv[1], "wb").write(z.read([n for n in z.namelist() if n.endswith("data.pkl")][0]))
 PY
 fi
+# Seeds for the unpickler's limits (issue 22): lists and tuples nested 2,000
+# and 4,000 deep (freeing 200,000 recursed until SIGSEGV; these stay under
+# libFuzzer's default -max_len of 4096), a storage of 2^28 floats, a tensor of
+# stride 0 over one float seen as 2^28 of them.
+python3 - build/fuzz/corpus/fuzz_unpickle <<'PY'
+import struct, sys
+def s(x): return b"X" + struct.pack("<I", len(x)) + x.encode()
+def i32(v): return b"J" + struct.pack("<i", v)
+def tensor(numel, size, stride):
+    ref = b"(" + s("storage") + b"ctorch\nFloatStorage\n" + s("0") + s("cpu") + i32(numel) + b"tQ"
+    return (b"ctorch._utils\n_rebuild_tensor_v2\n(" + ref + i32(0) + i32(size) + b"\x85" +
+            i32(stride) + b"\x85tR")
+seeds = {
+    "seed-deep-lists": b"]" * 2000 + b"a" * 1999,
+    "seed-deep-tuples": b"N" + b"\x85" * 4000,
+    "seed-inflating-storage": b"}(" + s("w") + tensor(1 << 28, 1 << 28, 1) + b"u",
+    "seed-stride-0": b"}(" + s("w") + tensor(1, 1 << 28, 0) + b"u",
+}
+for name, body in seeds.items():
+    open(f"{sys.argv[1]}/{name}", "wb").write(b"\x80\x02" + body + b".")
+PY
 for t in "${targets[@]}"; do
   corpus=build/fuzz/corpus/$t
   mkdir -p "$corpus"

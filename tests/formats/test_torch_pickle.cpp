@@ -117,3 +117,89 @@ TEST_CASE("a state dict under a known key of a saved dict is found", "[pickle]")
   const auto back = decode_torch_state_dict(out, "dict.pt");
   CHECK(torch::equal(back.at("w"), torch::arange(4.0)));
 }
+
+namespace {
+
+// Pieces of hand-written pickles (protocol 2) for the limits below.
+std::string pickle_str(const std::string& s) {
+  const auto n = static_cast<uint32_t>(s.size());
+  return "X"s + std::string(reinterpret_cast<const char*>(&n), 4) + s;  // little-endian host
+}
+std::string pickle_int(uint32_t v) {
+  return "J"s + std::string(reinterpret_cast<const char*>(&v), 4);
+}
+// ("storage", torch.FloatStorage, key, "cpu", numel) as a persistent id.
+std::string storage_ref(const std::string& key, uint32_t numel) {
+  return "("s + pickle_str("storage") + "ctorch\nFloatStorage\n" + pickle_str(key) +
+         pickle_str("cpu") + pickle_int(numel) + "tQ";
+}
+// _rebuild_tensor_v2(storage, offset, (size,), (stride,)) of a 1-D tensor.
+std::string tensor_ref(const std::string& storage, uint32_t offset, uint32_t size,
+                       uint32_t stride) {
+  return "ctorch._utils\n_rebuild_tensor_v2\n("s + storage + pickle_int(offset) + pickle_int(size) +
+         "\x85" + pickle_int(stride) + "\x85tR";
+}
+
+struct CountingLoader {
+  int calls = 0;
+  pickle::StorageLoader loader() {
+    return [this](const std::string&, torch::ScalarType dtype, int64_t numel) {
+      ++calls;
+      return torch::zeros({numel}, torch::TensorOptions().dtype(dtype));
+    };
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the unpickler bounds nesting: deep lists and tuples are refused, not recursed into",
+          "[pickle]") {
+  CountingLoader load;
+  const auto run = [&](const std::string& body) {
+    return pickle::unpickle("\x80\x02"s + body + ".", load.loader());
+  };
+  // [[[...]]] 32 deep is fine, 33 deep is not; 100,000 deep (what crashed
+  // with SIGSEGV when freed) neither.
+  CHECK_NOTHROW(run(std::string(33, ']') + std::string(32, 'a')));
+  CHECK_THROWS_WITH(run(std::string(34, ']') + std::string(33, 'a')),
+                    Catch::Contains("nests containers more than 32 deep"));
+  CHECK_THROWS_WITH(run(std::string(100000, ']') + std::string(99999, 'a')),
+                    Catch::Contains("more than 32 deep"));
+  CHECK_THROWS_WITH(run("N" + std::string(100000, '\x85')), Catch::Contains("more than 32 deep"));
+  std::string dicts = "}";  // {1: {1: {1: ...}}}
+  for (int i = 0; i < 100000; ++i) dicts += "K\x01}";
+  CHECK_THROWS_WITH(run(dicts + std::string(100000, 's')), Catch::Contains("more than 32 deep"));
+  // Cycles: a list inside itself, a list changed after it went into another.
+  CHECK_THROWS_WITH(run("]2a"), Catch::Contains("inside itself"));
+  CHECK_THROWS_WITH(run("]q\x00]h\x00"s + "a0]a"), Catch::Contains("already inside another"));
+  // A limit given by the caller.
+  CHECK_THROWS_WITH(pickle::unpickle("\x80\x02]]]aa.", load.loader(), {.max_depth = 1}),
+                    Catch::Contains("more than 1 deep"));
+}
+
+TEST_CASE("the unpickler bounds the bytes its storages and tensor copies take", "[pickle]") {
+  const pickle::Limits limits{.max_bytes = 1000, .why = "the test's limit"};
+  const auto run = [&](CountingLoader& load, const std::string& body) {
+    return pickle::unpickle("\x80\x02"s + body + ".", load.loader(), limits);
+  };
+  CountingLoader load;
+  // A storage of 2^24 floats (what a small deflated record can inflate to).
+  CHECK_THROWS_WITH(run(load, storage_ref("0", 1u << 24)),
+                    Catch::Contains("the storage data/0 would take 67108864 bytes") &&
+                        Catch::Contains("the test's limit"));
+  CHECK(load.calls == 0);  // refused before it is read
+  // A tensor of stride 0 over a one-element storage.
+  CHECK_THROWS_WITH(run(load, tensor_ref(storage_ref("0", 1), 0, 1u << 24, 0)),
+                    Catch::Contains("a tensor of size [16777216]"));
+  // The same storage referenced ten times is read once and counted once...
+  std::string list = "]("s;
+  for (int i = 0; i < 10; ++i) list += tensor_ref(storage_ref("0", 200), 0, 200, 1);
+  CountingLoader once;
+  const auto value = run(once, list + "e");
+  CHECK(once.calls == 1);
+  CHECK(std::get<pickle::List>(value->content).items.size() == 10);
+  // ...but each partial view of it is a copy, and the copies add up.
+  std::string copies = "]("s;
+  for (int i = 0; i < 10; ++i) copies += tensor_ref(storage_ref("0", 200), 1, 100, 1);
+  CHECK_THROWS_WITH(run(load, copies + "e"), Catch::Contains("of at most 1000 are taken"));
+}

@@ -43,7 +43,8 @@ const std::vector<std::string>& state_dict_keys() {
   return keys;
 }
 
-TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& source) {
+TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& source,
+                                  const pickle::Limits& limits) {
   const auto fail = [&](const std::string& problem) {
     return std::runtime_error(fmt::format("weights file {}: {}", source, problem));
   };
@@ -68,6 +69,11 @@ TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& s
           "torch.save file; in Python, torch.save(model.state_dict(), path)");
     }
     if (!zip.hasRecord("data.pkl")) throw fail("the zip holds no data.pkl; not a torch.save file");
+    if (zip.getRecordSize("data.pkl") > kMaxPickleBytes) {
+      throw fail(fmt::format(
+          "its data.pkl inflates to {} bytes, more than the {} a state dict's pickle can need",
+          zip.getRecordSize("data.pkl"), kMaxPickleBytes));
+    }
     const auto [data, size] = zip.getRecord("data.pkl");
     const auto load_storage = [&zip](const std::string& key, torch::ScalarType dtype,
                                      int64_t numel) {
@@ -85,7 +91,7 @@ TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& s
       return storage;
     };
     const ValuePtr root = pickle::unpickle(
-        std::string_view(static_cast<const char*>(data.get()), size), load_storage);
+        std::string_view(static_cast<const char*>(data.get()), size), load_storage, limits);
     TensorMap map;
     if (as_tensor_map(*root, map)) return map;
     const auto* d = std::get_if<Dict>(&root->content);
@@ -163,8 +169,9 @@ void write_torch_state_dict(const std::filesystem::path& path, const TensorMap& 
   write_file_atomically(path, encode_torch_state_dict(tensors));
 }
 
-TensorMap read_torch_state_dict(const std::filesystem::path& path) {
-  return decode_torch_state_dict(read_file(path, uint64_t{1} << 34, "weights file"), path.string());
+TensorMap read_torch_state_dict(const std::filesystem::path& path, const pickle::Limits& limits) {
+  return decode_torch_state_dict(read_file(path, uint64_t{1} << 34, "weights file"), path.string(),
+                                 limits);
 }
 
 }  // namespace cifar

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cifar/formats/safetensors.h"  // TensorMap
+#include "cifar/formats/unpickle.h"     // pickle::Limits
 
 namespace cifar {
 
@@ -45,8 +46,13 @@ void write_torch_state_dict(const std::filesystem::path& path, const TensorMap& 
 // all its values are tensors, else the tensor dict under one of
 // state_dict_keys(). std::runtime_error naming `source` and the problem for a
 // file that is not a zip, a pickle that is not a dict, a class outside the
-// allowlist, bad storage references or truncated data.
-TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& source);
-TensorMap read_torch_state_dict(const std::filesystem::path& path);
+// allowlist, bad storage references or truncated data, and for one past
+// `limits` (nesting, bytes of storages and tensors; data.pkl itself may
+// inflate to kMaxPickleBytes at most).
+inline constexpr uint64_t kMaxPickleBytes = uint64_t{64} << 20;  // ~300 bytes a tensor
+TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& source,
+                                  const pickle::Limits& limits = {});
+TensorMap read_torch_state_dict(const std::filesystem::path& path,
+                                const pickle::Limits& limits = {});
 
 }  // namespace cifar

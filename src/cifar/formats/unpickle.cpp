@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
+#include <map>
 #include <stdexcept>
 
 #include "cifar/formats/pickle_opcodes.h"
+#include "cifar/formats/pickle_tensors.h"
 
 namespace cifar::pickle {
 namespace {
@@ -17,54 +20,10 @@ ValuePtr make(auto x) {
   return p;
 }
 
-std::vector<int64_t> int_tuple(const Value& value, const char* what) {
-  const auto* t = std::get_if<Tuple>(&value.content);
-  if (t == nullptr)
-    throw std::runtime_error(fmt::format("{} is a {}, not a tuple", what, type_name(value)));
-  std::vector<int64_t> out;
-  for (const auto& item : t->items) {
-    const auto* i = std::get_if<int64_t>(&item->content);
-    if (i == nullptr || *i < 0) throw std::runtime_error(fmt::format("{} holds a non-size", what));
-    out.push_back(*i);
-  }
-  return out;
-}
-
-// torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks[, meta])
-torch::Tensor rebuild_tensor(const Value& args) {
-  const auto* t = std::get_if<Tuple>(&args.content);
-  if (t == nullptr || t->items.size() < 4) {
-    throw std::runtime_error("_rebuild_tensor_v2 called without (storage, offset, size, stride)");
-  }
-  const auto* storage = std::get_if<Storage>(&t->items[0]->content);
-  const auto* offset = std::get_if<int64_t>(&t->items[1]->content);
-  if (storage == nullptr || offset == nullptr || *offset < 0) {
-    throw std::runtime_error("_rebuild_tensor_v2 has no storage or a bad offset");
-  }
-  const auto size = int_tuple(*t->items[2], "a tensor's size");
-  const auto stride = int_tuple(*t->items[3], "a tensor's stride");
-  if (size.size() != stride.size())
-    throw std::runtime_error("a tensor's size and stride differ in length");
-  int64_t last = *offset;  // the furthest element the view touches
-  bool empty = false;
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] == 0) empty = true;
-    if (size[i] > (int64_t{1} << 40) || stride[i] > (int64_t{1} << 40)) {
-      throw std::runtime_error("a tensor's size or stride is implausibly large");
-    }
-    if (size[i] > 0) last += (size[i] - 1) * stride[i];
-  }
-  if (!empty && last >= storage->data.numel()) {
-    throw std::runtime_error(
-        fmt::format("a tensor reaches element {} of a storage of {}", last, storage->data.numel()));
-  }
-  if (empty) return torch::empty(size, storage->data.options());
-  return storage->data.as_strided(size, stride, *offset).clone();
-}
-
 class Unpickler {
  public:
-  Unpickler(std::string_view pickle, const StorageLoader& load) : in_(pickle), load_(load) {}
+  Unpickler(std::string_view pickle, const StorageLoader& load, const Limits& limits)
+      : in_(pickle), load_(load), limits_(limits), budget_(limits) {}
 
   ValuePtr run() {
     while (true) {
@@ -128,6 +87,36 @@ class Unpickler {
       throw std::runtime_error("the pickle reads an unset memo entry");
     stack_.push_back(memo_[id]);
   }
+  // `parent` is about to hold `items`: refuses nesting past the limit and a
+  // container put inside itself, and marks the items final.
+  void contain(Value& parent, const Items& items) {
+    for (const auto& item : items) {
+      if (item.get() == &parent)
+        throw std::runtime_error("the pickle puts a container inside itself");
+      if (item->depth >= limits_.max_depth) {
+        throw std::runtime_error(
+            fmt::format("the pickle nests containers more than {} deep, which no state dict does",
+                        limits_.max_depth));
+      }
+      parent.depth = std::max(parent.depth, item->depth + 1);
+      item->contained = true;
+    }
+  }
+  // A tuple or list of the items popped (TUPLE*, LIST).
+  template <typename Container>
+  void push_container(Items items) {
+    auto v = make(Container{});
+    contain(*v, items);
+    std::get<Container>(v->content).items = std::move(items);
+    stack_.push_back(std::move(v));
+  }
+  void check_open(const Value& target) {
+    if (target.contained) {
+      throw std::runtime_error(fmt::format(
+          "the pickle changes a {} already inside another container, which torch.save never does",
+          type_name(target)));
+    }
+  }
   Dict& dict_at(ValuePtr& v) {
     auto* d = std::get_if<Dict>(&v->content);
     if (d == nullptr)
@@ -137,12 +126,16 @@ class Unpickler {
   void set_items(ValuePtr& target, const Items& kv) {
     if (kv.size() % 2 != 0) throw std::runtime_error("the pickle sets an odd number of items");
     auto& d = dict_at(target);
+    check_open(*target);
+    contain(*target, kv);
     for (size_t i = 0; i < kv.size(); i += 2) d.items.emplace_back(kv[i], kv[i + 1]);
   }
   void append(ValuePtr& target, const Items& items) {
     auto* l = std::get_if<List>(&target->content);
     if (l == nullptr)
       throw std::runtime_error(fmt::format("the pickle appends to a {}", type_name(*target)));
+    check_open(*target);
+    contain(*target, items);
     l->items.insert(l->items.end(), items.begin(), items.end());
   }
   void push_global(const std::string& module, const std::string& name) {
@@ -164,7 +157,7 @@ class Unpickler {
     if (g->name == "collections.OrderedDict") {
       stack_.push_back(make(Dict{}));
     } else if (g->name == "torch._utils._rebuild_tensor_v2") {
-      stack_.push_back(make(rebuild_tensor(*args)));
+      stack_.push_back(make(rebuild_tensor(*args, budget_)));
     } else if (g->name == "torch._utils._rebuild_parameter") {  // (data, requires_grad, hooks)
       const auto* t = std::get_if<Tuple>(&args->content);
       if (t == nullptr || t->items.empty() ||
@@ -189,22 +182,12 @@ class Unpickler {
         numel == nullptr || *numel < 0) {
       throw std::runtime_error("a storage reference is malformed");
     }
-    auto data = load_(*key, storage_dtype(type->name), *numel);
-    return make(Storage{data});
+    if (const auto it = storages_.find(*key); it != storages_.end()) return it->second;
+    const auto dtype = storage_dtype(type->name);
+    budget_.take(*numel, dtype, "the storage data/" + *key);
+    auto data = load_(*key, dtype, *numel);
+    return storages_[*key] = make(Storage{data});
   }
-  static torch::ScalarType storage_dtype(const std::string& name) {
-    static const std::pair<const char*, torch::ScalarType> kTypes[] = {
-        {"torch.FloatStorage", torch::kFloat32}, {"torch.DoubleStorage", torch::kFloat64},
-        {"torch.HalfStorage", torch::kFloat16},  {"torch.BFloat16Storage", torch::kBFloat16},
-        {"torch.LongStorage", torch::kInt64},    {"torch.IntStorage", torch::kInt32},
-        {"torch.ShortStorage", torch::kInt16},   {"torch.CharStorage", torch::kInt8},
-        {"torch.ByteStorage", torch::kUInt8},    {"torch.BoolStorage", torch::kBool}};
-    for (const auto& [n, t] : kTypes) {
-      if (name == n) return t;
-    }
-    throw std::runtime_error(fmt::format("storage type {} is not supported", name));
-  }
-
   uint64_t be64() {  // BINFLOAT is big-endian
     const auto s = take(8);
     uint64_t v = 0;
@@ -229,6 +212,9 @@ class Unpickler {
   std::string_view in_;
   size_t pos_ = 0;
   const StorageLoader& load_;
+  const Limits& limits_;
+  ByteBudget budget_;
+  std::map<std::string, ValuePtr> storages_;  // by key, as torch.load shares them
   Items stack_;
   std::vector<size_t> marks_;
   Items memo_;
@@ -258,14 +244,14 @@ void Unpickler::step(uint8_t byte_read) {
     case Op::BINUNICODE: case Op::BINBYTES: push(std::string(take(le(4)))); break;
     case Op::BINUNICODE8: case Op::BINBYTES8: push(std::string(take(le(8)))); break;
     case Op::EMPTY_TUPLE: push(Tuple{}); break;
-    case Op::TUPLE: push(Tuple{pop_to_mark()}); break;
+    case Op::TUPLE: push_container<Tuple>(pop_to_mark()); break;
     case Op::TUPLE1: case Op::TUPLE2: case Op::TUPLE3: {
       Items items(byte_read - static_cast<uint8_t>(Op::TUPLE1) + 1);
       for (size_t i = items.size(); i-- > 0;) items[i] = pop();
-      push(Tuple{std::move(items)});
+      push_container<Tuple>(std::move(items));
     } break;
     case Op::EMPTY_LIST: push(List{}); break;
-    case Op::LIST: push(List{pop_to_mark()}); break;
+    case Op::LIST: push_container<List>(pop_to_mark()); break;
     case Op::APPEND: { auto v = pop(); append(top(), {v}); } break;
     case Op::APPENDS: { auto items = pop_to_mark(); append(top(), items); } break;
     case Op::EMPTY_DICT: push(Dict{}); break;
@@ -305,8 +291,9 @@ const char* type_name(const Value& value) {
   return names[value.content.index()];
 }
 
-ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage) {
-  return Unpickler(pickle, load_storage).run();
+ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage,
+                  const Limits& limits) {
+  return Unpickler(pickle, load_storage, limits).run();
 }
 
 }  // namespace cifar::pickle

@@ -12,10 +12,39 @@
 
 namespace cifar {
 namespace fs = std::filesystem;
+namespace {
+
+UsageError no_model(const std::string& source) {
+  return UsageError(
+      fmt::format("weights file {} does not say which model it holds; pass --model ({})", source,
+                  fmt::join(model_names(), " or ")));
+}
+
+// What reading a .pt file for `model_name` may allocate: four float64 copies
+// of the model's state dict (the weights, and what an optimiser keeps beside
+// them when a training checkpoint dict holds both), and 16 MiB.
+pickle::Limits torch_file_limits(const std::string& model_name, ResNetStem stem) {
+  const Classifier model = make_model(ModelOptions(model_name).stem(stem));
+  int64_t values = 0;
+  for (const auto& t : model->parameters()) values += t.numel();
+  for (const auto& t : model->buffers()) values += t.numel();
+  return {.max_bytes = static_cast<uint64_t>(values) * 8 * 4 + (uint64_t{16} << 20),
+          .why = fmt::format("four float64 copies of a {} state dict of {} values, and 16 MiB",
+                             model_name, values)};
+}
+
+}  // namespace
 
 ImportedWeights import_weights(const fs::path& path, const WeightsOptions& options) {
   const std::string source = path.string();
-  const WeightsFile file = read_weights(path);
+  pickle::Limits limits;
+  if (weights_format(path) == WeightsFormat::kTorch) {  // no metadata: the model is given
+    if (!options.model) throw no_model(source);
+    check_model_name(*options.model);
+    limits = torch_file_limits(*options.model,
+                               options.stem ? parse_stem(*options.stem) : ResNetStem::kCifar);
+  }
+  const WeightsFile file = read_weights(path, limits);
   const WeightsMetadata meta = parse_weights_metadata(file.metadata, source);
   ImportedWeights out;
   if (options.model) {
@@ -23,9 +52,7 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
   } else if (meta.model) {
     out.model_name = *meta.model;
   } else {
-    throw UsageError(
-        fmt::format("weights file {} does not say which model it holds; pass --model ({})", source,
-                    fmt::join(model_names(), " or ")));
+    throw no_model(source);
   }
   check_model_name(out.model_name);
   out.stem = options.stem ? parse_stem(*options.stem) : meta.stem.value_or(ResNetStem::kCifar);

@@ -25,8 +25,10 @@ WeightsFormat weights_format(const fs::path& path) {
                   path.string(), path.extension().string()));
 }
 
-WeightsFile read_weights(const fs::path& path) {
-  if (weights_format(path) == WeightsFormat::kTorch) return {read_torch_state_dict(path), {}};
+WeightsFile read_weights(const fs::path& path, const pickle::Limits& limits) {
+  if (weights_format(path) == WeightsFormat::kTorch) {
+    return {read_torch_state_dict(path, limits), {}};
+  }
   auto file = read_safetensors(path);
   return {std::move(file.tensors), std::move(file.metadata)};
 }

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "cifar/core/types.h"
+#include "cifar/formats/unpickle.h"  // pickle::Limits
 
 namespace cifar {
 
@@ -26,7 +27,9 @@ struct WeightsFile {
   TensorMap tensors;
   StringMap metadata;
 };
-WeightsFile read_weights(const std::filesystem::path& path);
+// `limits` bound what a .pt file may make the reader allocate (a .safetensors
+// file is read as it is: its tensors are its bytes).
+WeightsFile read_weights(const std::filesystem::path& path, const pickle::Limits& limits = {});
 
 // Writes `tensors` in the format the extension names; `metadata` goes into a
 // .safetensors file and is dropped for .pt and .pth.
