@@ -36,4 +36,23 @@ names = json.load(open("meta.json"))["per_class"]
 assert "caf\\xE9" in names, names
 PY
 pass "a non-UTF-8 class name is kept as caf\\xE9 in the checkpoint and in JSON"
+
+# --- file names that are not UTF-8, in cifar-predict's JSON ----------------------
+python3 - <<'PY'
+import struct, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+rows = b"".join(b"\0" + bytes([200, 10, 10]) * 32 for _ in range(32))
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0))
+       + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+open(b"caf\xe9.png", "wb").write(png)
+PY
+BIN=$(cd "$(dirname "$TRAIN")" && pwd)
+out=$("$BIN/cifar-predict" --checkpoint meta.pt -q --json $'caf\xe9.png' 2>&1)
+status=$?
+[[ $status -eq 0 ]] || fail "cifar-predict --json on a non-UTF-8 file name exited $status: $out"
+grep -q "json.exception" <<<"$out" && fail "a JSON library's exception is the message: $out"
+python3 -c 'import json,sys; assert json.loads(sys.argv[1])[0]["file"] == "caf\ufffd.png"' "$out" ||
+  fail "cifar-predict --json is not valid JSON naming caf\ufffd.png: $out"
+pass "cifar-predict --json with a non-UTF-8 file name: valid JSON, the byte shown as U+FFFD"
 echo "all late-failure checks passed"
