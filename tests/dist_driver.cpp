@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   double timeout_s = 300, sleep_s = 0;
   int64_t bucket_bytes = 4 << 20, steps = 10, stop_step = -1, fail_step = -1;
   int stop_rank = -1, fail_rank = -1;
-  app.add_option("check", check, "broadcast, average, train, steps or setup")->required();
+  app.add_option("check", check, "broadcast, average, train, steps, setup or mismatch")->required();
   app.add_option("--model", model, "net or resnet18");
   app.add_option("--dist-timeout", timeout_s, "seconds");
   app.add_option("--bucket-bytes", bucket_bytes);
@@ -204,6 +204,12 @@ int main(int argc, char** argv) {
       return run_steps(*dist, steps, stop_rank, stop_step, fail_rank, fail_step, sleep_s);
     }
     if (check == "setup") return 0;
+    if (check == "mismatch") {  // a bug's collective mismatch: sizes differ by rank
+      torch::Tensor t = torch::ones({(dist->rank() + 1) * 16384});
+      dist->all_reduce_sum(t);
+      fmt::print("[rank {}] the mismatched all-reduce returned\n", dist->rank());
+      return 0;
+    }
     throw UsageError("unknown check " + check);
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";

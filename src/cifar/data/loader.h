@@ -42,6 +42,7 @@ class DeviceDataset {
 
   int64_t size() const { return labels_.size(0); }
   const torch::Tensor& labels() const { return labels_; }
+  const torch::Tensor& images() const { return images_; }  // (N, 3, 32, 32) uint8
   torch::Device device() const { return images_.device(); }
 
   // The same (seed, epoch) always gives the same plan, on any device.

@@ -4,12 +4,16 @@
 
 #include <c10/util/Logging.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <thread>
@@ -73,6 +77,43 @@ class QuietC10dLogs {
   int saved_;
 };
 
+// While a process group lives, an exception that escapes one of the
+// transport's own threads (gloo's event loop throws gloo::EnforceNotMet when
+// what arrives does not fit the collective it expected) is one error line and
+// exit status 1 instead of "terminate called after throwing ..." and an abort.
+// Anything else that calls std::terminate still aborts. The previous handler
+// is put back when the group goes.
+class TransportThreadErrors {
+ public:
+  TransportThreadErrors() : previous_(std::set_terminate(&exit_with_message)) {}
+  ~TransportThreadErrors() { std::set_terminate(previous_); }
+  TransportThreadErrors(const TransportThreadErrors&) = delete;
+  TransportThreadErrors& operator=(const TransportThreadErrors&) = delete;
+
+ private:
+  [[noreturn]] static void exit_with_message() {
+    const std::exception_ptr error = std::current_exception();
+    if (!error) std::abort();  // not an exception: a bug elsewhere, keep the core dump
+    std::string what = "an exception that is not a std::exception";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = first_line(e.what());
+    } catch (...) {
+    }
+    spdlog::error(
+        "distributed transport failed on one of its own threads ({}): the processes' exchanges "
+        "did not match (started with different settings or data, which cifar-train checks at "
+        "start, or a bug: please report it with the command lines)",
+        without_final_period(what));
+    spdlog::default_logger()->flush();
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+
+  std::terminate_handler previous_;
+};
+
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
@@ -129,6 +170,8 @@ void PendingCollective::wait() {
 // --- Distributed -------------------------------------------------------------------
 
 struct Distributed::State {
+  TransportThreadErrors thread_errors;    // first in, last out: outlives the backend's threads
+  torch::Device device{torch::kCPU};      // where the backend wants tensors
   c10::intrusive_ptr<c10d::Store> store;  // the TCPStore under this run's prefix
   c10::intrusive_ptr<c10d::Backend> backend;
   std::string backend_name;
@@ -144,6 +187,9 @@ Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions o
   auto state = std::make_unique<State>();
   state->serves_store = !env_.use_agent_store && env_.rank == 0;
   state->backend_name = device.is_cuda() ? "nccl" : "gloo";
+  state->device = device.is_cuda()
+                      ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env_.local_rank))
+                      : torch::Device(torch::kCPU);
   try {
     QuietC10dLogs quiet;  // connection retries: the failure is one line below
     c10d::TCPStoreOptions store_options;
@@ -251,6 +297,29 @@ void Distributed::all_reduce_sum(torch::Tensor& tensor) {
   if (env_.world_size == 1) return;
   auto pending = all_reduce_sum_async(tensor);
   pending.wait();
+}
+
+std::vector<std::string> Distributed::all_gather_text(const std::string& mine) {
+  if (env_.world_size == 1) return {mine};
+  const auto on_device = torch::TensorOptions().device(state_->device);
+  // The lengths, then every text in its own slot of one buffer (zeros
+  // elsewhere, so the sum is the texts side by side).
+  torch::Tensor lengths = torch::zeros({env_.world_size}, on_device.dtype(torch::kLong));
+  lengths[env_.rank] = static_cast<int64_t>(mine.size());
+  all_reduce_sum(lengths);
+  const torch::Tensor sizes = lengths.cpu();
+  const int64_t slot = std::max<int64_t>(1, sizes.max().item<int64_t>());
+  torch::Tensor bytes = torch::zeros({env_.world_size * slot}, torch::kUInt8);
+  std::copy(mine.begin(), mine.end(), bytes.data_ptr<uint8_t>() + env_.rank * slot);
+  torch::Tensor texts = bytes.to(state_->device);
+  all_reduce_sum(texts);
+  texts = texts.cpu();
+  std::vector<std::string> all;
+  for (int r = 0; r < env_.world_size; ++r) {
+    const auto* first = texts.data_ptr<uint8_t>() + r * slot;
+    all.emplace_back(first, first + sizes[r].item<int64_t>());
+  }
+  return all;
 }
 
 void Distributed::report_failure(const std::string& what) noexcept {

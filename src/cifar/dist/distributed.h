@@ -11,7 +11,10 @@
 //
 // Every collective either completes or throws one std::runtime_error line
 // naming the rank(s) that stopped answering and the cause as the transport
-// reported it, within the --dist-timeout at worst, never hanging.
+// reported it, within the --dist-timeout at worst, never hanging. An error
+// that the transport raises on a thread of its own (gloo checks the sizes of
+// what arrives on its event loop, where nothing can catch it) ends the
+// process with one error line and exit status 1, not std::terminate's abort.
 #pragma once
 
 #include <torch/torch.h>
@@ -21,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace cifar {
 
@@ -101,6 +105,11 @@ class Distributed {
   void broadcast_buffers(torch::nn::Module& module);
   // Rank 0's values into `tensors` on every rank, flattened per dtype.
   void broadcast(std::vector<torch::Tensor> tensors);
+
+  // Every rank's `mine`, by rank (texts of any length), in two fixed-size
+  // collectives: for comparing what the ranks were started with before any
+  // training collective. One process: {mine}.
+  std::vector<std::string> all_gather_text(const std::string& mine);
 
   // In place: the element-wise sum over ranks (confusion matrix, loss sum).
   void all_reduce_sum(torch::Tensor& tensor);

@@ -100,15 +100,17 @@ void model_group(In& in, V&& v) {
 // cifar-train, cifar-eval.
 template <class C, class V>
 void data_group(C& c, V&& v) {
-  v.text(Opt{"--data", kData,
-             "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"},
-         c.data_dir);
+  // Local: each process may read its own copy (the ranks compare the data itself).
+  v.text(
+      local(Opt{"--data", kData,
+                "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"}),
+      c.data_dir);
 }
 
 // cifar-train, cifar-eval.
 template <class C, class V>
 void device_group(C& c, V&& v) {
-  v.parsed(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
+  v.parsed(local(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"}),
            c.device, Parsed<DeviceRequest>{device_of, device_text});
   v.parsed(Opt{"--amp", kDevice, "Mixed precision: bf16 or off"}, c.amp,
            Parsed<AmpMode>{parse_amp, amp_text});
@@ -135,16 +137,17 @@ void tta_option(C& c, V&& v) {
 // Config is TrainConfig, or const TrainConfig for the visitors that only read.
 template <class Config, class V>
 void train_options(Config& c, V&& v) {
-  v.parsed(Opt{"--recipe", kModel,
-               "classic (SGD on all parameters) or airbench94 (Muon + SGD, the speedrun's "
-               "schedule and augmentation)"},
+  v.parsed(fixed(Opt{"--recipe", kModel,
+                     "classic (SGD on all parameters) or airbench94 (Muon + SGD, the speedrun's "
+                     "schedule and augmentation)"}),
            c.recipe, Parsed<RecipeName>{parse_recipe, recipe_text});
-  v.parsed(Opt{"-m,--model", kModel,
-               "net, resnet18 or airbench94 (default: the recipe's: net, or airbench94; the "
-               "checkpoint's with --resume)"},
+  v.parsed(fixed(Opt{"-m,--model", kModel,
+                     "net, resnet18 or airbench94 (default: the recipe's: net, or airbench94; the "
+                     "checkpoint's with --resume)"}),
            c.model, Parsed<std::string>{model_of, same});
-  v.parsed(Opt{"--stem", kModel, "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"},
-           c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+  v.parsed(
+      fixed(Opt{"--stem", kModel, "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"}),
+      c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
   v.text(Opt{.names = "--init-weights",
              .group = kModel,
              .help = "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
@@ -157,28 +160,33 @@ void train_options(Config& c, V&& v) {
              .saved = false},
          c.resume);
   data_group(c, v);
-  v.number(Opt{"--train-limit", kData, "Train on the first N images only (0: all)"}, c.train_limit,
-           Range<int64_t>{0, kMaxCount});
-  v.number(Opt{"--val-split", kData,
-               "Hold out N training images (chosen by --seed) as a validation set; best.pt is "
-               "chosen on it (0: none, and best.pt is chosen on the test set)"},
+  v.number(
+      fixed_mid_epoch(Opt{"--train-limit", kData, "Train on the first N images only (0: all)"}),
+      c.train_limit, Range<int64_t>{0, kMaxCount});
+  v.number(fixed_mid_epoch(
+               Opt{"--val-split", kData,
+                   "Hold out N training images (chosen by --seed) as a validation set; best.pt is "
+                   "chosen on it (0: none, and best.pt is chosen on the test set)"}),
            c.val_split, Range<int64_t>{0, kMaxCount});
   v.flag(Opt{"--augment", kData, "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
   device_group(c, v);
-  v.number(Opt{"--threads", kDevice, "CPU threads for intra-op work (0: chosen at run time)"},
-           c.threads, Range<int64_t>{0, 4096});
+  v.number(
+      local(Opt{"--threads", kDevice, "CPU threads for intra-op work (0: chosen at run time)"}),
+      c.threads, Range<int64_t>{0, 4096});
   v.flag(
-      Opt{"--channels-last", kDevice,
-          "NHWC images and weights (CPU: slower at batch <= 32, within ~10% of NCHW at 128-256)"},
+      local(Opt{
+          "--channels-last", kDevice,
+          "NHWC images and weights (CPU: slower at batch <= 32, within ~10% of NCHW at 128-256)"}),
       c.channels_last);
-  v.flag(Opt{"--cuda-graph", kDevice, "Capture the training step in a CUDA graph, GPU only"},
+  v.flag(local(Opt{"--cuda-graph", kDevice, "Capture the training step in a CUDA graph, GPU only"}),
          c.cuda_graph);
-  v.flag(Opt{"--cudnn-benchmark", kDevice, "Let cuDNN time its algorithms"}, c.cudnn_benchmark);
-  v.flag(Opt{"--tf32", kDevice, "TF32 matrix products on GPUs that have them"}, c.tf32);
+  v.flag(local(Opt{"--cudnn-benchmark", kDevice, "Let cuDNN time its algorithms"}),
+         c.cudnn_benchmark);
+  v.flag(local(Opt{"--tf32", kDevice, "TF32 matrix products on GPUs that have them"}), c.tf32);
   v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
            c.epochs, Range<int64_t>{1, 1'000'000});
-  v.number(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}, c.batch_size,
-           Range<int64_t>{1, kMaxCount});
+  v.number(fixed_mid_epoch(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}),
+           c.batch_size, Range<int64_t>{1, kMaxCount});
   v.number(Opt{"--lr", "Optimisation", "Peak learning rate"}, c.lr,
            Range<double>{0, kMaxReal, true});
   v.number(Opt{"--momentum", "Optimisation", "SGD momentum"}, c.momentum,
@@ -192,7 +200,8 @@ void train_options(Config& c, V&& v) {
            c.warmup_epochs, Range<double>{0, 1'000'000});
   v.number(Opt{"--label-smoothing", "Optimisation", "Cross-entropy label smoothing"},
            c.label_smoothing, Range<double>{0, 1, false, true});
-  v.number(Opt{"--seed", "Optimisation", "Seed for initialisation, shuffling and augmentation"},
+  v.number(fixed_mid_epoch(Opt{"--seed", "Optimisation",
+                               "Seed for initialisation, shuffling and augmentation"}),
            c.seed, Range<uint64_t>{0, std::numeric_limits<uint64_t>::max()});
   v.number(
       Opt{"--eval-every", kEvaluation, "Evaluate after every N-th epoch (the last epoch always)"},
@@ -200,10 +209,11 @@ void train_options(Config& c, V&& v) {
   v.number(Opt{"--eval-batch-size", kEvaluation, "Batch size for evaluation"}, c.eval_batch_size,
            Range<int64_t>{1, kMaxCount});
   tta_option(c, v);
-  v.text(Opt{"-o,--checkpoint", kOutput, "Where the trained model goes (default: <model>.pt)"},
-         c.checkpoint);
-  v.text(Opt{"--run-dir", kOutput,
-             "Folder for config.toml, metrics.csv, last.pt and best.pt (default: runs/...)"},
+  v.text(
+      local(Opt{"-o,--checkpoint", kOutput, "Where the trained model goes (default: <model>.pt)"}),
+      c.checkpoint);
+  v.text(local(Opt{"--run-dir", kOutput,
+                   "Folder for config.toml, metrics.csv, last.pt and best.pt (default: runs/...)"}),
          c.run_dir);
   v.flag(Opt{.names = "--overwrite",
              .group = kOutput,
@@ -211,14 +221,14 @@ void train_options(Config& c, V&& v) {
                      "metrics.csv, last.pt, best.pt) instead of refusing to start",
              .saved = false},
          c.overwrite);
-  v.number(Opt{"--log-interval", kOutput,
-               "Seconds between progress lines when stderr is not a terminal"},
+  v.number(local(Opt{"--log-interval", kOutput,
+                     "Seconds between progress lines when stderr is not a terminal"}),
            c.log_interval_s, Range<double>{0, 1'000'000, true});
-  v.flag(Opt{"--tensorboard", kOutput,
-             "TensorBoard event files in the run folder (view: tensorboard --logdir runs/)"},
+  v.flag(local(Opt{"--tensorboard", kOutput,
+                   "TensorBoard event files in the run folder (view: tensorboard --logdir runs/)"}),
          c.tensorboard);
-  v.number(Opt{"--dist-timeout", "Several processes",
-               "Seconds start-up and each exchange may wait for the other processes"},
+  v.number(local(Opt{"--dist-timeout", "Several processes",
+                     "Seconds start-up and each exchange may wait for the other processes"}),
            c.dist_timeout_s, Range<double>{0, 86'400, true});
 }
 
@@ -287,6 +297,13 @@ std::string to_toml(const TrainConfig& config) {
   TomlWriter writer{.out = "# cifar-train settings (read back with --config)\n"};
   train_options(config, writer);
   return writer.out;
+}
+
+std::vector<std::pair<std::string, SettingRole>> train_setting_roles() {
+  const TrainConfig defaults;
+  RoleLister lister;
+  train_options(defaults, lister);
+  return std::move(lister.roles);
 }
 
 void add_eval_options(CLI::App& app, EvalConfig& config) {

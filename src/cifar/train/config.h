@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cifar/core/types.h"
@@ -24,6 +25,7 @@
 #include "cifar/train/model_input.h"
 #include "cifar/train/optim.h"
 #include "cifar/train/predict.h"
+#include "cifar/train/setting_role.h"
 
 namespace CLI {
 class App;
@@ -108,6 +110,10 @@ void validate(const TrainConfig& config);
 // names, under a comment per group); --resume, --init-weights and --overwrite
 // are left out. UsageError naming the option for text that is not UTF-8.
 std::string to_toml(const TrainConfig& config);
+
+// Each key to_toml writes, in table order, with what it is to the run
+// (setting_role.h): what --resume and several processes compare.
+std::vector<std::pair<std::string, SettingRole>> train_setting_roles();
 
 // cifar-eval: a checkpoint or weights file (ModelInput, the "Model" group
 // that cifar-predict and cifar-export share) evaluated on the test split.

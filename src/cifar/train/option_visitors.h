@@ -7,6 +7,8 @@
 // validators that check the text as typed, so an overflow is an error and not
 // a clamped value), RangeChecker checks a config filled in code, TomlWriter
 // writes the saved config.toml (with toml++, so any UTF-8 text reads back).
+// Each option also says what it is to the run (Opt::role, setting_role.h);
+// RoleLister hands those to --resume's and the ranks' comparisons.
 // Included by config.cpp only.
 #pragma once
 
@@ -22,10 +24,12 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
+#include "cifar/train/setting_role.h"
 
 namespace cifar::options {
 
@@ -35,7 +39,22 @@ struct Opt {
   const char* help;
   bool saved = true;      // written to config.toml (--resume, --overwrite are not)
   bool required = false;  // the tool cannot run without it
+  SettingRole role = SettingRole::kShapes;  // what --resume and the ranks compare (setting_role.h)
 };
+
+// The same option with another role: local(Opt{...}), fixed(...), fixed_mid_epoch(...).
+inline Opt local(Opt o) {
+  o.role = SettingRole::kLocal;
+  return o;
+}
+inline Opt fixed(Opt o) {
+  o.role = SettingRole::kFixed;
+  return o;
+}
+inline Opt fixed_mid_epoch(Opt o) {
+  o.role = SettingRole::kFixedMidEpoch;
+  return o;
+}
 
 template <class T>
 struct Range {
@@ -257,6 +276,26 @@ struct TomlWriter {
   void parsed(const Opt& o, const std::optional<T>& field, Parsed<T> p) {
     if (field) text(o, p.format(*field));
   }
+};
+
+// Lists the role of every saved option, by its long name (the TOML key).
+struct RoleLister {
+  std::vector<std::pair<std::string, SettingRole>> roles;
+
+  void add(const Opt& o) {
+    if (o.saved) roles.emplace_back(long_name(o.names), o.role);
+  }
+  template <class T>
+  void number(const Opt& o, const T&, Range<T>) {
+    add(o);
+  }
+  void flag(const Opt& o, const bool&) { add(o); }
+  void text(const Opt& o, const std::string&) { add(o); }
+  template <class T, class P>
+  void parsed(const Opt& o, const T&, P) {
+    add(o);
+  }
+  void positional(const Opt& o, const std::vector<std::string>&) { add(o); }
 };
 
 }  // namespace cifar::options

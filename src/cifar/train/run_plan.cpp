@@ -5,6 +5,7 @@
 
 #include "cifar/report/run_outputs.h"
 #include "cifar/train/run_setup.h"
+#include "cifar/train/settings_check.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -29,6 +30,11 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
       resolved_settings(config, source.model_name, source.stem, run_dir, checkpoint);
   std::string config_toml = to_toml(resolved);
   spdlog::debug("settings:\n{}", config_toml);
+  if (source.resumed) {  // refuses what cannot be continued, names what changed
+    const std::string changed =
+        check_resumed_settings(config.resume, source.resumed->info, config_toml);
+    if (!changed.empty() && dist.is_main()) spdlog::warn("{}", changed);
+  }
   return RunPlan{
       .source = std::move(source),
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),

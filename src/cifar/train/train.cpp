@@ -26,6 +26,7 @@
 #include "cifar/report/run_outputs.h"
 #include "cifar/train/evaluate.h"
 #include "cifar/train/forecast.h"
+#include "cifar/train/rank_agreement.h"
 #include "cifar/train/run_plan.h"
 #include "cifar/train/run_setup.h"
 #include "cifar/train/session.h"
@@ -200,6 +201,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                            int64_t local_batch) {
   const Recipe recipe = make_recipe(config);
   const RunPlan plan = make_plan(config, recipe, device, dist);
+  check_ranks_agree(dist, plan);  // before any collective and before the run folder
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,

@@ -1,0 +1,83 @@
+// rank_agreement.cpp: the fingerprint of a run and its comparison across ranks.
+#include "cifar/train/rank_agreement.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cifar/core/errors.h"
+#include "cifar/formats/crc32c.h"
+#include "cifar/formats/toml_text.h"
+#include "cifar/train/config.h"
+
+namespace cifar {
+namespace {
+
+uint32_t crc_of(const torch::Tensor& t) {
+  const torch::Tensor bytes = t.cpu().contiguous();  // NCHW, whatever the layout on the device
+  return crc32c(std::string_view(static_cast<const char*>(bytes.data_ptr()), bytes.nbytes()));
+}
+
+// "2048 images, CRC-32C 1a2b3c4d of the images, 5e6f7a8b of the labels", as trained on.
+std::string data_digest(const DeviceDataset& data) {
+  return fmt::format("{} images, CRC-32C {:08x} of the images, {:08x} of the labels", data.size(),
+                     crc_of(data.images()), crc_of(data.labels()));
+}
+
+}  // namespace
+
+RunFingerprint run_fingerprint(const RunPlan& plan) {
+  RunFingerprint out;
+  const std::vector<std::pair<std::string, SettingRole>> roles = train_setting_roles();
+  for (const TomlEntry& e : read_flat_toml(plan.config_toml)) {
+    for (const auto& [key, role] : roles) {
+      if (key == e.key && role != SettingRole::kLocal) out.emplace_back("--" + key, e.value);
+    }
+  }
+  out.emplace_back("training data", data_digest(plan.train));
+  out.emplace_back("validation data", plan.val ? data_digest(*plan.val) : "none");
+  out.emplace_back("test data", data_digest(plan.test));
+  if (const auto& resumed = plan.source.resumed) {
+    out.emplace_back("--resume checkpoint",
+                     fmt::format("epoch {} step {}, CRC-32C {:08x}", resumed->info.epoch,
+                                 resumed->info.step_in_epoch, crc32c(resumed->bytes)));
+  } else {
+    out.emplace_back("--resume checkpoint", "none");
+  }
+  return out;
+}
+
+std::string describe_disagreement(const std::vector<RunFingerprint>& by_rank) {
+  std::string differences;
+  for (size_t r = 1; r < by_rank.size(); ++r) {
+    const RunFingerprint& mine = by_rank[r];
+    const RunFingerprint& first = by_rank[0];
+    for (size_t i = 0; i < std::max(mine.size(), first.size()); ++i) {
+      const bool both = i < mine.size() && i < first.size();
+      if (both && mine[i] == first[i]) continue;
+      const std::string what = both ? mine[i].first : "its settings";
+      differences +=
+          fmt::format("{}rank {}'s {} is {}, rank 0's is {}", differences.empty() ? "" : "; ", r,
+                      what, both ? mine[i].second : "of another version",
+                      both ? first[i].second : "of another version");
+      if (!both) break;
+    }
+  }
+  if (differences.empty()) return "";
+  return fmt::format(
+      "the {} processes were not started alike: {}. Start every process with the same options "
+      "(a --config file helps) and the same data",
+      by_rank.size(), differences);
+}
+
+void check_ranks_agree(Distributed& dist, const RunPlan& plan) {
+  if (dist.world_size() == 1) return;
+  const RunFingerprint mine = run_fingerprint(plan);
+  std::vector<RunFingerprint> by_rank;
+  for (const std::string& text : dist.all_gather_text(nlohmann::json(mine).dump())) {
+    by_rank.push_back(nlohmann::json::parse(text).get<RunFingerprint>());
+  }
+  if (const std::string why = describe_disagreement(by_rank); !why.empty()) throw UsageError(why);
+}
+
+}  // namespace cifar

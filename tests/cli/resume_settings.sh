@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# resume_settings.sh: --resume compares the settings that shape the run with
+# those saved in the checkpoint (each option's role in the table decides):
+#  - mid-epoch, another --batch-size (or --seed) is refused, naming the
+#    option, both values and the way out; nothing is trained or written
+#    (it once logged an epoch of "train loss 0.0000 ... 0 img/s" into metrics.csv);
+#  - another --recipe is refused at any point;
+#  - any other change (here --lr mid-epoch, --batch-size between epochs) is
+#    continued and named in one line.
+source "$(dirname "$0")/lib/common.bash"
+make_fake_data data
+args=(--data data --device cpu --threads 1 --epochs 2 --batch-size 4 --train-limit 8000
+      --run-dir run --checkpoint mid.pt --log-interval 0.2)
+
+# A checkpoint written mid-epoch: SIGINT once the first progress line shows.
+"$TRAIN" "${args[@]}" >mid.out 2>mid.err &
+pid=$!
+for _ in $(seq 1 600); do
+  grep -q "epoch 1/2 step" mid.err && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+kill -INT $pid
+wait $pid
+status=$?
+[[ $status -eq 130 ]] || { cat mid.err; fail "exit status $status after SIGINT, expected 130"; }
+step=$(grep -o "interrupted (signal 2) in epoch 1 after step [0-9]*" mid.err | grep -o '[0-9]*$')
+[[ -n $step ]] || { cat mid.err; fail "the interrupt did not land in epoch 1"; }
+cp mid.pt mid.keep
+cp run/config.toml mid.toml  # the later resumes rewrite run/config.toml
+rows_before=$(wc -l <run/metrics.csv)
+
+expect 2 "--resume mid.pt stopped in epoch 1 after step $step, .*\(--batch-size 4 -> 64\).* Resume with --batch-size 4 " -- \
+  "$TRAIN" --config run/config.toml --resume mid.pt --batch-size 64
+[[ $(wc -l <run/metrics.csv) -eq $rows_before ]] || { cat run/metrics.csv; fail "the refused resume wrote to metrics.csv"; }
+cmp -s mid.pt mid.keep || fail "the refused resume changed mid.pt"
+expect 2 "stopped in epoch 1 after step $step, .*\(--seed 0 -> 5\)" -- \
+  "$TRAIN" --config run/config.toml --resume mid.pt --seed 5
+expect 2 "--resume mid.pt cannot continue with another model or recipe \(--recipe classic -> airbench94\): resume with --recipe classic" -- \
+  "$TRAIN" --config run/config.toml --resume mid.pt --recipe airbench94
+
+# Another --lr mid-epoch: continued, and said in one line (only what changed).
+"$TRAIN" --config run/config.toml --resume mid.pt --lr 0.01 --epochs 1 >lr.out 2>lr.err ||
+  { cat lr.err; fail "resuming with another --lr failed"; }
+grep -E "warning: resuming mid.pt with settings changed since it was written: --epochs 2 -> 1, --lr 0.001 -> 0.01$" lr.err ||
+  { cat lr.err; fail "the changed --lr and --epochs are not named in one line"; }
+pass "mid-epoch with another --lr: $(grep -o 'resuming mid.pt with .*' lr.err)"
+
+# Between epochs (mid.pt now ends epoch 1), --batch-size may change: named, and trained.
+"$TRAIN" --config run/config.toml --resume mid.pt --batch-size 64 --epochs 2 --lr 0.01 \
+  >bs.out 2>bs.err || { cat bs.err; fail "resuming at an epoch boundary with another --batch-size failed"; }
+grep -q "settings changed since it was written: .*--batch-size 4 -> 64" bs.err ||
+  { cat bs.err; fail "the changed --batch-size is not named"; }
+python3 - run/metrics.csv <<'PY' || fail "metrics.csv's epoch 2 row is not a real epoch"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+last = rows[-1]
+print("epoch 2 row:", {k: last[k] for k in list(last)[:6]})
+assert last["epoch"] == "2", last
+speed = next(v for k, v in last.items() if "img" in k or "images" in k)
+assert float(speed) > 0 and float(last["seconds"]) > 0, last  # steps were trained
+PY
+pass "between epochs, --batch-size 4 -> 64 is continued and named"
+
+# The same settings (the run's config.toml) resume without a word of change.
+cp mid.keep again.pt
+"$TRAIN" --config mid.toml --resume again.pt --checkpoint again.pt --run-dir again >same.out 2>same.err ||
+  { cat same.err; fail "resuming with the saved settings failed"; }
+! grep -q "settings changed" same.err || { cat same.err; fail "unchanged settings reported as changed"; }
+pass "the saved settings resume silently"
