@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     }
     cifar::resolve_data_env(app, config.data_dir);
     cifar::validate(config);  // at start: text config.toml cannot hold, say, stops here
+    if (config.deterministic) cifar::set_deterministic_cublas_env();
     cifar::RunEnv env;
     env.program = argv[0];
     env.progress_bar = !log.quiet && ::isatty(STDERR_FILENO) != 0;

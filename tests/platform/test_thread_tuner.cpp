@@ -1,5 +1,5 @@
 // test_thread_tuner.cpp: the tuner keeps the count that measures fastest and
-// follows the machine when it changes (a fake clock: step time per thread count).
+// follows the machine when it changes (a fake clock: probe time per thread count).
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -10,98 +10,127 @@ using namespace cifar;
 using Clock = ThreadTuner::Clock;
 
 namespace {
-// A machine whose step takes `step_ms[threads]` milliseconds.
+// A machine whose probe or step takes `step_ms[threads]` milliseconds.
 struct FakeMachine {
   explicit FakeMachine(std::map<int, double> ms) : step_ms(std::move(ms)) {}
   std::map<int, double> step_ms;
-  int threads = 0;
+  int threads = 2;
   Clock::time_point now{};
   std::vector<int> set_calls;
+  int probes = 0;
+  std::map<int, int> probes_at;  // thread count -> probes run there
 
   ThreadTuner tuner(ThreadTunerOptions options = {}) {
     return ThreadTuner(
         {1, 2}, options, [this](int n) { threads = n, set_calls.push_back(n); },
         [this] { return now; });
   }
-  void steps(ThreadTuner& t, int n) {
+  void advance() {
+    now += std::chrono::microseconds(static_cast<int64_t>(step_ms.at(threads) * 1000));
+  }
+  // Training steps, each preceded by a round of probes when one is due.
+  // Returns the steps that ran at each count.
+  std::map<int, int> steps(ThreadTuner& t, int n) {
+    std::map<int, int> at;
     for (int i = 0; i < n; ++i) {
-      now += std::chrono::microseconds(static_cast<int64_t>(step_ms.at(t.threads()) * 1000));
-      t.after_step(256);
+      if (t.due()) {
+        t.run_round(256, [this] {
+          ++probes, ++probes_at[threads];
+          advance();
+        });
+      }
+      ++at[threads];
+      advance();
+      t.after_step();
     }
+    return at;
   }
 };
 }  // namespace
 
-TEST_CASE("the thread tuner keeps the fastest count and re-checks", "[tuner]") {
+TEST_CASE("the thread tuner probes before the first step and re-checks", "[tuner]") {
   CHECK(ThreadTuner::candidates_for(16) == std::vector<int>{1, 8, 16});
   CHECK(ThreadTuner::candidates_for(2) == std::vector<int>{1, 2});
   CHECK(ThreadTuner::candidates_for(1) == std::vector<int>{1});
 
   FakeMachine busy({{2, 100.0}, {1, 20.0}});  // a busy neighbour: 2 threads collapse
   auto tuner = busy.tuner();
-  CHECK(tuner.threads() == 1);  // starts with one thread, which never collapses
-  busy.steps(tuner, 200);
-  CHECK(tuner.threads() == 1);
+  CHECK(tuner.threads() == 2);  // before the first round: all cores, the plan's count
+  CHECK(tuner.due());
+  auto at = busy.steps(tuner, 200);
+  CHECK(at[2] == 0);  // every step ran at the winner, from step 0 on
+  CHECK(at[1] == 200);
   CHECK(busy.threads == 1);
   CHECK_THAT(tuner.last_decision(),
              Catch::Contains("1 -> 12800 img/s") &&
-                 Catch::Contains("2 -> 2560 img/s (stopped after one step)") &&
+                 Catch::Contains("2 -> 2560 img/s (stopped after one probe)") &&
                  Catch::Contains("using 1"));
-  CHECK(busy.set_calls.front() == 2);  // the tuner sets threads only when it switches
+  CHECK(busy.probes_at[2] == 1);  // a collapsed count costs one probe
 
   // The neighbour goes away: at the next re-check two threads win again.
   busy.step_ms = {{2, 10.0}, {1, 20.0}};
-  busy.steps(tuner, 15 * 1000 / 20 + 200);
+  at = busy.steps(tuner, 15 * 1000 / 20 + 200);
   CHECK(tuner.threads() == 2);
   CHECK(busy.threads == 2);
+  CHECK(at[2] > 0);
   CHECK_THAT(tuner.last_decision(), Catch::Contains("using 2"));
 }
 
-TEST_CASE("a trial ends after its time or its step budget, whichever first", "[tuner]") {
+TEST_CASE("a trial ends after its time or its probe budget, whichever first", "[tuner]") {
   FakeMachine m({{2, 1.0}, {1, 2.0}});
-  auto tuner = m.tuner(ThreadTunerOptions{0.3, 5, 15});
-  m.steps(tuner, 1 + 5);  // warm-up, then 5 steps: the step budget ends the trial of 1
-  CHECK(m.threads == 2);
-  m.steps(tuner, 1 + 5);
+  auto tuner = m.tuner(ThreadTunerOptions{.trial_seconds = 0.3, .trial_steps = 5});
+  m.steps(tuner, 1);
+  CHECK(m.probes_at[1] == 1 + 5);  // warm-up, then 5 probes: the budget ends the trial
+  CHECK(m.probes_at[2] == 1 + 5);
   CHECK(tuner.threads() == 2);
   CHECK_THAT(tuner.last_decision(), !Catch::Contains("stopped"));
   CHECK_THAT(tuner.last_decision(), Catch::Contains("2 -> 256000 img/s"));
+
+  FakeMachine slow({{2, 120.0}, {1, 200.0}});
+  auto t2 = slow.tuner();
+  slow.steps(t2, 1);
+  CHECK(slow.probes_at[1] == 1 + 2);  // 0.3 s of 0.2 s probes: two after the warm-up
+  CHECK(slow.probes_at[2] == 1 + 3);
 }
 
-TEST_CASE("a collapsed count costs one step per check, and evaluation is no step", "[tuner]") {
-  FakeMachine busy({{1, 20.0}, {2, 200.0}});
-  auto tuner = busy.tuner();
-  int steps_on_two = 0;
-  for (int i = 0; i < 100; ++i) {
-    steps_on_two += tuner.threads() == 2;
-    busy.steps(tuner, 1);
-  }
-  CHECK(steps_on_two == 1);  // the warm-up step already shows 10x: stopped there
-  CHECK(tuner.threads() == 1);
+TEST_CASE("the count in use stays unless another is clearly faster", "[tuner]") {
+  // Two counts within the margin (5% apart): the one in use (all cores) stays,
+  // so that a resumed run chooses as the straight one did.
+  FakeMachine close({{2, 10.0}, {1, 9.5}});
+  auto tuner = close.tuner();
+  const auto at = close.steps(tuner, 3000);
+  CHECK(tuner.rounds() > 1);
+  CHECK(at.count(1) == 0);
+  CHECK_THAT(tuner.last_decision(), Catch::Contains("using 2"));
 
-  // An evaluation of 5 s between epochs, in the middle of a trial of 2 on an
-  // idle machine: restart_clock keeps it out of the step that follows.
+  FakeMachine clear({{2, 10.0}, {1, 8.0}});  // 25% faster on one: it wins
+  auto t2 = clear.tuner();
+  clear.steps(t2, 10);
+  CHECK(t2.threads() == 1);
+}
+
+TEST_CASE("evaluation between epochs is no training time", "[tuner]") {
   FakeMachine idle({{1, 20.0}, {2, 10.0}});
-  auto t2 = idle.tuner(ThreadTunerOptions{0.3, 50, 15});
-  while (t2.threads() == 1) idle.steps(t2, 1);  // 1's trial done; 2's warm-up next
-  idle.now += std::chrono::seconds(5);
-  t2.restart_clock();
-  idle.steps(t2, 100);
-  CHECK(t2.threads() == 2);
-  CHECK_THAT(t2.last_decision(), !Catch::Contains("stopped"));
+  auto tuner = idle.tuner();
+  idle.steps(tuner, 10);
+  CHECK(tuner.rounds() == 1);
+  for (int epoch = 0; epoch < 5; ++epoch) {  // 5 s evaluations, 0.1 s of steps
+    idle.now += std::chrono::seconds(5);
+    tuner.restart_clock();
+    idle.steps(tuner, 10);
+  }
+  CHECK(tuner.rounds() == 1);  // 0.6 s of training: no re-check due
+  CHECK(tuner.step_seconds() == Approx(0.6));
 }
 
-TEST_CASE("trials stay within about a tenth of the time when steps take seconds", "[tuner]") {
+TEST_CASE("probes stay within about a tenth of the time when steps take seconds", "[tuner]") {
   // airbench94 on 2 cores: about 5 s a step on two threads, 9 s on one.
   FakeMachine slow({{2, 5000.0}, {1, 9000.0}});
   auto tuner = slow.tuner();
-  int one_thread_steps = 0;
-  for (int i = 0; i < 400; ++i) {
-    if (tuner.threads() == 1) ++one_thread_steps;
-    slow.steps(tuner, 1);
-  }
+  const auto at = slow.steps(tuner, 400);
+  CHECK(at.count(1) == 0);
   CHECK(tuner.threads() == 2);
-  INFO("steps on the slower count: " << one_thread_steps << " of 400");
-  CHECK(one_thread_steps <= 400 / 20);  // half of each round's trials, a round per ~10x its time
+  INFO("probes " << tuner.probe_seconds() << " s, steps " << tuner.step_seconds() << " s");
+  CHECK(tuner.probe_seconds() / (tuner.probe_seconds() + tuner.step_seconds()) <= 0.11);
   CHECK_THAT(tuner.last_decision(), Catch::Contains("using 2 until the next check in"));
 }

@@ -56,6 +56,12 @@ int64_t omp_num_threads_from_env() {
   return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
 }
 
+void set_deterministic_cublas_env() {
+  // cuBLAS reads it when its first handle is made, so before training starts;
+  // a value the user set is kept (":16:8" is the other one cuBLAS accepts).
+  ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+}
+
 namespace {
 
 // The value of --config on the command line, if any (the last one wins).

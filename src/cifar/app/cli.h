@@ -42,6 +42,10 @@ DistEnv dist_env_from_environment();
 // $OMP_NUM_THREADS as a positive number, else 0.
 int64_t omp_num_threads_from_env();
 
+// --deterministic: deterministic cuBLAS needs CUBLAS_WORKSPACE_CONFIG=:4096:8
+// (as PyTorch Lightning sets it); set unless the environment has one.
+void set_deterministic_cublas_env();
+
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body);
 

@@ -26,8 +26,9 @@ CpuPlan choose_cpu_plan(int64_t requested_threads, int64_t batch_size, int64_t h
   } else {
     plan.threads = static_cast<int>(cores);
     plan.tune = cores > 1;
-    plan.why = plan.tune ? "training measures 1, half and all of them and keeps the fastest, "
-                           "re-checked every 15 s; --threads N fixes the count"
+    plan.why = plan.tune ? "training measures 1, half and all of them on probes that change "
+                           "nothing and keeps the fastest, re-checked every 15 s; --threads N "
+                           "fixes the count"
                          : "all cores";
   }
   if (!plan.training_onednn) plan.why += "; training without oneDNN, which is slower at batch <= 8";

@@ -34,6 +34,34 @@ CudaMathGuard::~CudaMathGuard() {
   at::globalContext().setAllowTF32CuDNN(old_tf32_cudnn_);
 }
 
+DeterministicGuard::DeterministicGuard(bool on)
+    : on_(on),
+      old_algorithms_(at::globalContext().deterministicAlgorithms()),
+      old_warn_only_(at::globalContext().deterministicAlgorithmsWarnOnly()),
+      old_cudnn_(at::globalContext().deterministicCuDNN()),
+      old_mkldnn_(at::globalContext().deterministicMkldnn()) {
+  if (!on_) return;
+  at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+  at::globalContext().setDeterministicCuDNN(true);
+  at::globalContext().setDeterministicMkldnn(true);
+}
+
+DeterministicGuard::~DeterministicGuard() {
+  if (!on_) return;
+  at::globalContext().setDeterministicAlgorithms(old_algorithms_, old_warn_only_);
+  at::globalContext().setDeterministicCuDNN(old_cudnn_);
+  at::globalContext().setDeterministicMkldnn(old_mkldnn_);
+}
+
+GeneratorStateGuard::GeneratorStateGuard()
+    : old_state_(at::detail::getDefaultCPUGenerator().get_state()) {}
+
+GeneratorStateGuard::~GeneratorStateGuard() {
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(old_state_);
+}
+
 SeedGuard::SeedGuard(uint64_t seed) : old_state_(at::detail::getDefaultCPUGenerator().get_state()) {
   // torch::manual_seed takes the generator's lock itself.
   torch::manual_seed(seed);

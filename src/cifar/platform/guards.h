@@ -2,7 +2,7 @@
 //
 // LibTorch keeps some settings per process: the intra-op thread count,
 // whether oneDNN (mkldnn) kernels are used, cuDNN benchmark mode and TF32,
-// and the default random generator. cifar-train changes them only through
+// deterministic algorithms, and the default random generator. cifar-train changes them only through
 // these guards, which put back what they found when they go, also when an
 // exception passes through.
 #pragma once
@@ -38,6 +38,37 @@ class CudaMathGuard {
   bool old_benchmark_;
   bool old_tf32_cublas_;
   bool old_tf32_cudnn_;
+};
+
+// Deterministic algorithms (torch.use_deterministic_algorithms(True), and
+// cuDNN's and oneDNN's deterministic modes) for --deterministic; an operation that has no
+// deterministic implementation then throws, naming itself. Off: unchanged.
+class DeterministicGuard {
+ public:
+  explicit DeterministicGuard(bool on);
+  ~DeterministicGuard();
+  DeterministicGuard(const DeterministicGuard&) = delete;
+  DeterministicGuard& operator=(const DeterministicGuard&) = delete;
+
+ private:
+  bool on_;
+  bool old_algorithms_;
+  bool old_warn_only_;
+  bool old_cudnn_;
+  bool old_mkldnn_;
+};
+
+// Keeps the default CPU generator's state: whatever draws from it inside the
+// scope (a thread probe's forward pass) leaves the run's random stream as it was.
+class GeneratorStateGuard {
+ public:
+  GeneratorStateGuard();
+  ~GeneratorStateGuard();
+  GeneratorStateGuard(const GeneratorStateGuard&) = delete;
+  GeneratorStateGuard& operator=(const GeneratorStateGuard&) = delete;
+
+ private:
+  torch::Tensor old_state_;
 };
 
 // Seeds the default CPU generator (and CUDA's, through torch::manual_seed);

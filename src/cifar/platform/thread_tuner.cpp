@@ -1,4 +1,4 @@
-// thread_tuner.cpp: trials of each thread count, then the fastest (see thread_tuner.h).
+// thread_tuner.cpp: rounds of probes at each thread count, then the fastest (see thread_tuner.h).
 #include "cifar/platform/thread_tuner.h"
 
 #include <fmt/format.h>
@@ -7,6 +7,11 @@
 #include <algorithm>
 
 namespace cifar {
+namespace {
+double seconds_between(ThreadTuner::Clock::time_point a, ThreadTuner::Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+}  // namespace
 
 ThreadTuner::ThreadTuner(std::vector<int> candidates, ThreadTunerOptions options,
                          std::function<void(int)> set_threads,
@@ -17,11 +22,9 @@ ThreadTuner::ThreadTuner(std::vector<int> candidates, ThreadTunerOptions options
         torch::set_num_threads(n);
       })),
       now_(now ? std::move(now) : std::function<Clock::time_point()>(&Clock::now)),
-      rates_(candidates_.size(), 0.0),
-      stopped_(candidates_.size(), false) {
+      current_(candidates_.empty() ? 0 : candidates_.size() - 1) {
   TORCH_CHECK(!candidates_.empty(), "ThreadTuner needs at least one candidate");
-  phase_start_ = last_step_ = round_start_ = now_();  // the first trial's count is set by
-                                                      // whoever starts the epoch: threads()
+  last_step_ = now_();
 }
 
 std::vector<int> ThreadTuner::candidates_for(int cores) {
@@ -32,86 +35,83 @@ std::vector<int> ThreadTuner::candidates_for(int cores) {
   return out;
 }
 
-void ThreadTuner::start_trial(size_t index) {
-  if (index == 0) round_start_ = now_();
-  current_ = index;
-  trialling_ = true;
+double ThreadTuner::trial(size_t index, int64_t images, const std::function<void()>& probe,
+                          double best, bool& stopped) {
   set_threads_(candidates_[index]);
-  reset_trial();
+  const auto rate_of = [images](double s) { return s > 0 ? static_cast<double>(images) / s : 0.0; };
+  // Collapsed (a neighbour holds a core this count needs): stop after this probe.
+  const auto collapsed = [&](double s) {
+    return best > 0 && rate_of(s) * options_.abort_ratio < best;
+  };
+  auto last = now_();
+  probe();  // the first probe after a switch pays for it: a warm-up, not counted
+  auto now = now_();
+  if (collapsed(seconds_between(last, now))) {
+    stopped = true;
+    return rate_of(seconds_between(last, now));
+  }
+  const auto start = now;
+  int64_t probes = 0;
+  double elapsed = 0;
+  while (probes == 0 || (elapsed < options_.trial_seconds && probes < options_.trial_steps)) {
+    last = now;
+    probe();
+    now = now_();
+    ++probes;
+    elapsed = seconds_between(start, now);
+    if (collapsed(seconds_between(last, now))) {
+      stopped = true;
+      return rate_of(seconds_between(last, now));
+    }
+  }
+  return rate_of(elapsed / static_cast<double>(probes));
 }
 
-void ThreadTuner::reset_trial() {
-  warmed_up_ = false;
-  trial_images_ = 0;
-  trial_steps_ = 0;
-  phase_start_ = last_step_ = now_();
-}
-
-void ThreadTuner::restart_clock() {
-  // Timing only: the count itself is set by whoever starts the epoch (threads()).
-  if (trialling_) {
-    reset_trial();  // the trial under way starts over, warm-up included
-  } else {
-    last_step_ = now_();  // a kept count's re-check time runs on
-  }
-}
-
-void ThreadTuner::end_trial(double rate, bool stopped) {
-  rates_[current_] = rate;
-  stopped_[current_] = stopped;
-  if (current_ + 1 < candidates_.size()) {
-    start_trial(current_ + 1);
-  } else {
-    finish_round();
-  }
-}
-
-void ThreadTuner::after_step(int64_t images) {
-  const auto now = now_();
-  const double elapsed = std::chrono::duration<double>(now - phase_start_).count();
-  const double step_seconds = std::chrono::duration<double>(now - last_step_).count();
-  last_step_ = now;
-  if (!trialling_) {
-    if (elapsed >= keep_seconds_) start_trial(0);
-    return;
-  }
-  // Collapsed (a neighbour holds a core this count needs): stop after this step.
-  const double best =
-      current_ == 0 ? 0.0 : *std::max_element(rates_.begin(), rates_.begin() + current_);
-  const double step_rate = step_seconds > 0 ? static_cast<double>(images) / step_seconds : 0.0;
-  if (best > 0 && step_rate * options_.abort_ratio < best) {
-    end_trial(step_rate, true);
-    return;
-  }
-  if (!warmed_up_) {  // the first step after a switch pays for it: not counted
-    warmed_up_ = true;
-    phase_start_ = now;
-    return;
-  }
-  trial_images_ += images;
-  ++trial_steps_;
-  if (elapsed < options_.trial_seconds && trial_steps_ < options_.trial_steps) return;
-  end_trial(elapsed > 0 ? static_cast<double>(trial_images_) / elapsed : 0.0, false);
-}
-
-void ThreadTuner::finish_round() {
+// The preferred count (the one in use) unless another is switch_margin faster.
+size_t ThreadTuner::choose(const std::vector<double>& rates) const {
   const auto best =
-      static_cast<size_t>(std::max_element(rates_.begin(), rates_.end()) - rates_.begin());
+      static_cast<size_t>(std::max_element(rates.begin(), rates.end()) - rates.begin());
+  return rates[current_] * options_.switch_margin >= rates[best] ? current_ : best;
+}
+
+void ThreadTuner::run_round(int64_t images, const std::function<void()>& probe) {
+  const auto start = now_();
+  std::vector<double> rates(candidates_.size(), 0.0);
+  std::vector<bool> stopped(candidates_.size(), false);
+  double best = 0;
+  for (size_t i = 0; i < candidates_.size(); ++i) {
+    bool collapsed = false;
+    rates[i] = trial(i, images, probe, best, collapsed);
+    stopped[i] = collapsed;
+    best = std::max(best, rates[i]);
+  }
+  current_ = choose(rates);
+  set_threads_(candidates_[current_]);
+  const auto end = now_();
+  const double round_seconds = seconds_between(start, end);
+  probe_seconds_ += round_seconds;
+  keep_seconds_ = std::max(options_.recheck_seconds, options_.keep_factor * round_seconds);
+  trained_seconds_ = 0;
+  last_step_ = end;  // probing is not training
+  ++rounds_;
   decision_ = "threads measured:";
   for (size_t i = 0; i < candidates_.size(); ++i) {
-    decision_ += fmt::format(" {} -> {:.0f} img/s{}{}", candidates_[i], rates_[i],
-                             stopped_[i] ? " (stopped after one step)" : "",
+    decision_ += fmt::format(" {} -> {:.0f} img/s{}{}", candidates_[i], rates[i],
+                             stopped[i] ? " (stopped after one probe)" : "",
                              i + 1 < candidates_.size() ? "," : "");
   }
-  // Trials cost steps at slower counts: keep them to a tenth of the time.
-  const double round_seconds = std::chrono::duration<double>(now_() - round_start_).count();
-  keep_seconds_ = std::max(options_.recheck_seconds, 9 * round_seconds);
-  decision_ +=
-      fmt::format("; using {} until the next check in {:.0f} s", candidates_[best], keep_seconds_);
-  current_ = best;
-  trialling_ = false;
-  set_threads_(candidates_[best]);
-  phase_start_ = now_();
+  decision_ += fmt::format(
+      "; using {} until the next check in {:.0f} s of training (probes so far {:.2f} s, "
+      "training {:.1f} s)",
+      candidates_[current_], keep_seconds_, probe_seconds_, step_seconds_);
+}
+
+void ThreadTuner::after_step() {
+  const auto now = now_();
+  const double s = seconds_between(last_step_, now);
+  last_step_ = now;
+  trained_seconds_ += s;
+  step_seconds_ += s;
 }
 
 }  // namespace cifar

@@ -4,17 +4,24 @@
 // trains about 1.7x faster on two threads than on one when the machine is
 // idle, and about 10x slower when another process keeps one core busy (every
 // parallel region waits for the thread that lost its core). So when the user
-// did not fix the count, training measures: a short trial of each candidate
-// (one thread, half the cores, all), then the fastest until the next re-check.
-// CPU work is synchronous, so the wall time between two steps is the step.
+// did not fix the count, training measures. It measures with PROBES that
+// change nothing (the caller's probe: forward and backward of the current
+// batch, gradients and BatchNorm statistics thrown away, train/thread_probe.h),
+// so that every real step runs at the chosen count: oneDNN's results depend
+// on the thread count, and a run must end with the same weights as a run at
+// that count fixed with --threads.
 //
-//   trial(c) for each candidate: 1 warm-up step, then steps until
-//            trial_seconds have passed (at least one, at most trial_steps)
-//   keep the fastest for recheck_seconds, or 9x as long as the round of
-//            trials took if that is longer (so trials stay within a tenth of
-//            the training time even when a step takes seconds), then trial again
+//   round, before the first step and whenever due():
+//     for each candidate c: set c; 1 warm-up probe, then probes until
+//       trial_seconds have passed (at least one, at most trial_steps); a probe
+//       4x slower than the best so far stops c's trial (it collapsed)
+//     keep the preferred count (the one in use, or all cores before the first
+//       round) unless another measured switch_margin faster; set it
+//   due() again after recheck_seconds of training, or 9x as long as the
+//     round took if that is longer: probes stay within a tenth of the time
 //
-// The tuner only calls torch::set_num_threads; CpuSettingsGuard (guards.h)
+// CPU work is synchronous, so the wall time around a probe is the probe. The
+// tuner only calls torch::set_num_threads; CpuSettingsGuard (guards.h)
 // restores the process's setting after the epoch.
 #pragma once
 
@@ -29,54 +36,62 @@ namespace cifar {
 struct ThreadTunerOptions {
   double trial_seconds = 0.3;
   int64_t trial_steps = 50;
-  double recheck_seconds = 15;
+  double recheck_seconds = 15;  // of training time between rounds, at least
+  double keep_factor = 9;       // ... and at least this many times the round's time
   double abort_ratio = 4;
+  double switch_margin = 1.1;  // another count replaces the preferred one only this much faster
 };
 
 class ThreadTuner {
  public:
   using Clock = std::chrono::steady_clock;
-  // `candidates` in trial order, fewest threads first, e.g. {1, 2}. `set_threads` is
+  // `candidates` in trial order, fewest threads first, e.g. {1, 2}; the last
+  // is the one in use before the first round. `set_threads` is
   // torch::set_num_threads unless a test passes its own; `now` likewise.
   explicit ThreadTuner(std::vector<int> candidates, ThreadTunerOptions options = {},
                        std::function<void(int)> set_threads = {},
                        std::function<Clock::time_point()> now = {});
 
-  // Called after every training step with the images it took.
-  void after_step(int64_t images);
+  // A round of probes is due before the next step.
+  bool due() const { return rounds_ == 0 || trained_seconds_ >= keep_seconds_; }
+  // Runs the round: `probe` (one forward and backward of `images` images that
+  // changes nothing) at each candidate, then sets the chosen count.
+  void run_round(int64_t images, const std::function<void()>& probe);
+  // Called after every training step: its time counts towards the next round.
+  void after_step();
   // Called when an epoch starts: the time since the last step (evaluation,
-  // checkpoints) was no step, and a trial under way starts over.
-  void restart_clock();
+  // checkpoints) was no training.
+  void restart_clock() { last_step_ = now_(); }
   // The count in use now: set it when an epoch starts (the tuner sets it
-  // itself only when it switches).
+  // itself in a round).
   int threads() const { return candidates_[current_]; }
-  // One line for the log after each trial round: what was measured, what won.
+  int rounds() const { return rounds_; }
+  // Seconds spent in probes and in training steps so far.
+  double probe_seconds() const { return probe_seconds_; }
+  double step_seconds() const { return step_seconds_; }
+  // One line for the log after each round: what was measured, what won.
   const std::string& last_decision() const { return decision_; }
 
   // Candidates for a machine with `cores` hardware threads: 1, cores / 2, cores.
   static std::vector<int> candidates_for(int cores);
 
  private:
-  void start_trial(size_t index);
-  void reset_trial();  // the current trial's counts and clocks start afresh
-  void finish_round();
-  void end_trial(double rate, bool stopped);
+  // images/s of `images`-image probes at candidate `index`; `stopped` when it collapsed.
+  double trial(size_t index, int64_t images, const std::function<void()>& probe, double best,
+               bool& stopped);
+  size_t choose(const std::vector<double>& rates) const;
 
   std::vector<int> candidates_;
   ThreadTunerOptions options_;
   std::function<void(int)> set_threads_;
   std::function<Clock::time_point()> now_;
-  std::vector<double> rates_;  // images/s of each candidate in this round
-  std::vector<bool> stopped_;  // its trial ended early: it collapsed
-  size_t current_ = 0;
-  bool trialling_ = true;
-  bool warmed_up_ = false;
-  int64_t trial_images_ = 0;
-  int64_t trial_steps_ = 0;
-  Clock::time_point phase_start_;
+  size_t current_;
+  int rounds_ = 0;
+  double trained_seconds_ = 0;  // training time since the last round
+  double keep_seconds_ = 0;     // how long the round's choice is kept
+  double probe_seconds_ = 0;
+  double step_seconds_ = 0;
   Clock::time_point last_step_;
-  Clock::time_point round_start_;  // when this round's first trial began
-  double keep_seconds_ = 0;        // how long the round's choice is kept
   std::string decision_;
 };
 

@@ -183,6 +183,10 @@ void train_options(Config& c, V&& v) {
   v.flag(local(Opt{"--cudnn-benchmark", kDevice, "Let cuDNN time its algorithms"}),
          c.cudnn_benchmark);
   v.flag(local(Opt{"--tf32", kDevice, "TF32 matrix products on GPUs that have them"}), c.tf32);
+  v.flag(Opt{"--deterministic", kDevice,
+             "Repeatable runs: a fixed thread count (no measuring), cuDNN benchmark off, "
+             "deterministic algorithms only"},
+         c.deterministic);
   v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
            c.epochs, Range<int64_t>{1, 1'000'000});
   v.number(fixed_mid_epoch(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}),

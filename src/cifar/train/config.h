@@ -75,6 +75,9 @@ struct TrainConfig {
   bool cuda_graph = false;
   bool cudnn_benchmark = true;
   bool tf32 = true;
+  // Repeatable runs: a fixed thread count (no tuning), cuDNN benchmark off,
+  // deterministic algorithms only (train.cpp; CUBLAS_WORKSPACE_CONFIG, the app).
+  bool deterministic = false;
   // 100: on the CPU, batches of 1000 ResNet-18 images take 1.8x as long (the
   // allocator maps and zeroes each 262 MB activation afresh); the net does not care.
   int64_t eval_batch_size = 100;

@@ -10,6 +10,7 @@
 #include "cifar/platform/gpu.h"
 #include "cifar/report/progress_bar.h"
 #include "cifar/train/cuda_graph.h"
+#include "cifar/train/thread_probe.h"
 
 namespace cifar {
 namespace {
@@ -107,6 +108,9 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
       const Batch batch = data.batch(plan, start, count);
       const int64_t global_step = position.global_step + (s - position.first_step);
       stats.last_lr = t.groups.lr(global_step);
+      if (options.before_step && !graphed) {
+        options.before_step(global_step, count, [&] { probe_step(t.model, batch, options.step); });
+      }
       const bool stop = step->run(batch, global_step);
       stats.images += count;
       ++s;

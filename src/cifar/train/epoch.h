@@ -2,7 +2,8 @@
 //
 // train_one_epoch walks the epoch's plan (this process's share of it)
 // batch by batch:
-//   next_batch; step.run(batch, global_step)   (forward, zero_grad, backward, update)
+//   next_batch; before_step (thread probes, when due); step.run(batch, global_step)
+//   (forward, zero_grad, backward, update); after_step
 // and refreshes the progress display every --log-interval seconds (a fifth
 // of a second on a terminal). Only then, every `loss_every` steps (the
 // running loss for TensorBoard), and at the end are the running totals read
@@ -27,7 +28,11 @@ struct EpochOptions {
   bool cuda_graph = false;  // only honoured on a CUDA device
   bool progress_bar = false;
   double log_interval_s = 10;
-  // Called after every step with the images it took (the thread tuner).
+  // Called before every step with its global step, its images and a probe:
+  // forward and backward of the step's batch that change nothing
+  // (thread_probe.h), which the thread tuner times at other counts.
+  std::function<void(int64_t, int64_t, const std::function<void()>&)> before_step;
+  // Called after every step with the images it took (the thread tuner, the forecast).
   std::function<void(int64_t)> after_step;
   // Called every `loss_every` steps with the global step and the epoch's
   // running mean loss (TensorBoard's train/running_loss).

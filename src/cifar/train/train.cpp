@@ -64,9 +64,13 @@ EpochOptions epoch_options(const Job& job, int64_t local_batch, const torch::Dev
       .cuda_graph = job.config.cuda_graph && device.is_cuda(),
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.config.log_interval_s,
+      .before_step =
+          [&job](int64_t global_step, int64_t images, const std::function<void()>& probe) {
+            job.threads.before_step(global_step, images, probe);
+          },
       .after_step =
-          [&job](int64_t images) {
-            job.threads.after_step(images);
+          [&job](int64_t /*images*/) {
+            job.threads.after_step();
             if (const std::string line = job.forecast.after_step(); !line.empty()) {
               spdlog::info("{}", line);
             }
@@ -233,6 +237,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                 .forecast = forecast,
                 .cpu = cpu};
   TrainResult result = run_epochs(job, device, local_batch);
+  if (threads.tuning()) spdlog::info("{}", threads.summary());
   if (outputs) {
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
@@ -240,6 +245,21 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                  write_run_weights(plan.run_dir, session.info, *session.model).string());
   }
   return result;
+}
+
+// Whether two runs of these settings give the same weights, said once.
+void log_repeatability(const TrainConfig& config, const torch::Device& device) {
+  if (config.deterministic) {
+    spdlog::info(
+        "deterministic: {}deterministic algorithms only (an operation without one stops the run, "
+        "naming itself)",
+        device.is_cuda() ? "cuDNN benchmark off, " : "the thread count fixed, ");
+  } else if (device.is_cuda()) {
+    spdlog::info(
+        "repeatability: on a GPU, {}non-deterministic CUDA kernels can make two runs of the same "
+        "settings differ in the last bits; --deterministic turns them off",
+        config.cudnn_benchmark ? "cuDNN benchmark (--cudnn-benchmark, on) and " : "");
+  }
 }
 
 }  // namespace
@@ -269,8 +289,16 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     cpu.why += fmt::format("; {} processes share this machine's {} hardware threads",
                            env.dist.local_world_size, env.hardware_threads);
   }
+  if (config.deterministic && cpu.tune) {
+    cpu.tune = false;
+    cpu.why = fmt::format("{} (all cores), fixed by --deterministic: no measuring", cpu.threads);
+  }
   std::optional<CudaMathGuard> cuda_math;
-  if (device.is_cuda()) cuda_math.emplace(config.cudnn_benchmark, config.tf32);
+  if (device.is_cuda()) {
+    cuda_math.emplace(config.cudnn_benchmark && !config.deterministic, config.tf32);
+  }
+  const DeterministicGuard deterministic(config.deterministic);
+  log_repeatability(config, device);
   std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped (heap_reuse.h)
   if (device.is_cpu()) heap_reuse.emplace();
   spdlog::info("device: {}",
