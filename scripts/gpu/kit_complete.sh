@@ -52,8 +52,10 @@ for name in "${KIT_BINARIES[@]}"; do
     "$from_glibc from glibc/libstdc++"
 done
 if [[ -x "$kit/bin/cifar-train" ]]; then
+  # Into a variable first: grep -q in a pipe under pipefail can fail on SIGPIPE.
+  linked=$("${clean[@]}" ldd "$kit/bin/cifar-train" 2>&1)
   for lib in libtorch_cuda.so libc10_cuda.so; do
-    "${clean[@]}" ldd "$kit/bin/cifar-train" | grep -q "$lib" ||
+    [[ "$linked" == *"$lib "* ]] ||
       fail "cifar-train does not link $lib: a build without CUDA cannot check the GPU paths"
   done
   version=$("${clean[@]}" "$kit/bin/cifar-train" --version 2>&1) ||

@@ -70,7 +70,7 @@ for name in "${KIT_BINARIES[@]}"; do
   cp "$build/${source_of[$name]}/$name" "$staging/bin/$name"
   strip --strip-unneeded "$staging/bin/$name"
 done
-grep -q libtorch_cuda.so < <(readelf -d "$staging/bin/cifar-train") ||
+[[ "$(readelf -d "$staging/bin/cifar-train")" == *"[libtorch_cuda.so]"* ]] ||
   die "$build's cifar-train does not link libtorch_cuda: configure against the CUDA wheel"
 
 # 2. The libraries: what the binaries resolve outside glibc and the wheel.
