@@ -146,7 +146,8 @@ int check_train(Distributed& dist, const std::string& model_name, int64_t steps)
   ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions(0.05).momentum(0.9),
                                      {.schedule = Schedule::kConstant, .base_lr = 0.05});
   GradientAverager averager(dist, model->parameters());
-  Learner trainee{*model, groups, dist, averager};
+  GradScaler scaler(/*enabled=*/false, torch::kCPU);
+  Learner trainee{*model, groups, dist, averager, scaler};
   const int64_t local_batch = per_rank_batch(16, dist.world_size());
   EpochOptions options;
   options.batch_size = local_batch;

@@ -32,7 +32,8 @@ expect 2 "model: vgg not in \{net,resnet18\}|unknown model 'vgg'" -- "$TRAIN" "$
 expect 2 "--device 'tpu' is not a device" -- "$TRAIN" "${ok[@]}" --device tpu
 expect 2 "unknown schedule 'exponential'" -- "$TRAIN" "${ok[@]}" --schedule exponential
 expect 2 "unknown --amp 'fp8'" -- "$TRAIN" "${ok[@]}" --amp fp8
-expect 2 "--amp fp16 needs dynamic loss scaling.*use --amp bf16" -- "$TRAIN" "${ok[@]}" --amp fp16
+expect 2 "--amp fp16 cannot be used with --cuda-graph.*use --amp bf16 with --cuda-graph" -- \
+  "$TRAIN" "${ok[@]}" --amp fp16 --cuda-graph
 expect 2 "--epochs must be at least 1, got 0" -- "$TRAIN" "${ok[@]}" --epochs 0
 expect 2 "--epochs must be at least 1, got -2" -- "$TRAIN" "${ok[@]}" --epochs -2
 expect 2 "--batch-size must be at least 1, got 0" -- "$TRAIN" "${ok[@]}" --batch-size 0

@@ -43,7 +43,8 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
                                        {.schedule = Schedule::kConstant, .base_lr = 0.01});
     Distributed alone(DistEnv{}, gpu);
     GradientAverager averager(alone, model->parameters());
-    Learner trainee{*model, groups, alone, averager};
+    GradScaler scaler(amp == AmpMode::kFp16, gpu);
+    Learner trainee{*model, groups, alone, averager, scaler};
     EpochOptions o;
     o.batch_size = 64;
     o.cuda_graph = graph;

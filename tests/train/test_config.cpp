@@ -77,7 +77,12 @@ TEST_CASE("the command line refuses what does not fit, naming what was typed", "
   CHECK_THAT(parse_error({"--lr", "1e308"}), Catch::Contains("in (0, 1e+30]"));
   CHECK_THAT(parse_error({"--threads", "100000"}), Catch::Contains("--threads"));
   CHECK_THAT(parse_error({"--device", "tpu"}), Catch::Contains("'tpu' is not a device"));
-  CHECK_THAT(parse_error({"--amp", "fp16"}), Catch::Contains("use --amp bf16"));
+  CHECK_THAT(parse_error({"--amp", "fp8"}), Catch::Contains("choose bf16, fp16 or off"));
+  CHECK(parse({"--amp", "fp16"}).amp == AmpMode::kFp16);
+  TrainConfig graphed_fp16 = parse({"--amp", "fp16", "--cuda-graph"});
+  CHECK_THROWS_WITH(validate(graphed_fp16),
+                    Catch::Contains("--amp fp16 cannot be used with --cuda-graph") &&
+                        Catch::Contains("use --amp bf16 with --cuda-graph"));
   CHECK_THAT(parse_error({"--schedule", "exponential"}), Catch::Contains("unknown schedule"));
   CHECK_THAT(parse_error({"--lr", "abc"}), Catch::Contains("Could not convert"));
   CHECK(parse_error({"--epochs", "3", "--seed", "18446744073709551615"}).empty());

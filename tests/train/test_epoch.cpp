@@ -19,11 +19,12 @@ struct Alone {
         groups(one_sgd_group(model->parameters(), SgdOptions(lr).momentum(momentum),
                              {.schedule = Schedule::kConstant, .base_lr = lr})),
         averager(dist, model->parameters()),
-        trainee{*model, groups, dist, averager} {}
+        trainee{*model, groups, dist, averager, scaler} {}
   Classifier model;
   ParamGroups groups;
   Distributed dist{DistEnv{}, torch::kCPU};
   GradientAverager averager;
+  GradScaler scaler{/*enabled=*/false, torch::kCPU};
   Learner trainee;
 };
 

@@ -10,16 +10,20 @@ namespace cifar {
 AmpMode parse_amp(const std::string& text) {
   if (text == "off") return AmpMode::kOff;
   if (text == "bf16") return AmpMode::kBf16;
-  if (text == "fp16") {
-    throw UsageError(
-        "--amp fp16 needs dynamic loss scaling, which cifar-train does not implement; use --amp "
-        "bf16 (as fast on Ampere and newer GPUs, and it needs no loss scaling)");
-  }
-  throw UsageError(fmt::format("unknown --amp '{}': choose bf16 or off", text));
+  if (text == "fp16") return AmpMode::kFp16;
+  throw UsageError(fmt::format("unknown --amp '{}': choose bf16, fp16 or off", text));
 }
 
 const char* to_string(AmpMode amp) {
-  return amp == AmpMode::kBf16 ? "bf16" : "off";
+  switch (amp) {
+    case AmpMode::kBf16:
+      return "bf16";
+    case AmpMode::kFp16:
+      return "fp16";
+    case AmpMode::kOff:
+      break;
+  }
+  return "off";
 }
 
 }  // namespace cifar

@@ -21,9 +21,10 @@ inline constexpr int64_t kChannels = 3;
 inline constexpr int64_t kImageBytes = kChannels * kImageSide * kImageSide;  // 3,072
 inline constexpr int64_t kNumClasses = 10;
 
-// Mixed precision: off, bf16 autocast (no loss scaling needed).
-enum class AmpMode { kOff, kBf16 };
-AmpMode parse_amp(const std::string& text);  // UsageError for fp16 and unknown names
+// Mixed precision: off, bf16 autocast (no loss scaling needed), or fp16
+// autocast with dynamic loss scaling (train/grad_scaler.h).
+enum class AmpMode { kOff, kBf16, kFp16 };
+AmpMode parse_amp(const std::string& text);  // UsageError for unknown names
 const char* to_string(AmpMode amp);
 
 // Per-channel normalisation applied to images scaled to [0, 1].

@@ -1,7 +1,8 @@
 // autocast.h: mixed precision for a forward pass, as Python's torch.autocast.
 //
-// While an AutocastScope with AmpMode::kBf16 lives, matrix products and
-// convolutions on its device type run in bfloat16; the previous autocast
+// While an AutocastScope with AmpMode::kBf16 (kFp16) lives, matrix products
+// and convolutions on its device type run in bfloat16 (float16; the loss then
+// needs scaling, see train/grad_scaler.h); the previous autocast
 // state of the process is restored when it goes, also on an exception.
 #pragma once
 

@@ -93,6 +93,7 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
   t.model.train();
   RunningTotals totals(device);
   EpochStats stats;
+  const int64_t skipped_before = t.scaler.skipped_steps();
   reset_peak_memory(device);
   DeviceTimer timer(device);
   timer.start();
@@ -123,6 +124,7 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
       ticker.record_loss(s, stats.images, totals);
     }
     stats.steps = s;
+    stats.skipped_steps = t.scaler.skipped_steps() - skipped_before;
     ticker.finish();
   }
   stats.seconds = timer.stop();

@@ -56,6 +56,7 @@ struct EpochStats {
   double seconds = 0;
   int64_t peak_memory_bytes = 0;
   double last_lr = 0;
+  int64_t skipped_steps = 0;  // --amp fp16: steps skipped for inf/NaN gradients
   bool interrupted = false;
 };
 

@@ -39,10 +39,40 @@ EpochPosition start_position(const ModelSource& source, const TrainConfig& confi
           .global_step = was.global_step};
 }
 
+// What a checkpoint stores under "optimizer": the groups' momentum buffers,
+// and beside them "grad_scaler" (the scale and growth tracker) under --amp
+// fp16 only, so the checkpoints of other runs keep their layout.
+class TrainState final : public Stateful {
+ public:
+  TrainState(ParamGroups& groups, GradScaler& scaler) : groups_(groups), scaler_(scaler) {}
+  void save(torch::serialize::OutputArchive& archive) const override {
+    groups_.save(archive);
+    scaler_.save(archive);
+  }
+  void load(torch::serialize::InputArchive& archive) override {
+    groups_.load(archive);
+    if (!scaler_.enabled()) return;
+    if (scaler_.try_load(archive)) {
+      spdlog::info("loss scale {:g} continued ({} good steps since its last change)",
+                   scaler_.scale_value(), scaler_.growth_tracker());
+    } else {
+      spdlog::info(
+          "the checkpoint holds no loss scale (it was not trained with --amp fp16): the scale "
+          "starts at {:g}",
+          scaler_.scale_value());
+    }
+  }
+
+ private:
+  ParamGroups& groups_;
+  GradScaler& scaler_;
+};
+
 }  // namespace
 
 std::string TrainingSession::checkpoint_bytes() const {
-  return encode_checkpoint(info, *model, groups.get());
+  const TrainState state(*groups, *scaler);
+  return encode_checkpoint(info, *model, &state);
 }
 
 TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
@@ -62,12 +92,19 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
       recipe.param_groups(*s.model, steps_in_epoch(shard, local_batch, drop_last)));
   check_covers(*s.groups, *s.model);
   spdlog::debug("parameter groups: {}", s.groups->describe());
-  if (plan.source.resumed) load_optimizer_state(*plan.source.resumed, *s.groups);
+  s.scaler = std::make_unique<GradScaler>(config.amp == AmpMode::kFp16, device);
+  if (plan.source.resumed) {
+    TrainState state(*s.groups, *s.scaler);
+    load_optimizer_state(*plan.source.resumed, state);
+  }
   s.groups->freeze_done(plan.source.resumed ? plan.source.resumed->info.global_step : 0);
   dist.broadcast_module(*s.model);
   s.averager = std::make_unique<GradientAverager>(dist, s.model->parameters());
-  s.learner = std::make_unique<Learner>(
-      Learner{.model = *s.model, .groups = *s.groups, .dist = dist, .averager = *s.averager});
+  s.learner = std::make_unique<Learner>(Learner{.model = *s.model,
+                                                .groups = *s.groups,
+                                                .dist = dist,
+                                                .averager = *s.averager,
+                                                .scaler = *s.scaler});
 
   s.position = start_position(plan.source, config, dist.world_size());
   s.info =

@@ -4,7 +4,8 @@
 // or the one the plan loaded), moved to the device; a fresh airbench model's
 // whitening layer set from the first training images; the recipe's parameter
 // groups with their optimisers (their state restored on --resume); the
-// gradient averager over the processes; the position in the run (epoch,
+// gradient averager over the processes; the loss scaler (enabled for --amp
+// fp16, its scale restored on --resume); the position in the run (epoch,
 // step, global step) and the fixed part of every checkpoint header.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include "cifar/dist/grad_averager.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/train/epoch.h"
+#include "cifar/train/grad_scaler.h"
 #include "cifar/train/param_groups.h"
 #include "cifar/train/recipe.h"
 #include "cifar/train/run_plan.h"
@@ -27,11 +29,12 @@ struct TrainingSession {
   Classifier model;
   std::unique_ptr<ParamGroups> groups;
   std::unique_ptr<GradientAverager> averager;
-  std::unique_ptr<Learner> learner;  // the three above, and the process group
+  std::unique_ptr<GradScaler> scaler;
+  std::unique_ptr<Learner> learner;  // the four above, and the process group
   EpochPosition position;            // where the next epoch starts
   CheckpointInfo info;               // the header of this run's checkpoints
 
-  // The checkpoint of the model and optimisers now, with `info`'s position.
+  // The checkpoint of the model, optimisers and loss scaler now, with `info`'s position.
   std::string checkpoint_bytes() const;
 };
 

@@ -1,6 +1,8 @@
 // step.cpp: forward, loss and the eager optimizer step.
 #include "cifar/train/step.h"
 
+#include <spdlog/spdlog.h>
+
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/interrupt.h"
 
@@ -35,21 +37,37 @@ namespace {
 class EagerStep final : public TrainStep {
  public:
   EagerStep(Learner& t, const StepOptions& options, RunningTotals& totals)
-      : t_(t), options_(options), totals_(totals) {}
+      : t_(t), options_(options), totals_(totals) {
+    for (const auto& g : t_.groups.groups())
+      params_.insert(params_.end(), g.params.begin(), g.params.end());
+  }
 
   bool run(const Batch& batch, int64_t global_step) override {
     t_.dist.broadcast_buffers(t_.model);  // BatchNorm statistics from rank 0, as DDP does
     const torch::Tensor loss = forward_loss(t_.model, batch, options_, totals_);
     t_.groups.zero_grad();
-    loss.backward();
+    t_.scaler.scale(loss).backward();      // the loss itself unless --amp fp16
     t_.averager.start(stop_requested());   // backward is done: launch the bucket all-reduces
     const bool stop = t_.averager.wait();  // and wait for them at once: no overlap with backward
-    t_.groups.step(global_step);
+    const bool finite =
+        t_.scaler.unscale(params_, &t_.dist);  // true unless --amp fp16 found inf/NaN
+    if (finite) {
+      t_.groups.step(global_step);
+    } else {
+      t_.groups.freeze_done(global_step + 1);  // weights and momentum stay; the schedule moves on
+    }
+    const double scale = finite ? 0.0 : t_.scaler.scale_value();
+    t_.scaler.update();
+    if (!finite) {
+      spdlog::info("step {}: inf/NaN gradients at loss scale {:g}: step skipped, scale now {:g}",
+                   global_step, scale, t_.scaler.scale_value());
+    }
     return stop;
   }
 
  private:
   Learner& t_;
+  std::vector<torch::Tensor> params_;  // every group's
   StepOptions options_;
   RunningTotals& totals_;
 };

@@ -1,7 +1,9 @@
 // step.h: one training step, the loop's body.
 //
-// A step is: forward (under autocast when asked), loss, zero_grad, backward,
-// gradients averaged over the processes, optimizer update. With one process
+// A step is: forward (under autocast when asked), loss, zero_grad, backward
+// (of the loss times the loss scale under --amp fp16), gradients averaged over
+// the processes, gradients unscaled and checked for inf/NaN (fp16 only: such a
+// step is skipped, grad_scaler.h), optimizer update. With one process
 // the averaging does nothing: the same code path, a degenerate case. The loss and the number of
 // correct predictions are added to running totals that stay on the device, so a step never waits
 // for the GPU. TrainStep is the interface the epoch loop calls; the eager step is here, the
@@ -18,6 +20,7 @@
 #include "cifar/dist/distributed.h"
 #include "cifar/dist/grad_averager.h"
 #include "cifar/model/models.h"
+#include "cifar/train/grad_scaler.h"
 #include "cifar/train/param_groups.h"
 
 namespace cifar {
@@ -28,6 +31,7 @@ struct Learner {
   ParamGroups& groups;         // optimisers and their schedules
   Distributed& dist;           // world size 1: every collective returns at once
   GradientAverager& averager;  // over dist's ranks
+  GradScaler& scaler;          // --amp fp16's loss scaling; disabled otherwise
 };
 
 struct LossOptions {

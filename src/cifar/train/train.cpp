@@ -141,6 +141,10 @@ EpochMetrics record_epoch(const Job& job, const EpochStats& stats, const EpochEv
   const EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
                                     eval.val ? &*eval.val : nullptr, eval.seconds);
   spdlog::info("{}", format_epoch_line(m, job.config.epochs));
+  if (const GradScaler& scaler = *job.session.scaler; scaler.enabled()) {
+    spdlog::info("epoch {}: {} of {} steps skipped for inf/NaN gradients, loss scale now {:g}",
+                 epoch, stats.skipped_steps, stats.steps, scaler.scale_value());
+  }
   CheckpointInfo& info = job.session.info;
   info.epoch = epoch;
   info.step_in_epoch = 0;
