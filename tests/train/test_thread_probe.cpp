@@ -1,0 +1,169 @@
+// test_thread_probe.cpp: measuring thread counts never changes a run's
+// numbers. A probe leaves the model, its gradients, buffers, momentum and the
+// random stream as they were; a run whose tuner probes 1 and 2 threads ends
+// with the weights of a run at the count it settles on; a re-check that moves
+// to another count says from which step.
+#include <catch2/catch.hpp>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <map>
+#include <sstream>
+
+#include "cifar/platform/guards.h"
+#include "cifar/train/epoch.h"
+#include "cifar/train/thread_choice.h"
+#include "cifar/train/thread_probe.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+using cifar::test::synthetic;
+using Clock = ThreadTuner::Clock;
+
+namespace {
+// A model with its SGD (momentum 0.9), as one process trains it.
+struct Alone {
+  explicit Alone(const std::string& name, uint64_t seed)
+      : model((torch::manual_seed(seed), make_model(ModelOptions(name)))),
+        groups(one_sgd_group(model->parameters(), SgdOptions(0.01).momentum(0.9),
+                             {.schedule = Schedule::kConstant, .base_lr = 0.01})),
+        averager(dist, model->parameters()),
+        learner{*model, groups, dist, averager, scaler} {}
+  Classifier model;
+  ParamGroups groups;
+  Distributed dist{DistEnv{}, torch::kCPU};
+  GradientAverager averager;
+  GradScaler scaler{/*enabled=*/false, torch::kCPU};
+  Learner learner;
+};
+
+std::vector<torch::Tensor> copies(const std::vector<torch::Tensor>& ts) {
+  std::vector<torch::Tensor> out;
+  for (const auto& t : ts) out.push_back(t.defined() ? t.clone() : t);
+  return out;
+}
+std::vector<torch::Tensor> grads_of(torch::nn::Module& m) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : m.parameters()) out.push_back(p.grad());
+  return out;
+}
+bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].defined() != b[i].defined()) return false;
+    if (a[i].defined() && !torch::equal(a[i], b[i])) return false;
+  }
+  return true;
+}
+std::string momentum_bytes(const ParamGroups& groups) {
+  torch::serialize::OutputArchive archive;
+  groups.save(archive);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+// Trains `epochs` epochs of 512 synthetic images at batch 64 with oneDNN,
+// each epoch at `choice`'s count, probing through it; returns the weights.
+std::vector<torch::Tensor> train_run(ThreadChoice& choice, int epochs) {
+  const DeviceDataset data(synthetic(512, 11), torch::kCPU, Normalization{});
+  Alone a("net", 3);
+  EpochOptions options;
+  options.batch_size = 64;
+  options.before_step = [&](int64_t step, int64_t images, const std::function<void()>& probe) {
+    choice.before_step(step, images, probe);
+  };
+  options.after_step = [&](int64_t) { choice.after_step(); };
+  EpochPosition at{1, epochs, 0, 0};
+  for (; at.epoch <= epochs; ++at.epoch) {
+    choice.restart_clock();
+    const CpuSettingsGuard cpu(choice.threads(), /*onednn=*/true);
+    const auto stats =
+        train_one_epoch(a.learner, data, data.plan_epoch(true, true, 5, at.epoch), options, at);
+    at.global_step += stats.steps;
+  }
+  return copies(a.model->parameters());
+}
+}  // namespace
+
+TEST_CASE("a thread probe leaves the model, gradients, buffers and momentum as they were",
+          "[thread_probe]") {
+  const DeviceDataset data(synthetic(16, 4), torch::kCPU, Normalization{});
+  Alone a("resnet18", 1);  // BatchNorm: running statistics that a forward pass updates
+  a.model->train();
+  const Batch batch = data.batch(data.plan_epoch(false, false, 0, 1), 0, 8);
+  RunningTotals totals(torch::kCPU);
+  auto step = make_eager_step(a.learner, {}, totals);
+  step->run(batch, 0);  // gradients and momentum exist
+  step->run(batch, 1);
+  const auto params = copies(a.model->parameters());
+  const auto grads = copies(grads_of(*a.model));
+  const auto buffers = copies(a.model->buffers());
+  const auto momentum = momentum_bytes(a.groups);
+  const auto random = at::detail::getDefaultCPUGenerator().get_state();
+  const auto loss_sum = totals.loss_sum.clone();
+
+  probe_step(*a.model, batch, {});
+
+  CHECK(same(copies(a.model->parameters()), params));
+  CHECK(same(copies(grads_of(*a.model)), grads));
+  CHECK(same(copies(a.model->buffers()), buffers));
+  CHECK(momentum_bytes(a.groups) == momentum);
+  CHECK(torch::equal(at::detail::getDefaultCPUGenerator().get_state(), random));
+  CHECK(torch::equal(totals.loss_sum, loss_sum));
+}
+
+TEST_CASE("a run that probes 1 and 2 threads ends with the weights of a run at its choice",
+          "[thread_probe]") {
+  // The control: without oneDNN's thread-count dependence this test could not fail.
+  CpuPlan fixed1{.threads = 1, .tune = false, .why = "test"};
+  CpuPlan fixed2{.threads = 2, .tune = false, .why = "test"};
+  ThreadChoice one(fixed1, false), two(fixed2, false);
+  const auto at_one = train_run(one, 2);
+  const auto at_two = train_run(two, 2);
+  REQUIRE_FALSE(same(at_one, at_two));
+
+  // A fake clock on which one thread is twice as fast: probes at 1 and 2 in
+  // every round (a re-check every 50 ms of fake training), 1 chosen each time.
+  Clock::time_point now{};
+  std::map<int, int> probes_at;
+  const auto clock = [&] {
+    now += std::chrono::milliseconds(torch::get_num_threads() == 1 ? 10 : 20);
+    return now;
+  };
+  const auto set_threads = [&](int n) {
+    torch::set_num_threads(n);
+    ++probes_at[n];
+  };
+  ThreadTuner tuner({1, 2}, {.trial_seconds = 0.03, .recheck_seconds = 0.05, .keep_factor = 0},
+                    set_threads, clock);
+  ThreadChoice tuned(CpuPlan{.threads = 2, .tune = true, .why = "test"}, std::move(tuner));
+  const auto weights = train_run(tuned, 2);
+  INFO("trials of 1: " << probes_at[1] << ", of 2: " << probes_at[2]);
+  CHECK(probes_at[2] >= 3);  // several rounds, each trying 2 threads too
+  CHECK(tuned.threads() == 1);
+  CHECK(tuned.changed_at() == -1);
+  CHECK(same(weights, at_one));
+}
+
+TEST_CASE("a re-check that moves to another count says from which step", "[thread_probe]") {
+  Clock::time_point now{};
+  std::map<int, double> ms{{1, 20.0}, {2, 10.0}};
+  int threads = 2;
+  ThreadTuner tuner(
+      {1, 2}, {}, [&](int n) { threads = n; }, [&] { return now; });
+  ThreadChoice choice(CpuPlan{.threads = 2, .tune = true, .why = "test"}, std::move(tuner));
+  const auto probe = [&] { now += std::chrono::milliseconds(static_cast<int>(ms[threads])); };
+  int64_t step = 0;
+  for (; step < 2000; ++step) {
+    if (step == 1000) ms = {{1, 20.0}, {2, 200.0}};  // a neighbour takes a core
+    choice.before_step(step, 256, probe);
+    probe();
+    choice.after_step();
+  }
+  CHECK(choice.threads() == 1);
+  CHECK(choice.changed_at() > 1000);
+  CHECK(choice.changed_at() < 1100);  // the next re-check, 15 s of training later
+  CHECK_THAT(choice.summary(),
+             Catch::Contains("2 threads until step " + std::to_string(choice.changed_at())));
+}
