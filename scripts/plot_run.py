@@ -3,12 +3,16 @@
 Reads RUN_DIR/metrics.csv (one row per epoch, written by cifar-train) and
 RUN_DIR/confusion.csv (the last evaluation's confusion matrix, rows = true
 class) and writes RUN_DIR/plots.png: loss and accuracy (train and test) and
-the learning rate against epochs, and the confusion matrix with class names,
-coloured by row share (recall) and annotated with counts.
+the learning rate against epochs, the running training loss against steps
+(from the TensorBoard event file, when the run had --tensorboard), and the
+confusion matrix with class names, coloured by row share (recall) and
+annotated with counts. The title names the run's settings from config.toml.
 """
 import csv
+import glob
 import os
 import sys
+import tomllib
 
 import matplotlib
 
@@ -47,15 +51,63 @@ def read_confusion(path):
 def plot_curves(ax, epochs, rows, key, label, percent=False):
     scale = 100 if percent else 1
     for split, style in (("train", "o-"), ("val", "^-"), ("test", "s-")):
-        values = [r.get(f"{split}_{key}") for r in rows]
-        if any(v is None for v in values):
-            continue  # no validation split in this run
-        ax.plot(epochs, [v * scale for v in values], style, label=split)
+        # Empty cells: no validation split, or an epoch --eval-every skipped.
+        points = [(e, r.get(f"{split}_{key}")) for e, r in zip(epochs, rows)]
+        points = [(e, v * scale) for e, v in points if v is not None]
+        if points:
+            ax.plot([e for e, _ in points], [v for _, v in points], style, label=split)
     ax.set_xlabel("epoch")
     ax.set_ylabel(label)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
     ax.legend()
+
+
+def read_settings(run):
+    """The settings that shape the run, as one title line, from config.toml ("" if absent)."""
+    path = os.path.join(run, "config.toml")
+    try:
+        with open(path, "rb") as f:
+            c = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""
+    keys = [("recipe", "recipe"), ("model", "model"), ("epochs", "epochs"),
+            ("batch-size", "batch"), ("lr", "lr"), ("schedule", "schedule"), ("amp", "amp"),
+            ("augment", "augment"), ("train-limit", "train-limit"), ("seed", "seed"),
+            ("device", "device")]
+    return ", ".join(f"{label} {c[key]}" for key, label in keys
+                     if key in c and not (key == "train-limit" and c[key] == 0))
+
+
+def read_running_loss(run):
+    """(steps, losses) of train/running_loss from the run's event files, or None."""
+    if not glob.glob(os.path.join(run, "events.out.tfevents.*")):
+        return None
+    try:
+        from tensorboard.backend.event_processing import event_accumulator as ea
+    except ImportError:
+        return None
+    acc = ea.EventAccumulator(run, size_guidance={ea.SCALARS: 0})
+    acc.Reload()
+    if "train/running_loss" not in acc.Tags().get("scalars", []):
+        return None
+    points = {e.step: e.value for e in acc.Scalars("train/running_loss")}  # a resume: last wins
+    steps = sorted(points)
+    return steps, [points[s] for s in steps]
+
+
+def plot_running_loss(ax, run):
+    series = read_running_loss(run)
+    ax.set_title("running training loss (mean over the epoch so far)")
+    if series is None:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no per-step loss: no TensorBoard event file (--no-tensorboard?)",
+                ha="center", va="center")
+        return
+    ax.plot(series[0], series[1], "-", color="tab:blue", linewidth=1)
+    ax.set_xlabel("step")
+    ax.set_ylabel("cross-entropy loss")
+    ax.grid(alpha=0.3)
 
 
 def plot_confusion(ax, fig, names, counts):
@@ -85,12 +137,16 @@ def main():
         fail(f"{metrics} has no epochs yet: plot again after the first epoch ends")
     epochs = [int(r["epoch"]) for r in rows]
 
-    fig, axes = plt.subplots(2, 2, figsize=(14, 11))
-    plot_curves(axes[0][0], epochs, rows, "loss", "cross-entropy loss")
-    axes[0][0].set_title("loss")
-    plot_curves(axes[0][1], epochs, rows, "accuracy", "accuracy (%)", percent=True)
-    axes[0][1].set_title("accuracy")
-    ax = axes[1][0]
+    fig = plt.figure(figsize=(20, 11))
+    grid = fig.add_gridspec(2, 3)
+    ax = fig.add_subplot(grid[0, 0])
+    plot_curves(ax, epochs, rows, "loss", "cross-entropy loss")
+    ax.set_title("loss")
+    ax = fig.add_subplot(grid[0, 1])
+    plot_curves(ax, epochs, rows, "accuracy", "accuracy (%)", percent=True)
+    ax.set_title("accuracy")
+    plot_running_loss(fig.add_subplot(grid[0, 2]), run)
+    ax = fig.add_subplot(grid[1, 0])
     ax.plot(epochs, [r["lr"] for r in rows], "o-", color="tab:green", label="learning rate")
     ax.set_title("learning rate (at the end of each epoch)")
     ax.set_xlabel("epoch")
@@ -101,7 +157,7 @@ def main():
     ax.legend()
 
     confusion = os.path.join(run, "confusion.csv")
-    ax = axes[1][1]
+    ax = fig.add_subplot(grid[1, 1:])
     if os.path.isfile(confusion):
         names, counts = read_confusion(confusion)
         plot_confusion(ax, fig, names, counts)
@@ -110,9 +166,12 @@ def main():
         ax.axis("off")
         ax.text(0.5, 0.5, "no confusion.csv in this run folder", ha="center", va="center")
 
-    last = rows[-1]
-    fig.suptitle(f"{os.path.basename(os.path.abspath(run))}: {len(rows)} epochs, "
-                 f"test accuracy {100 * last['test_accuracy']:.2f}%", fontsize=14)
+    tested = [r for r in rows if r.get("test_accuracy") is not None]
+    result = (f"test accuracy {100 * tested[-1]['test_accuracy']:.2f}% (epoch "
+              f"{int(tested[-1]['epoch'])})" if tested else "not evaluated yet")
+    settings = read_settings(run)
+    fig.suptitle(f"{os.path.basename(os.path.abspath(run))}: {len(rows)} epochs, {result}"
+                 + (f"\n{settings}" if settings else ""), fontsize=14)
     fig.tight_layout()
     out = os.path.join(run, "plots.png")
     fig.savefig(out, dpi=100)

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
       test.confusion[r * 10 + (r + 1) % 10] = 30 - 10 * epoch + r;
     }
     csv.write(m);
-    cifar::write_tensorboard_epoch(writer, m, test, names);
+    cifar::write_tensorboard_epoch(writer, m, &test, names);
     const auto acc = test.per_class_accuracy();
     manifest["per_class"][std::to_string(epoch)] = acc;
   }

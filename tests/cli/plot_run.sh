@@ -33,3 +33,23 @@ PY
 pass "plot-run drew run/plots.png"
 expect 2 'metrics.csv does not exist' -- "$SRC/scripts/plot-run" data
 expect 2 'usage' -- "$SRC/scripts/plot-run"
+
+# With --tensorboard and --eval-every 2: the per-step loss panel is drawn from
+# the event file, the settings go in the title, skipped epochs leave gaps.
+"$TRAIN" --data data --device cpu --epochs 3 --eval-every 2 --batch-size 50 --lr 0.01 \
+  --train-limit 1000 --tensorboard --run-dir board --checkpoint b.pt -q >/dev/null 2>board.err ||
+  { cat board.err; fail "training with --tensorboard failed"; }
+"$PY" - "$SRC/scripts" board <<'PY' || fail "plot-run's running-loss series or settings title is wrong"
+import sys
+sys.path.insert(0, sys.argv[1])
+import plot_run
+steps, losses = plot_run.read_running_loss(sys.argv[2])
+print(f"running loss: {len(steps)} points, steps {steps[0]}..{steps[-1]}")
+assert len(steps) >= 4 and steps == sorted(steps) and steps[-1] <= 60, steps
+title = plot_run.read_settings(sys.argv[2])
+print(f"title: {title}")
+assert "model net" in title and "batch 50" in title and "epochs 3" in title, title
+assert plot_run.read_running_loss("data") is None  # no event file: no series
+PY
+expect 0 'plots.png' -- "$SRC/scripts/plot-run" board
+pass "plot-run: per-step loss from the event file, settings in the title, --eval-every gaps"

@@ -59,3 +59,21 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 "$PY" check.py killed 1 || fail "the event file of a SIGKILLed run is not readable up to epoch 1"
 pass "a run killed with SIGKILL in epoch 2 leaves an event file the reader accepts, with epoch 1"
+
+# --eval-every 2 over 3 epochs: training scalars at every epoch, test scalars
+# only where the test set was evaluated (2 and 3), so the training curves have no gap.
+"$TRAIN" "${common[@]}" --epochs 3 --eval-every 2 --run-dir sparse --checkpoint sparse.pt \
+  >sparse.log 2>&1 || { tail sparse.log; fail "the --eval-every 2 run failed"; }
+"$PY" - sparse <<'PY' || fail "an --eval-every run's event file misses training scalars"
+import sys
+from tensorboard.backend.event_processing import event_accumulator as ea
+acc = ea.EventAccumulator(sys.argv[1], size_guidance={ea.SCALARS: 0})
+acc.Reload()
+steps = lambda tag: [e.step for e in acc.Scalars(tag)]
+for tag in ("epoch/train_loss", "epoch/train_accuracy", "epoch/lr", "epoch/seconds"):
+    assert steps(tag) == [1, 2, 3], (tag, steps(tag))
+for tag in ("epoch/test_accuracy", "epoch/test_loss", "epoch/val_accuracy", "epoch/eval_seconds"):
+    assert steps(tag) == [2, 3], (tag, steps(tag))
+print("train scalars at 1, 2, 3; test scalars at 2, 3")
+PY
+pass "--eval-every 2: training scalars every epoch, test scalars on evaluated epochs"

@@ -10,6 +10,8 @@
 // epoch/test_accuracy, epoch/lr, epoch/images_per_second, epoch/seconds,
 // epoch/eval_seconds, epoch/peak_gpu_memory_mib (GPU only),
 // test_class_accuracy/<class name>, and the image test/confusion_matrix.
+// An epoch that --eval-every skips (`test` null) gets the training scalars
+// only, so the training curves have no gaps.
 #pragma once
 
 #include <string>
@@ -21,6 +23,6 @@
 namespace cifar {
 
 void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
-                             const EvalResult& test, const std::vector<std::string>& class_names);
+                             const EvalResult* test, const std::vector<std::string>& class_names);
 
 }  // namespace cifar
