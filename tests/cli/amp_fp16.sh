@@ -20,6 +20,7 @@ logged=$(grep -c "inf/NaN gradients at loss scale [0-9]*: step skipped, scale no
 last=$(grep -Eo "step [0-9]+: inf/NaN" first.out | tail -1 | grep -Eo "[0-9]+")
 if [[ -z $last ]]; then tracker=20; else tracker=$((19 - last)); fi
 pass "$summary (growth tracker $tracker)"
+grep -q "warn.*--amp fp16 on the CPU: works, but" first.out || fail "no warning that CPU fp16 is slow"
 grep -Eq "epoch 1/1: train [0-9.]+ [0-9.]+% test [0-9.]+ [0-9.]+%" first.out ||
   { cat first.out >&2; fail "no test accuracy in the epoch line"; }
 

@@ -44,6 +44,11 @@ void warn_ignored(const TrainConfig& c, const std::string& model, const torch::D
         "--amp bf16 on the CPU: supported, but slower than float32 for the small net "
         "(use --amp off for speed)");
   }
+  if (device.is_cpu() && c.amp == AmpMode::kFp16) {
+    spdlog::warn(
+        "--amp fp16 on the CPU: works, but on CPUs without avx512_fp16 several times slower than "
+        "float32 (the net: about 7x); it is meant for GPUs without fast bf16 (T4, V100)");
+  }
   if (c.recipe != RecipeName::kAirbench94 && c.warmup_epochs > static_cast<double>(c.epochs)) {
     const double reached = c.schedule == Schedule::kOneCycle
                                ? c.lr
