@@ -1,6 +1,7 @@
 // Tests of weights files: names, strict application, metadata, formats,
 // export, import, and the normalisation flags.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cifar/core/errors.h"
 #include "cifar/formats/safetensors.h"
@@ -191,7 +192,18 @@ TEST_CASE("weights metadata: what it says, and malformed values named", "[weight
   CHECK_THROWS_WITH(parse_weights_metadata({{"mean", "[1, 2]"}, {"std", "[1, 1, 1]"}}, "m"),
                     Catch::Contains("metadata 'mean' is '[1, 2]'"));
   CHECK_THROWS_WITH(parse_weights_metadata({{"mean", "[0, 0, 0]"}, {"std", "[1, 0, 1]"}}, "m"),
-                    Catch::Contains("'std'") && Catch::Contains("> 0"));
+                    Catch::Contains("'std'") && Catch::Contains("in [0.001, 1]"));
+  // Values arithmetic cannot use (issue 22): overflow, 0-255 units, NaN.
+  CHECK_THROWS_WITH(
+      parse_weights_metadata({{"mean", "[1e308, 0, 0]"}, {"std", "[1, 1, 1]"}}, "m"),
+      Catch::Contains("metadata 'mean' is '[1e308, 0, 0]'") && Catch::Contains("in [0, 1]"));
+  CHECK_THROWS_WITH(parse_weights_metadata({{"mean", "[0, 0, 0]"}, {"std", "[63, 62, 66]"}}, "m"),
+                    Catch::Contains("0-255 units"));
+  CHECK_NOTHROW(parse_weights_metadata({{"mean", "[0, 1, 0.5]"}, {"std", "[1, 0.001, 0.2]"}}, "m"));
+  CHECK_THROWS_WITH(
+      parse_weights_metadata(
+          {{"classes", nlohmann::json(std::vector<std::string>(100001, "x")).dump()}}, "m"),
+      Catch::Contains("lists 100001 names, more than the 100000"));
   CHECK_THROWS_WITH(parse_weights_metadata({{"classes", "[1, 2]"}}, "m"),
                     Catch::Contains("'classes'"));
 }

@@ -44,7 +44,10 @@ torch::Tensor decode_png(std::span<const uint8_t> bytes, const std::string& sour
   check_pixels(image.width, image.height, max_pixels, source);
   image.format = PNG_FORMAT_RGB;
   auto hwc = torch::empty({image.height, image.width, 3}, torch::kUInt8);  // (H, W, 3)
-  if (!png_image_finish_read(&image, /*background=*/nullptr, hwc.data_ptr<uint8_t>(),
+  // Transparent pixels are composited onto white (README, cifar-predict): with
+  // no background libpng blends onto what the buffer held before.
+  const png_color white{.red = 255, .green = 255, .blue = 255};
+  if (!png_image_finish_read(&image, &white, hwc.data_ptr<uint8_t>(),
                              /*row_stride=*/0, /*colormap=*/nullptr) ||
       (image.warning_or_error & PNG_IMAGE_ERROR) != 0) {
     fail(source, fmt::format("the PNG data is damaged or truncated ({})", image.message));

@@ -12,6 +12,7 @@
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/checkpoint_bytes.h"
+#include "cifar/io/normalization_flags.h"  // channel_problem
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -148,6 +149,12 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
   }
   for (double s : info.normalization.std) {
     if (!(s > 0)) fail(source, "has a non-positive normalisation std");
+  }
+  for (const bool is_std : {false, true}) {
+    const auto& values = is_std ? info.normalization.std : info.normalization.mean;
+    if (const auto problem = channel_problem(values, is_std); !problem.empty()) {
+      fail(source, fmt::format("header field 'normalization': {}", problem));
+    }
   }
   return info;
 }

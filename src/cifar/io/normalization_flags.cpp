@@ -35,6 +35,18 @@ std::array<double, 3> parse_channels(const std::string& flag, const std::string&
   return {values[0], values[1], values[2]};
 }
 
+std::string channel_problem(const std::array<double, 3>& values, bool is_std) {
+  const double lo = is_std ? 0.001 : 0.0, hi = 1.0;
+  for (double v : values) {
+    if (!(v >= lo && v <= hi)) {  // NaN too
+      return fmt::format("every {} must be in [{}, 1] (of pixels scaled to 0-1{}), not {}",
+                         is_std ? "std" : "mean", lo,
+                         v > 1 ? "; divide values in 0-255 units by 255" : "", v);
+    }
+  }
+  return {};
+}
+
 std::optional<Normalization> normalization_from_flags(const std::string& mean,
                                                       const std::string& std) {
   if (mean.empty() && std.empty()) return std::nullopt;
@@ -46,6 +58,10 @@ std::optional<Normalization> normalization_from_flags(const std::string& mean,
   for (double s : n.std) {
     if (s <= 0) throw UsageError(fmt::format("--std values must be > 0, got '{}'", std));
   }
+  if (const auto p = channel_problem(n.mean, false); !p.empty())
+    throw UsageError(fmt::format("--mean '{}': {}", mean, p));
+  if (const auto p = channel_problem(n.std, true); !p.empty())
+    throw UsageError(fmt::format("--std '{}': {}", std, p));
   return n;
 }
 

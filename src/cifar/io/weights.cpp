@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "cifar/core/errors.h"
@@ -33,10 +35,32 @@ pickle::Limits torch_file_limits(const std::string& model_name, ResNetStem stem)
                              model_name, values)};
 }
 
-}  // namespace
+bool is_checkpoint(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof(kCheckpointMagic)] = {};
+  return in.read(magic, sizeof(magic)) && std::memcmp(magic, kCheckpointMagic, sizeof(magic)) == 0;
+}
 
-ImportedWeights import_weights(const fs::path& path, const WeightsOptions& options) {
+// The tensors and what the file says of them: a weights file's metadata, or a
+// checkpoint's header.
+struct FileContents {
+  TensorMap tensors;
+  WeightsMetadata meta;
+  const char* says = "the file's metadata";
+  const char* classes_field = "metadata 'classes'";
+};
+FileContents read_contents(const fs::path& path, const WeightsOptions& options) {
   const std::string source = path.string();
+  if (is_checkpoint(path)) {
+    LoadedCheckpoint c = load_checkpoint(path);
+    return {.tensors = model_state_dict(*c.model),
+            .meta = {.model = c.info.model,
+                     .stem = parse_stem(c.info.stem),
+                     .normalization = c.info.normalization,
+                     .class_names = c.info.class_names},
+            .says = "the checkpoint's header",
+            .classes_field = "header field 'class_names'"};
+  }
   pickle::Limits limits;
   if (weights_format(path) == WeightsFormat::kTorch) {  // no metadata: the model is given
     if (!options.model) throw no_model(source);
@@ -44,8 +68,37 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
     limits = torch_file_limits(*options.model,
                                options.stem ? parse_stem(*options.stem) : ResNetStem::kCifar);
   }
-  const WeightsFile file = read_weights(path, limits);
-  const WeightsMetadata meta = parse_weights_metadata(file.metadata, source);
+  WeightsFile file = read_weights(path, limits);
+  return {.tensors = std::move(file.tensors),
+          .meta = parse_weights_metadata(file.metadata, source)};
+}
+
+// When the file's tensors do not fit the model built for its class list:
+// throws naming the list if the output layer is what differs. The output
+// layer's tensors are those that change with the class count.
+void check_class_list(const TensorMap& tensors, const ImportedWeights& out,
+                      const std::string& source) {
+  const auto n = static_cast<int64_t>(out.class_names.size());
+  const auto options = ModelOptions(out.model_name).stem(out.stem);
+  const TensorMap a = model_state_dict(*make_model(ModelOptions(options).num_classes(n)));
+  const TensorMap b = model_state_dict(*make_model(ModelOptions(options).num_classes(n + 1)));
+  for (const auto& [name, t] : a) {
+    const auto it = tensors.find(name);
+    if (t.sizes() == b.at(name).sizes() || it == tensors.end() || it->second.dim() == 0) continue;
+    if (it->second.size(0) != n) {
+      throw std::runtime_error(fmt::format(
+          "weights file {}: metadata 'classes' lists {} names, but the model in it has {} outputs "
+          "({} is [{}]); the list must name every output, in order",
+          source, n, it->second.size(0), name, fmt::join(it->second.sizes(), ", ")));
+    }
+  }
+}
+
+}  // namespace
+
+ImportedWeights import_weights(const fs::path& path, const WeightsOptions& options) {
+  const std::string source = path.string();
+  const auto [tensors, meta, says, classes_field] = read_contents(path, options);
   ImportedWeights out;
   if (options.model) {
     out.model_name = *options.model;
@@ -62,18 +115,35 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
     out.normalization_note = "as given on the command line";
   } else if (meta.normalization) {
     out.normalization = *meta.normalization;
-    out.normalization_note = "from the file's metadata";
+    out.normalization_note = fmt::format("from {}", says);
   } else {
     out.normalization_note = "the training default (the file does not say)";
   }
-  for (double s : out.normalization.std) {
-    if (!(s > 0))
-      throw std::runtime_error(fmt::format("weights file {}: a std is not positive", source));
+  for (const bool is_std : {false, true}) {  // metadata and headers are checked when read
+    const auto& values = is_std ? out.normalization.std : out.normalization.mean;
+    if (const auto problem = channel_problem(values, is_std); !problem.empty()) {
+      throw UsageError(
+          fmt::format("--{} {}: {}", is_std ? "std" : "mean", fmt::join(values, ","), problem));
+    }
+  }
+  if (const auto n = static_cast<int64_t>(out.class_names.size());
+      options.num_classes && n != *options.num_classes) {
+    throw std::runtime_error(fmt::format(
+        "weights file {}: {} lists {} names{}, but CIFAR-10 has {} classes: a {}-class model can "
+        "predict, not be evaluated or trained on CIFAR-10",
+        source, classes_field, n,
+        n <= 12 ? fmt::format(" ({})", fmt::join(out.class_names, ", ")) : std::string(),
+        *options.num_classes, n));
   }
   out.model = make_model(ModelOptions(out.model_name)
                              .num_classes(static_cast<int64_t>(out.class_names.size()))
                              .stem(out.stem));
-  apply_weights(*out.model, file.tensors, out.model_name, source);
+  try {
+    apply_weights(*out.model, tensors, out.model_name, source);
+  } catch (const std::runtime_error&) {
+    if (meta.class_names) check_class_list(tensors, out, source);
+    throw;
+  }
   out.model->eval();
   return out;
 }

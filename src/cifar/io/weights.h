@@ -38,6 +38,9 @@ struct WeightsOptions {
   std::optional<std::string> model;  // "net", "resnet18", ... (checked)
   std::optional<std::string> stem;   // "cifar" or "imagenet" (checked)
   std::optional<Normalization> normalization;
+  // The outputs the caller needs (CIFAR-10's 10 to evaluate or train on);
+  // unset: any the file says (cifar-predict, cifar-export).
+  std::optional<int64_t> num_classes;
 };
 
 // A model built from a weights file, and what the file (or the options) said
@@ -54,7 +57,9 @@ struct ImportedWeights {
 // Reads `path`, builds the model and fills it (strict). UsageError for an
 // unknown extension or model, or a file that does not say its model when
 // options.model is unset; std::runtime_error, naming the file, for malformed
-// metadata or tensors that do not fit.
+// metadata or tensors that do not fit, a class list that does not fit the
+// model's outputs or options.num_classes. One of this tool's checkpoints is
+// read as weights too (its header says the model, normalisation, classes).
 ImportedWeights import_weights(const std::filesystem::path& path, const WeightsOptions& options);
 
 // The description code written for checkpoints takes (evaluation,

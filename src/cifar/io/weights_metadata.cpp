@@ -10,6 +10,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/version.h"
+#include "cifar/io/normalization_flags.h"  // channel_problem
 
 namespace cifar {
 using nlohmann::json;
@@ -30,7 +31,12 @@ std::array<double, 3> parse_triple(const std::string& text, const std::string& k
         fmt::format("weights file {}: metadata '{}' is '{}', not a JSON array of 3 numbers", source,
                     key, text));
   }
-  return {j[0].get<double>(), j[1].get<double>(), j[2].get<double>()};
+  const std::array<double, 3> values{j[0].get<double>(), j[1].get<double>(), j[2].get<double>()};
+  if (const auto problem = channel_problem(values, key == "std"); !problem.empty()) {
+    throw std::runtime_error(
+        fmt::format("weights file {}: metadata '{}' is '{}': {}", source, key, text, problem));
+  }
+  return values;
 }
 
 }  // namespace
@@ -66,6 +72,12 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
           fmt::format("weights file {}: metadata 'classes' is not a JSON array of names", source));
     }
     out.class_names = j.get<std::vector<std::string>>();
+    if (out.class_names->size() > kMaxClasses) {
+      throw std::runtime_error(fmt::format(
+          "weights file {}: metadata 'classes' lists {} names, more than the {} a model here can "
+          "have",
+          source, out.class_names->size(), kMaxClasses));
+    }
   }
   return out;
 }

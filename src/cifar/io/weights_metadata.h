@@ -17,6 +17,9 @@
 
 namespace cifar {
 
+// The most class names a weights file may list (as a checkpoint header).
+inline constexpr size_t kMaxClasses = 100000;
+
 // What the metadata says; unset where it says nothing.
 struct WeightsMetadata {
   std::optional<std::string> model;  // not checked against the known models here
@@ -28,7 +31,8 @@ struct WeightsMetadata {
 // Reads the keys above from a weights file's metadata. Throws
 // std::runtime_error naming `source`, the key and the value when a value is
 // malformed (a stem that is not cifar or imagenet, a mean that is not three
-// numbers, a std that is not positive, classes that are not a list of names).
+// numbers or outside the range channel_problem allows, classes that are not a
+// list of names or more than kMaxClasses of them).
 WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::string& source);
 
 // The metadata cifar-train writes for the model `info` describes.

@@ -54,6 +54,37 @@ std::string name_list(const std::vector<std::string>& names) {
                      names.size());
 }
 
+// Refuses values no trained model has: a floating-point parameter or buffer
+// given as integers or booleans, or holding NaN or infinity (every output
+// would be NaN). Names every such tensor.
+void check_values(const TensorMap& target, const TensorMap& tensors, const std::string& source) {
+  std::vector<std::string> not_float, not_finite;
+  for (const auto& [name, t] : target) {
+    if (!t.is_floating_point()) continue;  // num_batches_tracked
+    const torch::Tensor& given = tensors.at(name);
+    if (!given.is_floating_point()) {
+      not_float.push_back(  // Python's name: int64, bool, ...
+          fmt::format("{} ({})", name, c10::getDtypeNames(given.scalar_type()).first));
+    } else if (const int64_t bad = given.numel() - torch::isfinite(given).sum().item<int64_t>();
+               bad > 0) {
+      not_finite.push_back(fmt::format("{} ({} of {})", name, bad, given.numel()));
+    }
+  }
+  if (!not_float.empty()) {
+    throw std::runtime_error(fmt::format(
+        "weights file {}: tensors that must be floating point are not: {}; a model's weights are "
+        "float32 (or float16, bfloat16, float64): the file is damaged or not a model's weights",
+        source, name_list(not_float)));
+  }
+  if (!not_finite.empty()) {
+    throw std::runtime_error(fmt::format(
+        "weights file {}: tensors hold NaN or infinite values: {}; every prediction would be NaN: "
+        "the training that wrote the file diverged, or the file is damaged; use an earlier "
+        "checkpoint or weights file",
+        source, name_list(not_finite)));
+  }
+}
+
 }  // namespace
 
 TensorMap model_state_dict(ClassifierImpl& model) {
@@ -89,6 +120,7 @@ void apply_weights(ClassifierImpl& model, const TensorMap& file_tensors,
         "weights file {} does not fit a {} model: {}{}", source, model_name, fmt::join(parts, "; "),
         mismatch_hint(tensors, missing.size() == target.size(), model_name)));
   }
+  check_values(target, tensors, source);
   torch::NoGradGuard no_grad;
   for (auto& [name, t] : target) t.copy_(tensors.at(name));
 }

@@ -22,7 +22,9 @@ TensorMap model_state_dict(ClassifierImpl& model);
 // `source` and listing every missing, unexpected and wrongly shaped tensor; a
 // torchvision ImageNet ResNet-18 (7x7 stem, 1000 classes) is named as such.
 // A "module." or "_orig_mod." prefix on every name (DataParallel,
-// torch.compile) is removed first.
+// torch.compile) is removed first. A tensor the model holds in floating point
+// must be floating point in the file too, and finite (no NaN or infinity):
+// std::runtime_error naming the file and every tensor that is not.
 void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::string& model_name,
                    const std::string& source);
 

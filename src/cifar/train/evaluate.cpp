@@ -148,7 +148,8 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
 namespace {
 // A checkpoint, or weights from elsewhere dressed as one (no optimizer state).
 LoadedCheckpoint load_model_file(const EvalConfig& config) {
-  return load_model_input(config);  // model_input.h: checks the Model options, logs the file
+  // model_input.h: checks the Model options, logs the file; CIFAR-10's classes
+  return load_model_input(config, kNumClasses);
 }
 
 // "level 2, the checkpoint's": the level, and where it came from.

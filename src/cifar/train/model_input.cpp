@@ -46,7 +46,7 @@ std::optional<Normalization> normalization(const ModelInput& input) {
   return Normalization{*input.mean, *input.std};
 }
 
-LoadedCheckpoint load_model_input(const ModelInput& input) {
+LoadedCheckpoint load_model_input(const ModelInput& input, std::optional<int64_t> num_classes) {
   validate(input);
   if (!input.checkpoint.empty()) {
     LoadedCheckpoint checkpoint = load_checkpoint(input.checkpoint);
@@ -59,6 +59,7 @@ LoadedCheckpoint load_model_input(const ModelInput& input) {
   options.model = input.model;
   if (input.stem) options.stem = *input.stem == ResNetStem::kImageNet ? "imagenet" : "cifar";
   options.normalization = normalization(input);
+  options.num_classes = num_classes;
   ImportedWeights weights = import_weights(input.weights, options);
   const Normalization& n = weights.normalization;
   spdlog::info("weights: {} ({}); normalisation: mean [{}] std [{}], {}", input.weights,

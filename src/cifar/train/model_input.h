@@ -41,6 +41,8 @@ std::optional<Normalization> normalization(const ModelInput& input);
 // Checks it (validate), then loads the model on the CPU: the checkpoint, or
 // the weights dressed as a checkpoint (no optimiser state); logs which file,
 // which model and, for weights, the normalisation and where it came from.
-LoadedCheckpoint load_model_input(const ModelInput& input);
+// num_classes: the outputs the caller needs (WeightsOptions::num_classes).
+LoadedCheckpoint load_model_input(const ModelInput& input,
+                                  std::optional<int64_t> num_classes = std::nullopt);
 
 }  // namespace cifar

@@ -21,6 +21,7 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
     WeightsOptions options;
     if (!config.model.empty()) options.model = config.model;
     options.stem = to_string(config.stem);
+    options.num_classes = kNumClasses;  // trained on CIFAR-10
     ImportedWeights w = import_weights(config.init_weights, options);
     spdlog::info("init weights: {} ({}); {}", config.init_weights, w.model_name,
                  w.normalization_note);
