@@ -2,13 +2,16 @@
 # fuzz.sh: build the libFuzzer targets with clang (ASan + UBSan) and run each
 # for a bounded time, printing how many inputs it tried and what it found.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET [PARALLEL]]   (defaults 60, 1)
+#
+# PARALLEL targets run at once (each libFuzzer process uses one core).
 #
 # Corpora persist in build/fuzz/corpus/<target>; a crash leaves its input in
 # build/fuzz/artifacts/ and makes this script exit non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+parallel=${2:-1}
 bash scripts/setup.sh >/dev/null
 cmake --preset fuzz >/dev/null
 targets=(fuzz_cifar_reader fuzz_checkpoint_header fuzz_safetensors_header fuzz_unpickle)
@@ -69,16 +72,23 @@ seeds = {
 for name, body in seeds.items():
     open(f"{sys.argv[1]}/{name}", "wb").write(b"\x80\x02" + body + b".")
 PY
-for t in "${targets[@]}"; do
-  corpus=build/fuzz/corpus/$t
+fuzz_one() {  # target: runs it, then prints its figures (a crash: non-zero)
+  local t=$1 corpus=build/fuzz/corpus/$1 found=0
   mkdir -p "$corpus"
-  echo "== $t for ${seconds}s"
-  if ! ASAN_OPTIONS=detect_leaks=0 build/fuzz/fuzz/$t "$corpus" -max_total_time="$seconds" \
-       -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 >build/fuzz/$t.log 2>&1; then
-    status=1
-    echo "$t FOUND A PROBLEM; see build/fuzz/$t.log and build/fuzz/artifacts/"
-  fi
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY" build/fuzz/$t.log || true
-  echo "corpus: $(ls "$corpus" | wc -l) inputs"
+  ASAN_OPTIONS=detect_leaks=0 build/fuzz/fuzz/$t "$corpus" -max_total_time="$seconds" \
+    -artifact_prefix=build/fuzz/artifacts/ -print_final_stats=1 >build/fuzz/$t.log 2>&1 || found=1
+  {
+    echo "== $t for ${seconds}s"
+    [[ $found -eq 0 ]] || echo "$t FOUND A PROBLEM; see build/fuzz/$t.log and build/fuzz/artifacts/"
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY" build/fuzz/$t.log || true
+    echo "corpus: $(ls "$corpus" | wc -l) inputs"
+  } >build/fuzz/$t.summary
+  return $found
+}
+for t in "${targets[@]}"; do
+  while (( $(jobs -rp | wc -l) >= parallel )); do wait -n || status=1; done
+  fuzz_one "$t" &
 done
+while (( $(jobs -rp | wc -l) > 0 )); do wait -n || status=1; done
+for t in "${targets[@]}"; do cat "build/fuzz/$t.summary"; done
 exit $status

@@ -29,7 +29,7 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 # --- Debian packages --------------------------------------------------------
 packages=(g++ cmake ninja-build pkg-config libcli11-dev libspdlog-dev catch2 nlohmann-json3-dev
           libssl-dev clang libclang-rt-dev python3 python3-venv libpng-dev libjpeg62-turbo-dev tmux
-          libgloo-dev clang-tidy libtomlplusplus-dev)
+          libgloo-dev clang-tidy libtomlplusplus-dev libomp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
