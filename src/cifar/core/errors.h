@@ -36,4 +36,10 @@ inline std::string first_line(const std::string& message) {
   return end == std::string::npos ? message : message.substr(0, end);
 }
 
+// A message without its final period(s), to be followed by ": hint".
+inline std::string without_final_period(std::string text) {
+  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
 }  // namespace cifar

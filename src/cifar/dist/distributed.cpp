@@ -1,5 +1,6 @@
-// distributed.cpp: the launcher's environment, the c10d store and process
-// group, the collectives, and the one-line message when a peer fails.
+// distributed.cpp: the c10d store and process group, the collectives, and
+// the one-line message when a peer fails (the launcher's environment is read
+// in dist_env.cpp).
 #include "cifar/dist/distributed.h"
 
 #include <c10/util/Logging.h>
@@ -10,7 +11,6 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -20,128 +20,16 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/dist/nccl_backend.h"
+#include "cifar/dist/transport_guards.h"
 
 namespace cifar {
 namespace {
-
-using Vars = std::map<std::string, std::string>;
-
-std::optional<std::string> lookup(const Vars& vars, const std::string& name) {
-  const auto it = vars.find(name);
-  if (it == vars.end()) return std::nullopt;
-  return it->second;
-}
-
-int parse_int(const Vars& vars, const std::string& name, int lo, int hi, int fallback) {
-  const auto text = lookup(vars, name);
-  if (!text) return fallback;
-  int value = 0;
-  const char* end = text->data() + text->size();
-  const auto [ptr, ec] = std::from_chars(text->data(), end, value);
-  if (ec != std::errc() || ptr != end || value < lo || value > hi) {
-    throw UsageError(fmt::format("environment variable {}=\"{}\" is not an integer in {}..{}", name,
-                                 *text, lo, hi));
-  }
-  return value;
-}
-
-std::string require(const Vars& vars, const std::string& name, int world_size) {
-  auto text = lookup(vars, name);
-  if (!text || text->empty()) {
-    throw UsageError(fmt::format(
-        "WORLD_SIZE={} but {} is not set: start the processes with torchrun, or set RANK, "
-        "MASTER_ADDR and MASTER_PORT for each (see the README, 'Several processes')",
-        world_size, name));
-  }
-  return *text;
-}
-
-std::string without_final_period(std::string text) {
-  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
-// While alive, c10d logs nothing below fatal: on a dead peer its store calls log
-// each failure with a C++ stack trace before throwing, and we already turn
-// the exception into one line. Restores c10's log level when it goes.
-class QuietC10dLogs {
- public:
-  QuietC10dLogs() : saved_(FLAGS_caffe2_log_level) {
-    FLAGS_caffe2_log_level = std::max(saved_, 3);  // 3: fatal only
-  }
-  ~QuietC10dLogs() { FLAGS_caffe2_log_level = saved_; }
-  QuietC10dLogs(const QuietC10dLogs&) = delete;
-  QuietC10dLogs& operator=(const QuietC10dLogs&) = delete;
-
- private:
-  int saved_;
-};
-
-// While a process group lives, an exception that escapes one of the
-// transport's own threads (gloo's event loop throws gloo::EnforceNotMet when
-// what arrives does not fit the collective it expected) is one error line and
-// exit status 1 instead of "terminate called after throwing ..." and an abort.
-// Anything else that calls std::terminate still aborts. The previous handler
-// is put back when the group goes.
-class TransportThreadErrors {
- public:
-  TransportThreadErrors() : previous_(std::set_terminate(&exit_with_message)) {}
-  ~TransportThreadErrors() { std::set_terminate(previous_); }
-  TransportThreadErrors(const TransportThreadErrors&) = delete;
-  TransportThreadErrors& operator=(const TransportThreadErrors&) = delete;
-
- private:
-  [[noreturn]] static void exit_with_message() {
-    const std::exception_ptr error = std::current_exception();
-    if (!error) std::abort();  // not an exception: a bug elsewhere, keep the core dump
-    std::string what = "an exception that is not a std::exception";
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      what = first_line(e.what());
-    } catch (...) {
-    }
-    spdlog::error(
-        "distributed transport failed on one of its own threads ({}): the processes' exchanges "
-        "did not match (started with different settings or data, which cifar-train checks at "
-        "start, or a bug: please report it with the command lines)",
-        without_final_period(what));
-    spdlog::default_logger()->flush();
-    std::fflush(stderr);
-    std::_Exit(1);
-  }
-
-  std::terminate_handler previous_;
-};
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
 
 }  // namespace
-
-DistEnv parse_dist_env(const Vars& vars) {
-  DistEnv env;
-  env.world_size = parse_int(vars, "WORLD_SIZE", 1, 1 << 20, 1);
-  if (env.world_size == 1) return env;
-  (void)require(vars, "RANK", env.world_size);
-  env.rank = parse_int(vars, "RANK", 0, env.world_size - 1, 0);
-  env.local_rank = parse_int(vars, "LOCAL_RANK", 0, 1 << 20, env.rank);
-  env.local_world_size = parse_int(vars, "LOCAL_WORLD_SIZE", 1, env.world_size, env.world_size);
-  env.master_addr = require(vars, "MASTER_ADDR", env.world_size);
-  (void)require(vars, "MASTER_PORT", env.world_size);
-  env.master_port = parse_int(vars, "MASTER_PORT", 1, 65535, 0);
-  env.restart_count = parse_int(vars, "TORCHELASTIC_RESTART_COUNT", 0, 1 << 20, 0);
-  if (const auto agent = lookup(vars, "TORCHELASTIC_USE_AGENT_STORE")) {
-    if (*agent == "True" || *agent == "true" || *agent == "1") {
-      env.use_agent_store = true;
-    } else if (!(*agent == "False" || *agent == "false" || *agent == "0" || agent->empty())) {
-      throw UsageError(fmt::format(
-          "environment variable TORCHELASTIC_USE_AGENT_STORE=\"{}\" is not True or False", *agent));
-    }
-  }
-  return env;
-}
 
 // --- PendingCollective -------------------------------------------------------------
 
