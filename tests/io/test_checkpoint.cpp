@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <fstream>
+#include <limits>
 
 #include "cifar/core/errors.h"
 #include "cifar/formats/checksum.h"
@@ -83,6 +84,19 @@ TEST_CASE("resnet18 checkpoints keep BatchNorm buffers", "[checkpoint]") {
                      loaded.model->named_buffers()["bn1.running_mean"]));
   Sgd sgd(loaded.model->parameters(), SgdOptions(0.1));
   CHECK_THROWS_WITH(load_optimizer_state(loaded, sgd), Catch::Contains("no optimizer state"));
+}
+
+TEST_CASE("a checkpoint whose weights hold NaN is refused, naming the tensor", "[checkpoint]") {
+  TempDir dir;
+  auto model = make_model(ModelOptions("net"));
+  {
+    torch::NoGradGuard no_grad;
+    model->named_parameters()["fc3.bias"][4] = std::numeric_limits<float>::quiet_NaN();
+  }
+  save_checkpoint(dir.path() / "nan.pt", sample_info(), *model, nullptr);
+  CHECK_THROWS_WITH(load_checkpoint(dir.path() / "nan.pt"),
+                    Catch::Contains("nan.pt") && Catch::Contains("fc3.bias (1 of 10)") &&
+                        Catch::Contains("NaN or infinite"));
 }
 
 TEST_CASE("bad checkpoints are refused with a reason", "[checkpoint]") {

@@ -9,6 +9,7 @@
 #include "cifar/core/stateful.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint_bytes.h"
+#include "cifar/model/state_dict.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -99,6 +100,7 @@ LoadedCheckpoint load_checkpoint(const fs::path& path) {
     fail(source,
          fmt::format("its weights do not fit a {} model ({})", c.info.model, first_line(e.what())));
   }
+  check_weight_values(*c.model, source);  // NaN/inf in a re-sealed checkpoint, named
   return c;
 }
 

@@ -87,6 +87,11 @@ void check_values(const TensorMap& target, const TensorMap& tensors, const std::
 
 }  // namespace
 
+void check_weight_values(ClassifierImpl& model, const std::string& source) {
+  const TensorMap tensors = model_state_dict(model);
+  check_values(tensors, tensors, source);
+}
+
 TensorMap model_state_dict(ClassifierImpl& model) {
   TensorMap out;
   for (const auto& p : model.named_parameters(/*recurse=*/true)) out[p.key()] = p.value();

@@ -28,4 +28,9 @@ TensorMap model_state_dict(ClassifierImpl& model);
 void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::string& model_name,
                    const std::string& source);
 
+// The same value check for a model already filled (a checkpoint's): every
+// floating-point tensor finite, else std::runtime_error naming `source` and
+// the tensors.
+void check_weight_values(ClassifierImpl& model, const std::string& source);
+
 }  // namespace cifar
