@@ -51,6 +51,10 @@ refused() {
 
 pair lr "--lr 0.001 --checkpoint lr.pt" "--lr 0.2 --checkpoint lr.pt"
 refused lr "error: the 2 processes were not started alike: rank 1's --lr is 0.2, rank 0's is 0.001\."
+for r in 0 1; do  # torchrun interleaves the processes' lines: each names its rank
+  grep -q "] rank $r error: the 2 processes" "lr.$r" || { cat "lr.$r"; fail "rank $r's error line does not name its rank"; }
+done
+pass "each process's error line names its rank"
 
 pair limit "--train-limit 512 --checkpoint limit.pt" "--train-limit 1024 --checkpoint limit.pt"
 refused limit "rank 1's --train-limit is 1024, rank 0's is 512; rank 1's training data is 1024 images, CRC-32C [0-9a-f]{8} of the images, [0-9a-f]{8} of the labels, rank 0's is 512 images"

@@ -47,6 +47,11 @@ DistEnv dist_env_from_environment() {
   return parse_dist_env(vars);
 }
 
+void label_logs_with_rank(const DistEnv& env) {
+  if (env.world_size == 1) return;
+  spdlog::set_pattern(fmt::format("[%H:%M:%S] rank {} %^%l%$: %v", env.rank));
+}
+
 int64_t omp_num_threads_from_env() {
   const char* value = std::getenv("OMP_NUM_THREADS");
   if (value == nullptr) return 0;

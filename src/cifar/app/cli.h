@@ -38,6 +38,9 @@ void resolve_data_env(const CLI::App& app, std::string& data_dir);
 
 // The launcher's variables (torchrun's RANK, WORLD_SIZE, ...), parsed.
 DistEnv dist_env_from_environment();
+// With several processes, each log line names its rank ("[12:00:01] rank 1
+// error: ..."): torchrun interleaves the processes' output.
+void label_logs_with_rank(const DistEnv& env);
 
 // $OMP_NUM_THREADS as a positive number, else 0.
 int64_t omp_num_threads_from_env();
