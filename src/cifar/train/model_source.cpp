@@ -13,7 +13,8 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
     ModelSource source{.model_name = resumed->info.model,
                        .stem = parse_stem(resumed->info.stem),
                        .normalization = resumed->info.normalization,
-                       .model = resumed->model};
+                       .model = resumed->model,
+                       .resumed = std::nullopt};
     source.resumed = std::move(resumed);
     return source;
   }
@@ -28,12 +29,14 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
     return {.model_name = w.model_name,
             .stem = w.stem,
             .normalization = w.normalization,
-            .model = w.model};
+            .model = w.model,
+            .resumed = std::nullopt};
   }
   return {.model_name = config.model.empty() ? default_network : config.model,
           .stem = config.stem,
           .normalization = Normalization{},
-          .model = nullptr};
+          .model = nullptr,
+          .resumed = std::nullopt};
 }
 
 Classifier build_fresh(const ModelSource& source) {
