@@ -62,15 +62,9 @@ GeneratorStateGuard::~GeneratorStateGuard() {
   generator.set_state(old_state_);
 }
 
-SeedGuard::SeedGuard(uint64_t seed) : old_state_(at::detail::getDefaultCPUGenerator().get_state()) {
-  // torch::manual_seed takes the generator's lock itself.
+SeedGuard::SeedGuard(uint64_t seed) {
+  // keep_ already holds the old state; torch::manual_seed takes the generator's lock itself.
   torch::manual_seed(seed);
-}
-
-SeedGuard::~SeedGuard() {
-  at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle to the same one
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(old_state_);
 }
 
 }  // namespace cifar

@@ -76,12 +76,9 @@ class GeneratorStateGuard {
 class SeedGuard {
  public:
   explicit SeedGuard(uint64_t seed);
-  ~SeedGuard();
-  SeedGuard(const SeedGuard&) = delete;
-  SeedGuard& operator=(const SeedGuard&) = delete;
 
  private:
-  torch::Tensor old_state_;
+  GeneratorStateGuard keep_;  // saved before seeding, put back when the guard goes
 };
 
 }  // namespace cifar
