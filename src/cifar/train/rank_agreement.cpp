@@ -7,8 +7,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/formats/crc32c.h"
-#include "cifar/formats/toml_text.h"
-#include "cifar/train/config.h"
+#include "cifar/train/settings_check.h"
 
 namespace cifar {
 namespace {
@@ -28,12 +27,8 @@ std::string data_digest(const DeviceDataset& data) {
 
 RunFingerprint run_fingerprint(const RunPlan& plan) {
   RunFingerprint out;
-  const std::vector<std::pair<std::string, SettingRole>> roles = train_setting_roles();
-  for (const TomlEntry& e : read_flat_toml(plan.config_toml)) {
-    for (const auto& [key, role] : roles) {
-      if (key == e.key && role != SettingRole::kLocal) out.emplace_back("--" + key, e.value);
-    }
-  }
+  for (const RunSetting& s : run_settings(plan.config_toml))
+    out.emplace_back("--" + s.key, s.value);
   out.emplace_back("training data", data_digest(plan.train));
   out.emplace_back("validation data", plan.val ? data_digest(*plan.val) : "none");
   out.emplace_back("test data", data_digest(plan.test));

@@ -41,17 +41,26 @@ std::string as_before(const std::vector<SettingChange>& changes) {
 
 }  // namespace
 
-std::vector<SettingChange> changed_settings(std::string_view before_toml,
-                                            std::string_view after_toml) {
-  const auto before = values_of(before_toml);
-  const auto after = values_of(after_toml);
-  std::vector<SettingChange> changes;
+std::vector<RunSetting> run_settings(std::string_view toml) {
+  const auto values = values_of(toml);
+  std::vector<RunSetting> out;
   for (const auto& [key, role] : train_setting_roles()) {
     if (role == SettingRole::kLocal) continue;
-    const auto b = before.find(key);
-    const auto a = after.find(key);
-    if (b == before.end() || a == after.end() || b->second == a->second) continue;
-    changes.push_back({.key = key, .before = b->second, .after = a->second, .role = role});
+    if (const auto it = values.find(key); it != values.end()) {
+      out.push_back({.key = key, .value = it->second, .role = role});
+    }
+  }
+  return out;
+}
+
+std::vector<SettingChange> changed_settings(std::string_view before_toml,
+                                            std::string_view after_toml) {
+  const auto after = values_of(after_toml);
+  std::vector<SettingChange> changes;
+  for (const RunSetting& b : run_settings(before_toml)) {
+    const auto a = after.find(b.key);
+    if (a == after.end() || a->second == b.value) continue;
+    changes.push_back({.key = b.key, .before = b.value, .after = a->second, .role = b.role});
   }
   return changes;
 }

@@ -24,6 +24,17 @@ struct SettingChange {
   SettingRole role = SettingRole::kShapes;
 };
 
+struct RunSetting {
+  std::string key;  // the long option name, without "--"
+  std::string value;
+  SettingRole role = SettingRole::kShapes;
+};
+
+// The settings of a config.toml text that shape the run (every role but
+// kLocal), in table order; keys the text lacks are left out. What --resume
+// compares with the checkpoint's, and processes compare with each other.
+std::vector<RunSetting> run_settings(std::string_view toml);
+
 // The keys of cifar-train's table whose values differ, in table order. kLocal
 // keys, and keys that either text lacks (a checkpoint of an older version),
 // are left out. UsageError when a text is not flat TOML.
