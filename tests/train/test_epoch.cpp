@@ -6,28 +6,14 @@
 
 #include "cifar/train/epoch.h"
 #include "cifar/train/evaluate.h"
+#include "lone_learner.h"
 #include "test_helpers.h"
 
 using namespace cifar;
+using cifar::test::LoneLearner;
 using cifar::test::synthetic;
 
 namespace {
-// A model with its optimizer, as one process trains it.
-struct Alone {
-  explicit Alone(Classifier m, double lr, double momentum = 0.0)
-      : model(std::move(m)),
-        groups(one_sgd_group(model->parameters(), SgdOptions(lr).momentum(momentum),
-                             {.schedule = Schedule::kConstant, .base_lr = lr})),
-        averager(dist, model->parameters()),
-        trainee{*model, groups, dist, averager, scaler} {}
-  Classifier model;
-  ParamGroups groups;
-  Distributed dist{DistEnv{}, torch::kCPU};
-  GradientAverager averager;
-  GradScaler scaler{/*enabled=*/false, torch::kCPU};
-  Learner trainee;
-};
-
 EpochOptions options_for(int64_t /*epochs*/, int64_t batch, double /*lr*/) {
   EpochOptions o;
   o.batch_size = batch;
@@ -39,12 +25,12 @@ TEST_CASE("train_one_epoch lowers the loss on a learnable task", "[epoch]") {
   const DeviceDataset train(synthetic(512, 1), torch::kCPU, Normalization{});
   const DeviceDataset test(synthetic(200, 2), torch::kCPU, Normalization{});
   torch::manual_seed(0);
-  Alone a(make_model(ModelOptions("net")), 0.01, 0.9);
+  LoneLearner a(make_model(ModelOptions("net")), 0.01, 0.9);
   auto& model = a.model;
   const auto before = evaluate(*model, test, 100);
   std::vector<double> losses;
   for (int64_t epoch = 1; epoch <= 6; ++epoch) {
-    const auto stats = train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, epoch),
+    const auto stats = train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, epoch),
                                        options_for(6, 16, 0.01), EpochPosition{epoch, 6, 0, 0});
     CHECK(stats.images == 512);
     CHECK(stats.steps == 32);
@@ -59,8 +45,8 @@ TEST_CASE("train_one_epoch lowers the loss on a learnable task", "[epoch]") {
 
 TEST_CASE("an epoch resumed mid-way runs only the remaining steps", "[epoch]") {
   const DeviceDataset train(synthetic(100, 3), torch::kCPU, Normalization{});
-  Alone a(make_model(ModelOptions("net")), 0.01);
-  const auto stats = train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, 1),
+  LoneLearner a(make_model(ModelOptions("net")), 0.01);
+  const auto stats = train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, 1),
                                      options_for(1, 16, 0.01), EpochPosition{1, 1, 4, 4});
   CHECK(stats.steps == 7);          // ceil(100 / 16)
   CHECK(stats.images == 100 - 64);  // steps 4, 5 and 6 (the last one partial)
@@ -72,10 +58,10 @@ TEST_CASE("evaluate agrees with predictions computed independently", "[epoch]") 
   const DeviceDataset test(data, torch::kCPU, norm);
   torch::manual_seed(5);
   // A few steps of training, so the predictions are not all one class.
-  Alone a(make_model(ModelOptions("net")), 0.05, 0.9);
+  LoneLearner a(make_model(ModelOptions("net")), 0.05, 0.9);
   auto& model = a.model;
   for (int64_t e = 1; e <= 3; ++e) {
-    train_one_epoch(a.trainee, test, test.plan_epoch(true, false, 0, e), options_for(3, 10, 0.05),
+    train_one_epoch(a.learner, test, test.plan_epoch(true, false, 0, e), options_for(3, 10, 0.05),
                     EpochPosition{e, 3, 0, 0});
   }
   const auto r = evaluate(*model, test, 7);  // a batch size that leaves a remainder
@@ -106,12 +92,12 @@ TEST_CASE("evaluate agrees with predictions computed independently", "[epoch]") 
 
 TEST_CASE("a non-finite loss stops training with a clear message", "[epoch]") {
   const DeviceDataset train(synthetic(64, 4), torch::kCPU, Normalization{});
-  Alone a(make_model(ModelOptions("net")), 0.1);
+  LoneLearner a(make_model(ModelOptions("net")), 0.1);
   {
     torch::NoGradGuard no_grad;
     a.model->named_parameters()["fc3.bias"].fill_(std::numeric_limits<float>::quiet_NaN());
   }
-  CHECK_THROWS_WITH(train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, 1),
+  CHECK_THROWS_WITH(train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, 1),
                                     options_for(1, 16, 0.1), EpochPosition{}),
                     Catch::Contains("loss became NaN") && Catch::Contains("Lower --lr"));
 }
@@ -119,12 +105,12 @@ TEST_CASE("a non-finite loss stops training with a clear message", "[epoch]") {
 TEST_CASE("bf16 autocast trains on the CPU and restores the autocast state", "[epoch]") {
   const DeviceDataset train(synthetic(64, 6), torch::kCPU, Normalization{});
   torch::manual_seed(0);
-  Alone a(make_model(ModelOptions("net")), 0.01, 0.9);
+  LoneLearner a(make_model(ModelOptions("net")), 0.01, 0.9);
   auto& model = a.model;
   auto o = options_for(1, 16, 0.01);
   o.step.amp = AmpMode::kBf16;
   const auto stats =
-      train_one_epoch(a.trainee, train, train.plan_epoch(true, false, 0, 1), o, EpochPosition{});
+      train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, 1), o, EpochPosition{});
   CHECK(std::isfinite(stats.loss));
   CHECK_FALSE(at::autocast::is_autocast_enabled(at::kCPU));
   CHECK(model->named_parameters()["fc3.weight"].dtype() == torch::kFloat);

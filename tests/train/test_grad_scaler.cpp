@@ -10,6 +10,7 @@
 
 #include "cifar/train/grad_scaler.h"
 #include "cifar/train/step.h"
+#include "lone_learner.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -96,15 +97,12 @@ TEST_CASE("a disabled loss scaler changes nothing and saves nothing", "[grad_sca
 
 TEST_CASE("a skipped step leaves the weights and the momentum untouched", "[grad_scaler]") {
   torch::manual_seed(0);
-  Classifier model = make_model(ModelOptions("net"));
-  ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions(0.05).momentum(0.9),
-                                     {.schedule = Schedule::kConstant, .base_lr = 0.05});
-  Distributed dist{DistEnv{}, torch::kCPU};
-  GradientAverager averager(dist, model->parameters());
-  GradScaler scaler(true, torch::kCPU);
-  Learner learner{*model, groups, dist, averager, scaler};
+  test::LoneLearner lone(make_model(ModelOptions("net")), 0.05, 0.9, /*loss_scaling=*/true);
+  Classifier& model = lone.model;
+  ParamGroups& groups = lone.groups;
+  GradScaler& scaler = lone.scaler;
   RunningTotals totals(torch::kCPU);
-  const auto step = make_eager_step(learner, {.amp = AmpMode::kFp16}, totals);
+  const auto step = make_eager_step(lone.learner, {.amp = AmpMode::kFp16, .loss = {}}, totals);
   const DeviceDataset data(test::synthetic(32, 1), torch::kCPU, Normalization{});
   const Batch good = data.batch(data.plan_epoch(false, false, 0, 1), 0, 32);
 

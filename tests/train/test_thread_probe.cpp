@@ -14,28 +14,20 @@
 #include "cifar/train/epoch.h"
 #include "cifar/train/thread_choice.h"
 #include "cifar/train/thread_probe.h"
+#include "lone_learner.h"
 #include "test_helpers.h"
 
 using namespace cifar;
+using cifar::test::LoneLearner;
 using cifar::test::synthetic;
 using Clock = ThreadTuner::Clock;
 
 namespace {
-// A model with its SGD (momentum 0.9), as one process trains it.
-struct Alone {
-  explicit Alone(const std::string& name, uint64_t seed)
-      : model((torch::manual_seed(seed), make_model(ModelOptions(name)))),
-        groups(one_sgd_group(model->parameters(), SgdOptions(0.01).momentum(0.9),
-                             {.schedule = Schedule::kConstant, .base_lr = 0.01})),
-        averager(dist, model->parameters()),
-        learner{*model, groups, dist, averager, scaler} {}
-  Classifier model;
-  ParamGroups groups;
-  Distributed dist{DistEnv{}, torch::kCPU};
-  GradientAverager averager;
-  GradScaler scaler{/*enabled=*/false, torch::kCPU};
-  Learner learner;
-};
+// A seeded model with its SGD (momentum 0.9), as one process trains it.
+LoneLearner alone(const std::string& name, uint64_t seed) {
+  torch::manual_seed(seed);
+  return LoneLearner(make_model(ModelOptions(name)), 0.01, 0.9);
+}
 
 std::vector<torch::Tensor> copies(const std::vector<torch::Tensor>& ts) {
   std::vector<torch::Tensor> out;
@@ -67,7 +59,7 @@ std::string momentum_bytes(const ParamGroups& groups) {
 // each epoch at `choice`'s count, probing through it; returns the weights.
 std::vector<torch::Tensor> train_run(ThreadChoice& choice, int epochs) {
   const DeviceDataset data(synthetic(512, 11), torch::kCPU, Normalization{});
-  Alone a("net", 3);
+  LoneLearner a = alone("net", 3);
   EpochOptions options;
   options.batch_size = 64;
   options.before_step = [&](int64_t step, int64_t images, const std::function<void()>& probe) {
@@ -89,7 +81,8 @@ std::vector<torch::Tensor> train_run(ThreadChoice& choice, int epochs) {
 TEST_CASE("a thread probe leaves the model, gradients, buffers and momentum as they were",
           "[thread_probe]") {
   const DeviceDataset data(synthetic(16, 4), torch::kCPU, Normalization{});
-  Alone a("resnet18", 1);  // BatchNorm: running statistics that a forward pass updates
+  LoneLearner a =
+      alone("resnet18", 1);  // BatchNorm: running statistics that a forward pass updates
   a.model->train();
   const Batch batch = data.batch(data.plan_epoch(false, false, 0, 1), 0, 8);
   RunningTotals totals(torch::kCPU);

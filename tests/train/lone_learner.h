@@ -1,0 +1,32 @@
+// lone_learner.h: a model with its SGD, as one process trains it (the tests'
+// Learner: world size 1, the gradient averager a no-op, the loss scaler on
+// only when asked).
+#pragma once
+
+#include <utility>
+
+#include "cifar/dist/distributed.h"
+#include "cifar/dist/grad_averager.h"
+#include "cifar/train/grad_scaler.h"
+#include "cifar/train/param_groups.h"
+#include "cifar/train/step.h"
+
+namespace cifar::test {
+
+struct LoneLearner {
+  explicit LoneLearner(Classifier m, double lr, double momentum = 0.0, bool loss_scaling = false)
+      : model(std::move(m)),
+        groups(one_sgd_group(model->parameters(), SgdOptions(lr).momentum(momentum),
+                             {.schedule = Schedule::kConstant, .base_lr = lr})),
+        averager(dist, model->parameters()),
+        scaler(loss_scaling, torch::kCPU),
+        learner{*model, groups, dist, averager, scaler} {}
+  Classifier model;
+  ParamGroups groups;
+  Distributed dist{DistEnv{}, torch::kCPU};
+  GradientAverager averager;
+  GradScaler scaler;
+  Learner learner;
+};
+
+}  // namespace cifar::test
