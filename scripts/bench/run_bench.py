@@ -36,7 +36,6 @@ import json
 import os
 import re
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,8 +43,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # cpu_model is imported here for bench_dist.py, which takes it from this module.
+from bench_cases import CASES, CASES_BY_NAME, Result  # noqa: E402
 from bench_common import (  # noqa: E402,F401
-    BUSY_CODE, BusyLoop, cpu_model, die_with_parent, machine_header)
+    BusyLoop, cpu_model, die_with_parent, machine_header)
+from bench_report import busy_summary, label_of, table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 TRAIN_PYTHON = REPO / "scripts" / "bench" / "train_python.py"
@@ -53,97 +54,6 @@ CACHE_PYTHON = (
     Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     / "cifar-train" / "torch-2.11.0" / "bin" / "python"
 )
-
-
-@dataclasses.dataclass
-class Variant:
-    """One row of the table: an implementation and its extra flags."""
-
-    label: str  # "{threads}" in it is filled with --threads
-    impl: str  # "cpp" or "python"
-    flags: list
-    threads: object = None  # None: --threads; 0: none given (the program's own choice); N: N
-    busy: int = 0  # processes spinning beside the run
-
-
-@dataclasses.dataclass
-class Case:
-    name: str
-    model: str
-    device: str
-    batch_size: int
-    lr: float
-    epochs: int
-    variants: list
-    momentum: float = 0.9
-    amp: str = "off"
-    channels_last: bool = False
-    abba: bool = False  # reverse the variants' order every other round
-
-    @property
-    def busy(self):
-        return any(variant.busy for variant in self.variants)
-
-    @property
-    def on_gpu(self):
-        return self.device.startswith("cuda")
-
-
-CASES = [
-    Case("tutorial-cpu", "net", "cpu", batch_size=4, lr=0.001, epochs=1, variants=[
-        Variant("C++", "cpp", []),
-        Variant("Python, tutorial DataLoader", "python", ["--loader", "tutorial"]),
-        Variant("Python, tensor loader", "python", ["--loader", "tensor"]),
-    ]),
-    Case("net-b256-cpu", "net", "cpu", batch_size=256, lr=0.05, epochs=1, variants=[
-        Variant("C++", "cpp", []),
-        Variant("Python, tensor loader", "python", ["--loader", "tensor"]),
-    ]),
-    # The same with channels-last (NHWC) images and weights on both sides.
-    Case("net-b256-cl-cpu", "net", "cpu", batch_size=256, lr=0.05, epochs=1, channels_last=True,
-         variants=[
-        Variant("C++", "cpp", []),
-        Variant("Python, tensor loader", "python", ["--loader", "tensor"]),
-    ]),
-    # Two epochs: the last one, which is measured, runs warm.
-    Case("resnet18-b512-bf16-gpu", "resnet18", "cuda", batch_size=512, lr=0.1, epochs=2,
-         amp="bf16", channels_last=True, variants=[
-             Variant("C++", "cpp", []),
-             Variant("Python, tensor loader", "python", ["--loader", "tensor"]),
-         ]),
-    Case("net-b4-gpu", "net", "cuda", batch_size=4, lr=0.001, epochs=1, variants=[
-        Variant("C++ --cuda-graph", "cpp", ["--cuda-graph"]),
-        Variant("C++ eager", "cpp", []),
-        Variant("Python eager, tensor loader", "python", ["--loader", "tensor"]),
-    ]),
-]
-TENSOR = ["--loader", "tensor"]
-BUSY = 1  # processes spinning beside the busy runs
-KEPT_TARGET = 0.70  # C++ default busy / idle, at batch 4 and at batch 256
-
-
-def busy_case(name, batch_size, lr):
-    """Issue 12: cifar-train's default idle and beside BUSY spinning processes, Python busy."""
-    return Case(name, "net", "cpu", batch_size=batch_size, lr=lr, epochs=1, abba=True, variants=[
-        Variant("C++ default, idle", "cpp", [], threads=0),
-        Variant(f"C++ default, {BUSY} busy", "cpp", [], threads=0, busy=BUSY),
-        Variant(f"Python 1 thread, {BUSY} busy", "python", TENSOR, threads=1, busy=BUSY),
-        Variant(f"Python {{threads}} threads, {BUSY} busy", "python", TENSOR, busy=BUSY),
-    ])
-
-
-CASES += [busy_case("busy-b4-cpu", 4, 0.001), busy_case("busy-b256-cpu", 256, 0.05)]
-CASES_BY_NAME = {case.name: case for case in CASES}
-
-
-@dataclasses.dataclass
-class Result:
-    images_per_second: float
-    epoch_seconds: float
-    test_accuracy: float
-    peak_memory_bytes: int
-    threads: int = 0  # as cifar-train's log says, when it says (not under -q)
-    round: int = 0
 
 
 # --- Environment ---------------------------------------------------------------
@@ -172,10 +82,6 @@ def probe_python(python):
 
 
 # --- Running -------------------------------------------------------------------
-
-
-def label_of(variant, args):
-    return variant.label.format(threads=args.threads)
 
 
 def command_for(case, variant, args, run_dir):
@@ -272,108 +178,6 @@ def run_once(case, variant, args, busy=None):
             tail = "\n".join(stderr.strip().splitlines()[-15:])
             print(f"  FAILED: {e}\n{tail}", file=sys.stderr, flush=True)
             return None, command
-
-
-# --- Report --------------------------------------------------------------------
-
-
-def format_memory(nbytes, on_gpu):
-    kind = "GPU" if on_gpu else "RSS"
-    if nbytes >= 1 << 30:
-        return f"{nbytes / (1 << 30):.2f} GiB {kind}"
-    return f"{nbytes / (1 << 20):.0f} MiB {kind}"
-
-
-def median_speed(results):
-    return statistics.median(r.images_per_second for r in results) if results else None
-
-
-def table(rows, args):
-    """rows: (case, variant, [Result]) in order; returns the markdown table."""
-    python_speed = {}  # (case name, busy) -> [(label, median img/s)]
-    for case, variant, results in rows:
-        if variant.impl == "python" and results:
-            python_speed.setdefault((case.name, variant.busy), []).append(
-                (label_of(variant, args), median_speed(results)))
-    lines = [
-        "| case | impl | median img/s | median epoch s | test acc | peak mem | C++/Python |",
-        "|---|---|---:|---:|---:|---:|---|",
-    ]
-    for case, variant, results in rows:
-        label = label_of(variant, args)
-        if not results:
-            lines.append(f"| {case.name} | {label} | failed | | | | |")
-            continue
-        speed = median_speed(results)
-        seconds = statistics.median(r.epoch_seconds for r in results)
-        accuracy = statistics.median(r.test_accuracy for r in results)
-        memory = statistics.median(r.peak_memory_bytes for r in results)
-        ratio = ""
-        if variant.impl == "cpp":
-            ratios = [(other_label, speed / other)
-                      for other_label, other in python_speed.get((case.name, variant.busy), [])]
-            if len(ratios) == 1:
-                ratio = f"{ratios[0][1]:.2f}x"
-            else:
-                ratio = "; ".join(f"{r:.2f}x vs {other_label}" for other_label, r in ratios)
-        lines.append(
-            f"| {case.name} | {label} | {speed:,.0f} | {seconds:.2f} | {accuracy:.4f} "
-            f"| {format_memory(int(memory), case.on_gpu)} | {ratio} |"
-        )
-    return "\n".join(lines)
-
-
-def busy_summary(rows, args):
-    """Issue 12's section: fraction of idle throughput kept, and the targets with PASS/MISS."""
-    lines = [
-        f"Beside {BUSY} busy process(es) (`python3 -c '{BUSY_CODE}'`, each spinning on one "
-        "core); C++ runs without --threads or OMP_NUM_THREADS (cifar-train's default plan); "
-        "idle and busy runs alternate (ABBA over rounds). Python: tensor loader.",
-        "",
-        "| case | C++ default idle | C++ default busy | kept | Python busy, per thread count "
-        "| C++ busy / best Python busy |",
-        "|---|---:|---:|---:|---|---:|",
-    ]
-    targets = []
-    busy_cases = {case.name: case for case, _, _ in rows if case.busy}  # in order, once each
-    for case in busy_cases.values():
-        mine = [(variant, results) for c, variant, results in rows if c is case]
-        idle = next(results for v, results in mine if v.impl == "cpp" and not v.busy)
-        busy = next(results for v, results in mine if v.impl == "cpp" and v.busy)
-        python = [(v.threads or args.threads, median_speed(results)) for v, results in mine
-                  if v.impl == "python"]
-        chosen = sorted({r.threads for r in idle + busy if r.threads})
-        threads = (f"; C++ chose {'/'.join(map(str, chosen))} thread"
-                   + ("s" if chosen != [1] else "")) if chosen else ""
-        kept = median_speed(busy) / median_speed(idle) if idle and busy else None
-        measured_python = [speed for _, speed in python if speed is not None]
-        best = max(measured_python) if len(measured_python) == len(python) else None
-        ahead = median_speed(busy) / best if busy and best else None
-        idle_by_round = {r.round: r.images_per_second for r in idle}
-        per_round = ", ".join(f"{b.images_per_second / idle_by_round[b.round]:.2f}"
-                              for b in busy if b.round in idle_by_round)
-
-        def cell(x, fmt):
-            return "failed" if x is None else format(x, fmt)
-
-        lines.append(
-            f"| {case.name} (batch {case.batch_size}{threads}) "
-            f"| {cell(median_speed(idle), ',.0f')} | {cell(median_speed(busy), ',.0f')} "
-            f"| {cell(kept, '.2f')} (per round: {per_round}) "
-            f"| " + "; ".join(f"{n} thr: {cell(speed, ',.0f')}" for n, speed in python)
-            + f" | {cell(ahead, '.2f')}{'x' if ahead else ''} |")
-        for what, value, unit, goal, ok in [
-            (f"batch {case.batch_size}: C++ default busy / idle", kept, "", f">= {KEPT_TARGET:.2f}",
-             kept is not None and kept >= KEPT_TARGET),
-            (f"batch {case.batch_size}: C++ default busy / best Python busy", ahead, "x", "> 1.00x",
-             ahead is not None and ahead > 1.0),
-        ]:
-            verdict = "**PASS**" if ok else "**MISS**"
-            verdict += " (a run failed)" if value is None else ""
-            measured = "failed" if value is None else f"{value:.2f}{unit}"
-            targets.append(f"| {what} | {measured} | {goal} | {verdict} |")
-    lines += ["", "| target | measured | goal | result |", "|---|---:|---:|---|"] + targets
-    return "\n".join(lines)
 
 
 # --- Main ----------------------------------------------------------------------

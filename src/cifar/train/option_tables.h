@@ -1,130 +1,23 @@
 // option_tables.h: the option tables of the four tools (included by
 // config.cpp only).
 //
-// Each option is written down once, in a group function (model_group,
-// data_group, device_group, tta_option, and cifar-train's train_model ...
-// train_output) or a tool's table (train_options, eval_options,
-// predict_options, export_options) that calls the groups it shares. A table
-// hands every option, with its field, to a visitor (option_visitors.h).
+// Each option is written down once, in a group function (the shared
+// model_group, data_group, device_group, tta_option of option_groups.h, and
+// cifar-train's train_model ... train_output here) or a tool's table
+// (train_options, eval_options, predict_options, export_options) that calls
+// the groups it shares. A table hands every option, with its field, to a
+// visitor (option_visitors.h).
 #pragma once
 
+#include <cstdint>
 #include <limits>
-#include <string>
-#include <type_traits>
 
-#include "cifar/io/normalization_flags.h"
 #include "cifar/train/config.h"
+#include "cifar/train/option_groups.h"
+#include "cifar/train/option_values.h"
 #include "cifar/train/option_visitors.h"
 
 namespace cifar::options {
-
-// --- Parsing and formatting the typed values ----------------------------------------
-
-inline std::string model_of(const std::string& text) {
-  check_model_name(text);
-  return text;
-}
-inline std::string same(const std::string& text) {
-  return text;
-}
-inline std::string stem_text(const ResNetStem& stem) {
-  return stem == ResNetStem::kCifar ? "cifar" : "imagenet";
-}
-inline std::string schedule_text(const Schedule& s) {
-  return to_string(s);
-}
-inline std::string device_text(const DeviceRequest& d) {
-  return d.text;
-}
-inline std::string amp_text(const AmpMode& a) {
-  return to_string(a);
-}
-inline DeviceRequest device_of(const std::string& text) {
-  return parse_device(text);
-}
-inline std::string recipe_text(const RecipeName& r) {
-  return to_string(r);
-}
-inline Channels mean_of(const std::string& text) {
-  return parse_channels("--mean", text);
-}
-inline Channels std_of(const std::string& text) {
-  const Channels std = parse_channels("--std", text);
-  for (const double s : std) {
-    if (s <= 0) throw UsageError(fmt::format("--std values must be > 0, got '{}'", text));
-  }
-  return std;
-}
-inline std::string channels_text(const Channels& c) {
-  return fmt::format("{},{},{}", c[0], c[1], c[2]);
-}
-
-// --- Groups the tools share ----------------------------------------------------------
-
-inline constexpr const char* kModel = "Model";
-inline constexpr const char* kData = "Data";
-inline constexpr const char* kDevice = "Device and speed";
-inline constexpr const char* kEvaluation = "Evaluation";
-inline constexpr const char* kOutput = "Output";
-
-// Where a trained model comes from: cifar-eval, cifar-predict, cifar-export.
-template <class In, class V>
-void model_group(In& in, V&& v) {
-  v.text(Opt{"-c,--checkpoint", kModel, "Checkpoint written by cifar-train"}, in.checkpoint);
-  v.text(Opt{"-w,--weights", kModel,
-             "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
-             "checkpoint"},
-         in.weights);
-  v.parsed(Opt{"-m,--model", kModel,
-               "With --weights: net, resnet18 or airbench94 (default: the file's metadata)"},
-           in.model, Parsed<std::string>{model_of, same});
-  v.parsed(Opt{"--stem", kModel,
-               "With --weights: ResNet stem, cifar or imagenet (default: metadata, else cifar)"},
-           in.stem, Parsed<ResNetStem>{parse_stem, stem_text});
-  v.parsed(Opt{"--mean", kModel,
-               "With --weights: normalisation mean as r,g,b (default: the file's metadata, else "
-               "0.4914,0.4822,0.4465)"},
-           in.mean, Parsed<Channels>{mean_of, channels_text});
-  v.parsed(Opt{"--std", kModel,
-               "With --weights: normalisation std as r,g,b (default: the file's metadata, else "
-               "0.2470,0.2435,0.2616)"},
-           in.std, Parsed<Channels>{std_of, channels_text});
-}
-
-// cifar-train, cifar-eval.
-template <class C, class V>
-void data_group(C& c, V&& v) {
-  // Local: each process may read its own copy (the ranks compare the data itself).
-  v.text(
-      local(Opt{"--data", kData,
-                "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"}),
-      c.data_dir);
-}
-
-// cifar-train, cifar-eval.
-template <class C, class V>
-void device_group(C& c, V&& v) {
-  v.parsed(local(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"}),
-           c.device, Parsed<DeviceRequest>{device_of, device_text});
-  v.parsed(Opt{"--amp", kDevice, "Mixed precision: bf16, fp16 (with loss scaling) or off"}, c.amp,
-           Parsed<AmpMode>{parse_amp, amp_text});
-}
-
-// cifar-train (evaluations during training) and cifar-eval (which can also
-// take the level the checkpoint was trained for).
-template <class C, class V>
-void tta_option(C& c, V&& v) {
-  if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig>) {
-    v.number(Opt{"--tta", kEvaluation,
-                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates; "
-                 "-1: the checkpoint's level"},
-             c.tta, Range<int64_t>{-1, 2});
-  } else {
-    v.number(Opt{"--tta", kEvaluation,
-                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates"},
-             c.tta, Range<int64_t>{0, 2});
-  }
-}
 
 // --- The tools' tables ---------------------------------------------------------------
 

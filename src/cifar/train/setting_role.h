@@ -1,6 +1,6 @@
 // setting_role.h: what each saved option of cifar-train is to the run it configures.
 //
-// Every option in config.cpp's table carries one of these (option_visitors.h's
+// Every option in config.cpp's table carries one of these (option_spec.h's
 // Opt::role, kShapes unless said otherwise). Two checks derive from them,
 // never from a list of their own (settings_check.h): --resume compares the
 // checkpoint's saved settings with the new ones, and processes started

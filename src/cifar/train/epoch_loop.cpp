@@ -1,0 +1,180 @@
+// epoch_loop.cpp: the loop of a training run's epochs (epoch_loop.h).
+#include "cifar/train/epoch_loop.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <optional>
+
+#include "cifar/core/errors.h"
+#include "cifar/data/shard.h"
+#include "cifar/platform/device.h"
+#include "cifar/platform/gpu.h"
+#include "cifar/platform/guards.h"
+#include "cifar/platform/interrupt.h"
+#include "cifar/platform/oom.h"
+#include "cifar/train/epoch.h"
+#include "cifar/train/evaluate.h"
+#include "cifar/train/run_setup.h"
+
+namespace cifar {
+namespace {
+
+// What evaluating one epoch found (test skipped between --eval-every epochs).
+struct EpochEvaluation {
+  std::optional<EvalResult> test;
+  std::optional<EvalResult> val;
+  double seconds = 0;
+};
+
+EpochOptions epoch_options(const TrainingJob& job, int64_t local_batch,
+                           const torch::Device& device) {
+  return {
+      .batch_size = local_batch,
+      .drop_last = job.recipe.drop_last,
+      .step = {.amp = job.config.amp, .loss = job.recipe.loss},
+      .cuda_graph = job.config.cuda_graph && device.is_cuda(),
+      .progress_bar = job.env.progress_bar,
+      .log_interval_s = job.config.log_interval_s,
+      .before_step =
+          [&job](int64_t global_step, int64_t images, const std::function<void(int64_t)>& probe) {
+            job.threads.before_step(global_step, images, probe);
+          },
+      .after_step =
+          [&job](int64_t /*images*/) {
+            job.threads.after_step();
+            if (const std::string line = job.forecast.after_step(); !line.empty()) {
+              spdlog::info("{}", line);
+            }
+          },
+      .on_loss = job.outputs == nullptr
+                     ? std::function<void(int64_t, double)>{}
+                     : [outputs = job.outputs](int64_t step,
+                                               double loss) { outputs->running_loss(step, loss); },
+  };
+}
+
+// Writes the checkpoint of the last completed step and throws Interrupted
+// with the command that resumes; every rank stops at the same step.
+[[noreturn]] void stop_run(const TrainingJob& job, int64_t epochs_done, int64_t step,
+                           const std::string& where) {
+  CheckpointInfo& info = job.session.info;
+  info.epoch = epochs_done;
+  info.step_in_epoch = step;
+  info.global_step = job.session.position.global_step;
+  info.test_accuracy = -1;
+  if (job.outputs != nullptr) {
+    job.outputs->save_latest(job.session.checkpoint_bytes());
+    job.outputs->finished(false);
+  }
+  throw Interrupted(
+      fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
+                  "--config {} --resume {}",
+                  stop_signal(), where, job.plan.checkpoint.string(), job.env.program,
+                  (job.plan.run_dir / "config.toml").string(), job.plan.checkpoint.string()),
+      /*announce=*/job.dist.is_main());
+}
+
+bool evaluates(const TrainConfig& config, int64_t epoch) {
+  return epoch == config.epochs || epoch % config.eval_every == 0;
+}
+
+// Validation (when held out) and test, at --tta; nothing on skipped epochs.
+EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torch::Device& device) {
+  EpochEvaluation out;
+  if (!evaluates(job.config, epoch)) return out;
+  DeviceTimer timer(device);
+  timer.start();
+  const ProgressBarOptions progress =
+      eval_progress_options(job.env.progress_bar, job.config.log_interval_s);
+  const OomAdvice advice{
+      "--eval-batch-size", job.config.eval_batch_size, job.plan.source.model_name, device,
+      job.config.amp,      job.plan.test.size()};
+  const CpuSettingsGuard cpu_settings(job.threads.threads(), /*onednn=*/true);
+  auto evaluate_on = [&](const DeviceDataset& data) {
+    return with_oom_advice(advice, [&] {
+      return evaluate(*job.session.model, data,
+                      {.batch_size = job.config.eval_batch_size,
+                       .amp = job.config.amp,
+                       .tta = job.config.tta,
+                       .dist = &job.dist,
+                       .progress = job.dist.is_main() ? &progress : nullptr});
+    });
+  };
+  if (job.plan.val) out.val = evaluate_on(*job.plan.val);
+  out.test = evaluate_on(job.plan.test);
+  out.seconds = timer.stop();
+  return out;
+}
+
+// The epoch's line, metrics row, TensorBoard record and checkpoints.
+EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
+                          const EpochEvaluation& eval) {
+  const int64_t epoch = job.session.position.epoch;
+  const EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
+                                    eval.val ? &*eval.val : nullptr, eval.seconds);
+  spdlog::info("{}", format_epoch_line(m, job.config.epochs));
+  if (const GradScaler& scaler = *job.session.scaler; scaler.enabled()) {
+    spdlog::info("epoch {}: {} of {} steps skipped for inf/NaN gradients, loss scale now {:g}",
+                 epoch, stats.skipped_steps, stats.steps, scaler.scale_value());
+  }
+  CheckpointInfo& info = job.session.info;
+  info.epoch = epoch;
+  info.step_in_epoch = 0;
+  info.global_step = job.session.position.global_step;
+  info.test_accuracy = m.has_test() ? m.test_accuracy : -1;  // -1: not measured
+  const bool best = m.has_test() && m.selection_accuracy() > info.best_accuracy;
+  if (best) info.best_accuracy = m.selection_accuracy();
+  if (job.outputs != nullptr) {
+    job.outputs->epoch_done(m, eval.test ? &*eval.test : nullptr, job.plan.class_names,
+                            job.session.checkpoint_bytes(), best);
+  }
+  return m;
+}
+
+}  // namespace
+
+TrainResult run_epochs(const TrainingJob& job, const torch::Device& device, int64_t local_batch) {
+  TrainResult result{.model = job.plan.source.model_name,
+                     .device = device.str(),
+                     .history = {},
+                     .final_eval = {},
+                     .class_names = job.plan.class_names,
+                     .checkpoint = job.plan.checkpoint,
+                     .best_checkpoint = job.plan.run_dir / "best.pt",
+                     .run_dir = job.plan.run_dir};
+  const EpochOptions options = epoch_options(job, local_batch, device);
+  const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.plan.source.model_name,
+                            device,         job.config.amp,        job.plan.train.size()};
+  EpochPosition& position = job.session.position;
+  for (; position.epoch <= job.config.epochs; ++position.epoch) {
+    const EpochPlan plan =
+        shard_plan(job.plan.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
+                                             job.config.seed, position.epoch),
+                   job.dist.rank(), job.dist.world_size());
+    job.threads.restart_clock();
+    const EpochStats stats = with_oom_advice(train_oom, [&] {
+      const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
+      return train_one_epoch(*job.session.learner, job.plan.train, plan, options, position);
+    });
+    position.global_step += stats.steps - position.first_step;
+    if (stats.interrupted) {
+      stop_run(job, position.epoch - 1, stats.steps,
+               fmt::format("in epoch {} after step {}", position.epoch, stats.steps));
+    }
+    position.first_step = 0;
+    std::optional<EpochEvaluation> eval;
+    try {
+      eval = evaluate_epoch(job, position.epoch, device);
+    } catch (const Interrupted&) {
+      // A stop during evaluation keeps the epoch's training; it resumes at the next epoch.
+    }
+    if (!eval)
+      stop_run(job, position.epoch, 0, fmt::format("while evaluating epoch {}", position.epoch));
+    result.history.push_back(record_epoch(job, stats, *eval));
+    if (eval->test) result.final_eval = *eval->test;
+  }
+  return result;
+}
+
+}  // namespace cifar

@@ -1,0 +1,42 @@
+// epoch_loop.h: the loop of a training run's epochs, once the job's parts exist.
+//
+// For each epoch from the session's position: train_one_epoch (under the
+// thread choice, with out-of-memory advice), evaluate (validation, if held
+// out, and test; skipped on the epochs --eval-every passes over), record (the
+// epoch line, the metrics row, TensorBoard, the checkpoints, best.pt). A stop
+// request writes the checkpoint of the last completed step and throws
+// Interrupted with the command that resumes.
+#pragma once
+
+#include <cstdint>
+
+#include "cifar/platform/cpu_plan.h"
+#include "cifar/report/run_outputs.h"
+#include "cifar/train/forecast.h"
+#include "cifar/train/recipe.h"
+#include "cifar/train/run_plan.h"
+#include "cifar/train/session.h"
+#include "cifar/train/thread_choice.h"
+#include "cifar/train/train.h"
+
+namespace cifar {
+
+// Everything the epochs of one run share.
+struct TrainingJob {
+  const TrainConfig& config;
+  const RunEnv& env;
+  const Recipe& recipe;
+  const RunPlan& plan;
+  TrainingSession& session;
+  Distributed& dist;
+  RunOutputs* outputs;  // null on ranks other than 0
+  ThreadChoice& threads;
+  RunForecast& forecast;
+  const CpuPlan& cpu;
+};
+
+// Runs the epochs from job.session.position to --epochs; the result holds
+// the metrics of the epochs this invocation ran.
+TrainResult run_epochs(const TrainingJob& job, const torch::Device& device, int64_t local_batch);
+
+}  // namespace cifar
