@@ -11,6 +11,9 @@ forward + backward) and the ratios of cifar-train's time to the reference's.
 Times: the reference's wall time covers whitening, training and TTA
 evaluation (as it reports); cifar-train's covers its whole process (start,
 data read and checks included), so the comparison errs against cifar-train.
+cifar-train runs without --threads, as the README's command does (the thread
+tuner chooses, and its probes count in the wall time; the table's last lines
+say what they cost), unless --tool-threads N fixes the count.
 
   python3 scripts/bench/bench_airbench.py --seeds 0,1,2 --ref-precision bf16
   python3 scripts/bench/bench_airbench.py --seeds 0 --ref-precision bf16,fp32 --out airbench.md
@@ -65,17 +68,22 @@ def run_reference(args, precision, seed):
 def run_tool(args, seed):
     run_dir = Path(tempfile.mkdtemp(prefix="airbench-"))
     command = [args.cpp, "--config", REPO / "configs/airbench94.toml", "--device", "cpu",
-               "--data", args.data, "--seed", str(seed), "--threads", str(args.threads),
+               "--data", args.data, "--seed", str(seed),
                "--epochs", str(int(args.epochs)), "--eval-every", str(int(args.epochs)),
                "--run-dir", run_dir, "--checkpoint", run_dir / "airbench94.pt",
                "--no-tensorboard"]
+    if args.tool_threads != "auto":  # auto: the README's command, the thread tuner picks
+        command += ["--threads", args.tool_threads]
     env = dict(os.environ, CIFAR10_DIR="")
     before = os.times()
     done, wall = run(command, env)
     after = os.times()
     rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
     train_seconds = sum(float(r["seconds"]) for r in rows)
-    return {"who": "cifar-train", "seed": seed, "accuracy": float(rows[-1]["test_accuracy"]),
+    probes = [line.split("thread probes: ", 1)[1] for line in (done.stdout + done.stderr).splitlines()
+              if "thread probes: " in line]
+    return {"probes": probes[-1] if probes else "none (fixed thread count)",
+            "who": "cifar-train", "seed": seed, "accuracy": float(rows[-1]["test_accuracy"]),
             "wall": wall, "process_wall": wall, "train_seconds": train_seconds,
             "train_images": IMAGES_PER_EPOCH * len(rows),
             "cpu": f"{after.children_user - before.children_user:.0f} user, "
@@ -101,6 +109,8 @@ def table(rows, args):
                      f"{100 * statistics.mean(accs):.2f}%, mean wall {statistics.mean(walls):.0f} s"
                      + (f", {statistics.mean(walls) / best_ref:.2f}x the best reference"
                         if best_ref else ""))
+    for r in tool:
+        lines.append(f'seed {r["seed"]}: thread probes: {r["probes"]}')
     lines.append("(reference GFLOP/s: over its whole wall time, TTA included; cifar-train's: "
                  "over its training epochs)")
     return "\n".join(lines)
@@ -112,7 +122,11 @@ def main():
     parser.add_argument("--ref-precision", default="bf16",
                         help="comma-separated: bf16, fp32; or none")
     parser.add_argument("--ref-seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--threads", type=int, default=os.cpu_count(),
+                        help="the reference's thread count (default: the cores)")
+    parser.add_argument("--tool-threads", default="auto",
+                        help="cifar-train's --threads; auto (default) leaves it out, as the "
+                             "README's command does, so the thread tuner chooses")
     parser.add_argument("--epochs", type=float, default=8)
     parser.add_argument("--data", default=os.environ.get("CIFAR10_DIR") or
                         str(REPO.parent / "shared" / "cifar-10-batches-bin"))

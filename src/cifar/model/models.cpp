@@ -8,7 +8,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/model/airbench.h"
-#include "cifar/model/pool_relu.h"
+#include "cifar/model/max_pool2.h"
 
 namespace cifar {
 namespace nn = torch::nn;
@@ -26,7 +26,7 @@ NetImpl::NetImpl(int64_t num_classes)
 torch::Tensor NetImpl::forward(torch::Tensor x) {
   // x: (N, 3, 32, 32). ReLU and max-pooling commute (ReLU is monotonic), so
   // pool(relu(x)), as the tutorial writes it, is relu(pool(x)): one fused
-  // pass on the CPU (pool_relu.h), with the same values and gradients.
+  // pass on the CPU (max_pool2.h), with the same values and gradients.
   x = max_pool2_relu(conv1(x));  // (N, 6, 14, 14)
   x = max_pool2_relu(conv2(x));  // (N, 16, 5, 5)
   x = torch::flatten(x, 1);      // (N, 400)

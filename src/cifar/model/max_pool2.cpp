@@ -1,14 +1,15 @@
-// pool_relu.cpp: the fused 2x2 max-pool + ReLU, forward and backward, for
-// contiguous NCHW and channels-last CPU tensors.
+// max_pool2.cpp: the 2x2 max-pool (and max-pool + ReLU), forward and
+// backward, for contiguous NCHW and channels-last CPU tensors.
 //
 // Both layouts walk rows of the output: a row is (n, c, oh) in NCHW, whose
 // outputs are ow (inputs two apart), and (n, oh) in channels-last, whose
 // outputs are (ow, c) (inputs of one c next to each other). Each output keeps
 // which of its window's four inputs won (0-3, row-major), or kNoGrad when the
-// ReLU zeroes it; the backward pass writes every input element once from
-// that, so it needs no zero-fill and no scatter. All loops are branch-free so
+// ReLU zeroes it; the backward pass writes every input element of a window
+// once from that, so it needs no scatter and zero-fills only a dropped odd
+// row or column. All loops are branch-free so
 // that the compiler vectorizes them.
-#include "cifar/model/pool_relu.h"
+#include "cifar/model/max_pool2.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -62,8 +63,9 @@ torch::Dtype bits_dtype() {
 
 // n windows whose four inputs are a[kStride * j], b[...], d[...], e[...] (top
 // left, top right, bottom left, bottom right): NCHW windows sit two apart in
-// a row, channels-last windows of neighbouring channels one apart.
-template <typename T, int64_t kStride>
+// a row, channels-last windows of neighbouring channels one apart. kRelu
+// zeroes outputs <= 0 and marks them kNoGrad.
+template <typename T, int64_t kStride, bool kRelu>
 void forward_span(const T* __restrict a, const T* __restrict b, const T* __restrict d,
                   const T* __restrict e, int64_t n, T* __restrict out, Bits<T>* __restrict idx) {
   for (int64_t j = 0; j < n; ++j) {
@@ -79,9 +81,14 @@ void forward_span(const T* __restrict a, const T* __restrict b, const T* __restr
     const bool e_wins = ve > best || is_nan(ve);
     best = e_wins ? ve : best;
     at = e_wins ? 3 : at;
-    const bool zeroed = best <= T(0);  // ReLU; NaN stays NaN and passes gradient
-    out[j] = zeroed ? T(0) : best;
-    if (idx) idx[j] = zeroed ? kNoGrad : at;
+    if constexpr (kRelu) {
+      const bool zeroed = best <= T(0);  // NaN stays NaN and passes gradient
+      out[j] = zeroed ? T(0) : best;
+      if (idx) idx[j] = zeroed ? kNoGrad : at;
+    } else {
+      out[j] = best;
+      if (idx) idx[j] = at;
+    }
   }
 }
 
@@ -125,13 +132,13 @@ void for_each_span(const Geometry& g, F&& f) {
   });
 }
 
-template <typename T>
+template <typename T, bool kRelu>
 void forward_kernel(const T* in, const Geometry& g, T* out, Bits<T>* idx) {
   for_each_span(g, [&](auto stride, int64_t i, int64_t right, int64_t o, int64_t n) {
     const T* top = in + i;
     const T* bottom = top + g.down;
-    forward_span<T, decltype(stride)::value>(top, top + right, bottom, bottom + right, n, out + o,
-                                             idx ? idx + o : nullptr);
+    forward_span<T, decltype(stride)::value, kRelu>(top, top + right, bottom, bottom + right, n,
+                                                    out + o, idx ? idx + o : nullptr);
   });
 }
 
@@ -156,20 +163,25 @@ torch::MemoryFormat format_of(bool channels_last) {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-struct MaxPool2Relu : torch::autograd::Function<MaxPool2Relu> {
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x) {
+struct MaxPool2 : torch::autograd::Function<MaxPool2> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, bool relu) {
     const bool cl = is_channels_last(x);
     const Geometry g(x.sizes(), cl);
     auto out =
         torch::empty({x.size(0), x.size(1), g.oh, g.ow}, x.options().memory_format(format_of(cl)));
     torch::Tensor idx;  // one winner per output, in out's memory order; only when training
     AT_DISPATCH_FLOATING_TYPES_AND2(
-        torch::kBFloat16, torch::kHalf, x.scalar_type(), "max_pool2_relu", [&] {
+        torch::kBFloat16, torch::kHalf, x.scalar_type(), "max_pool2", [&] {
           if (x.requires_grad())
             idx = torch::empty({out.numel()}, x.options().dtype(bits_dtype<scalar_t>()));
-          forward_kernel<scalar_t>(
-              x.const_data_ptr<scalar_t>(), g, out.mutable_data_ptr<scalar_t>(),
-              idx.defined() ? static_cast<Bits<scalar_t>*>(idx.data_ptr()) : nullptr);
+          const auto* in = x.const_data_ptr<scalar_t>();
+          auto* o = out.mutable_data_ptr<scalar_t>();
+          auto* winners = idx.defined() ? static_cast<Bits<scalar_t>*>(idx.data_ptr()) : nullptr;
+          if (relu) {
+            forward_kernel<scalar_t, true>(in, g, o, winners);
+          } else {
+            forward_kernel<scalar_t, false>(in, g, o, winners);
+          }
         });
     if (idx.defined()) {
       ctx->saved_data["idx"] = idx;
@@ -184,8 +196,8 @@ struct MaxPool2Relu : torch::autograd::Function<MaxPool2Relu> {
     // The kernels below are not recorded by autograd, so a second derivative
     // would silently come out as zero.
     TORCH_CHECK(!torch::GradMode::is_enabled(),
-                "max_pool2_relu has no second derivative (backward with create_graph=true); "
-                "use torch::relu(torch::max_pool2d(x, 2)) for higher-order gradients");
+                "max_pool2 has no second derivative (backward with create_graph=true); "
+                "use torch::max_pool2d(x, 2) for higher-order gradients");
     const torch::Tensor idx = ctx->saved_data["idx"].toTensor();
     const std::vector<int64_t> sizes = ctx->saved_data["sizes"].toIntVector();
     const bool cl = ctx->saved_data["channels_last"].toBool();
@@ -193,23 +205,24 @@ struct MaxPool2Relu : torch::autograd::Function<MaxPool2Relu> {
     const auto dtype = ctx->saved_data["dtype"].toScalarType();
     const torch::Tensor grad_out = grads[0].to(dtype).contiguous(format_of(cl));
     torch::Tensor grad_in = torch::empty(sizes, grad_out.options().memory_format(format_of(cl)));
-    // An odd trailing row or column gets no gradient and is never written.
-    // (torch::zeros would drop the memory format.)
-    if (g.h % 2 != 0 || g.w % 2 != 0) grad_in.zero_();
+    // An odd trailing row or column gets no gradient and is never written by
+    // the kernel: zero just that row and column.
+    if (g.h % 2 != 0) grad_in.narrow(2, g.h - 1, 1).zero_();
+    if (g.w % 2 != 0) grad_in.narrow(3, g.w - 1, 1).zero_();
     AT_DISPATCH_FLOATING_TYPES_AND2(
-        torch::kBFloat16, torch::kHalf, dtype, "max_pool2_relu_backward", [&] {
+        torch::kBFloat16, torch::kHalf, dtype, "max_pool2_backward", [&] {
           using U = Bits<scalar_t>;
           backward_kernel<U>(static_cast<const U*>(grad_out.const_data_ptr()),
                              static_cast<const U*>(idx.const_data_ptr()), g,
                              static_cast<U*>(grad_in.mutable_data_ptr()));
         });
-    return {grad_in};
+    return {grad_in, torch::Tensor()};  // none for the relu flag
   }
 };
 
 }  // namespace
 
-bool max_pool2_relu_is_fused(const torch::Tensor& x) {
+bool max_pool2_is_fused(const torch::Tensor& x) {
   const auto t = x.scalar_type();  // the dtypes the kernels are dispatched for
   const bool dtype_ok =
       t == torch::kFloat || t == torch::kDouble || t == torch::kBFloat16 || t == torch::kHalf;
@@ -218,11 +231,17 @@ bool max_pool2_relu_is_fused(const torch::Tensor& x) {
          (x.is_contiguous() || x.is_contiguous(torch::MemoryFormat::ChannelsLast));
 }
 
+torch::Tensor max_pool2(const torch::Tensor& x) {
+  if (!max_pool2_is_fused(x))
+    return torch::max_pool2d(x, /*kernel_size=*/{2, 2}, /*stride=*/{2, 2});
+  return MaxPool2::apply(x, /*relu=*/false);
+}
+
 torch::Tensor max_pool2_relu(const torch::Tensor& x) {
-  if (!max_pool2_relu_is_fused(x)) {
+  if (!max_pool2_is_fused(x)) {
     return torch::relu(torch::max_pool2d(x, /*kernel_size=*/{2, 2}, /*stride=*/{2, 2}));
   }
-  return MaxPool2Relu::apply(x);
+  return MaxPool2::apply(x, /*relu=*/true);
 }
 
 }  // namespace cifar
