@@ -2,6 +2,7 @@
 // follows the machine when it changes (a fake clock: probe time per thread count).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "cifar/platform/thread_tuner.h"
@@ -18,7 +19,9 @@ struct FakeMachine {
   Clock::time_point now{};
   std::vector<int> set_calls;
   int probes = 0;
-  std::map<int, int> probes_at;  // thread count -> probes run there
+  std::map<int, int> probes_at;       // thread count -> probes run there
+  std::vector<int64_t> probe_images;  // the images each probe was asked for
+  std::vector<double> round_at;       // the fake time of each round, in seconds
 
   ThreadTuner tuner(ThreadTunerOptions options = {}) {
     return ThreadTuner(
@@ -30,12 +33,14 @@ struct FakeMachine {
   }
   // Training steps, each preceded by a round of probes when one is due.
   // Returns the steps that ran at each count.
-  std::map<int, int> steps(ThreadTuner& t, int n) {
+  std::map<int, int> steps(ThreadTuner& t, int n, int64_t batch = 256) {
     std::map<int, int> at;
     for (int i = 0; i < n; ++i) {
       if (t.due()) {
-        t.run_round(256, [this] {
+        round_at.push_back(std::chrono::duration<double>(now.time_since_epoch()).count());
+        t.run_round(batch, [this](int64_t images) {
           ++probes, ++probes_at[threads];
+          probe_images.push_back(images);
           advance();
         });
       }
@@ -133,4 +138,50 @@ TEST_CASE("probes stay within about a tenth of the time when steps take seconds"
   INFO("probes " << tuner.probe_seconds() << " s, steps " << tuner.step_seconds() << " s");
   CHECK(tuner.probe_seconds() / (tuner.probe_seconds() + tuner.step_seconds()) <= 0.11);
   CHECK_THAT(tuner.last_decision(), Catch::Contains("using 2 until the next check in"));
+}
+
+TEST_CASE("a large batch is probed on a slice and its rate counts the slice", "[tuner]") {
+  FakeMachine m({{2, 10.0}, {1, 20.0}});  // per probe, whatever its size
+  auto tuner = m.tuner(ThreadTunerOptions{.probe_images = 100});
+  m.steps(tuner, 1, /*batch=*/2000);
+  REQUIRE_FALSE(m.probe_images.empty());
+  CHECK(std::all_of(m.probe_images.begin(), m.probe_images.end(),
+                    [](int64_t n) { return n == 100; }));
+  CHECK_THAT(tuner.last_decision(),
+             Catch::Contains("1 -> 5000 img/s") && Catch::Contains("2 -> 10000 img/s"));
+
+  FakeMachine small({{2, 10.0}, {1, 20.0}});  // a batch under the slice: probed whole
+  auto t2 = small.tuner(ThreadTunerOptions{.probe_images = 100});
+  small.steps(t2, 1, /*batch=*/40);
+  CHECK(small.probe_images.front() == 40);
+  CHECK_THAT(t2.last_decision(), Catch::Contains("2 -> 4000 img/s"));
+}
+
+TEST_CASE("re-checks that keep the count come twice as far apart each time", "[tuner]") {
+  // 1 s steps and probes at both counts; a round (0.3 s trials: a warm-up and
+  // one counted probe per count) takes 4 s, so the first wait is 9 x 4 = 36 s.
+  FakeMachine m({{2, 1000.0}, {1, 1000.0}});
+  auto tuner = m.tuner();
+  const auto rounds_until = [&](size_t n) {
+    for (int i = 0; i < 100000 && m.round_at.size() < n; ++i) m.steps(tuner, 1);
+    REQUIRE(m.round_at.size() == n);
+  };
+  rounds_until(5);
+  // Each gap: the round's 4 s, then its wait of training.
+  CHECK(m.round_at[1] - m.round_at[0] == Approx(4 + 36));
+  CHECK(m.round_at[2] - m.round_at[1] == Approx(4 + 72));
+  CHECK(m.round_at[3] - m.round_at[2] == Approx(4 + 144));
+  CHECK(m.round_at[4] - m.round_at[3] == Approx(4 + 288));
+  CHECK(tuner.threads() == 2);
+
+  // A neighbour takes a core: the next round (after 576 s) moves to 1 thread,
+  // and the waits start again from 9x the round. A round now takes 7 s: 2 s
+  // at one thread, and 5 s at two (the warm-up collapses, one probe).
+  m.step_ms = {{2, 5000.0}, {1, 1000.0}};
+  rounds_until(8);
+  CHECK(m.round_at[5] - m.round_at[4] >= 4 + 576);
+  CHECK(tuner.threads() == 1);
+  CHECK(m.round_at[6] - m.round_at[5] == Approx(7 + 63));
+  CHECK(m.round_at[7] - m.round_at[6] == Approx(7 + 126));
+  CHECK_THAT(tuner.last_decision(), Catch::Contains("next check in 252 s"));
 }

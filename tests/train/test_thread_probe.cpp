@@ -62,7 +62,8 @@ std::vector<torch::Tensor> train_run(ThreadChoice& choice, int epochs) {
   LoneLearner a = alone("net", 3);
   EpochOptions options;
   options.batch_size = 64;
-  options.before_step = [&](int64_t step, int64_t images, const std::function<void()>& probe) {
+  options.before_step = [&](int64_t step, int64_t images,
+                            const std::function<void(int64_t)>& probe) {
     choice.before_step(step, images, probe);
   };
   options.after_step = [&](int64_t) { choice.after_step(); };
@@ -95,15 +96,22 @@ TEST_CASE("a thread probe leaves the model, gradients, buffers and momentum as t
   const auto momentum = momentum_bytes(a.groups);
   const auto random = at::detail::getDefaultCPUGenerator().get_state();
   const auto loss_sum = totals.loss_sum.clone();
+  const auto batch_images = batch.images.clone();
 
-  probe_step(*a.model, batch, {});
+  // The whole batch, then a slice of it (the tuner probes large batches on
+  // their first images), then more images than the batch has (the whole).
+  for (const int64_t images : {8, 3, 100}) {
+    INFO("probe of " << images << " images");
+    probe_step(*a.model, batch, {}, images);
 
-  CHECK(same(copies(a.model->parameters()), params));
-  CHECK(same(copies(grads_of(*a.model)), grads));
-  CHECK(same(copies(a.model->buffers()), buffers));
-  CHECK(momentum_bytes(a.groups) == momentum);
-  CHECK(torch::equal(at::detail::getDefaultCPUGenerator().get_state(), random));
-  CHECK(torch::equal(totals.loss_sum, loss_sum));
+    CHECK(same(copies(a.model->parameters()), params));
+    CHECK(same(copies(grads_of(*a.model)), grads));
+    CHECK(same(copies(a.model->buffers()), buffers));
+    CHECK(momentum_bytes(a.groups) == momentum);
+    CHECK(torch::equal(at::detail::getDefaultCPUGenerator().get_state(), random));
+    CHECK(torch::equal(totals.loss_sum, loss_sum));
+    CHECK(torch::equal(batch.images, batch_images));
+  }
 }
 
 TEST_CASE("a run that probes 1 and 2 threads ends with the weights of a run at its choice",
@@ -117,7 +125,9 @@ TEST_CASE("a run that probes 1 and 2 threads ends with the weights of a run at i
   REQUIRE_FALSE(same(at_one, at_two));
 
   // A fake clock on which one thread is twice as fast: probes at 1 and 2 in
-  // every round (a re-check every 50 ms of fake training), 1 chosen each time.
+  // every round (a re-check after 20 ms of fake training, doubling while the
+  // count stays), 1 chosen each time. Probes take 16 of the 64 images: a
+  // sliced probe changes the run's numbers no more than a whole one.
   Clock::time_point now{};
   std::map<int, int> probes_at;
   const auto clock = [&] {
@@ -128,8 +138,10 @@ TEST_CASE("a run that probes 1 and 2 threads ends with the weights of a run at i
     torch::set_num_threads(n);
     ++probes_at[n];
   };
-  ThreadTuner tuner({1, 2}, {.trial_seconds = 0.03, .recheck_seconds = 0.05, .keep_factor = 0},
-                    set_threads, clock);
+  ThreadTuner tuner(
+      {1, 2},
+      {.trial_seconds = 0.03, .probe_images = 16, .recheck_seconds = 0.02, .keep_factor = 0},
+      set_threads, clock);
   ThreadChoice tuned(CpuPlan{.threads = 2, .tune = true, .why = "test"}, std::move(tuner));
   const auto weights = train_run(tuned, 2);
   INFO("trials of 1: " << probes_at[1] << ", of 2: " << probes_at[2]);
@@ -146,12 +158,14 @@ TEST_CASE("a re-check that moves to another count says from which step", "[threa
   ThreadTuner tuner(
       {1, 2}, {}, [&](int n) { threads = n; }, [&] { return now; });
   ThreadChoice choice(CpuPlan{.threads = 2, .tune = true, .why = "test"}, std::move(tuner));
-  const auto probe = [&] { now += std::chrono::milliseconds(static_cast<int>(ms[threads])); };
+  const auto probe = [&](int64_t) {
+    now += std::chrono::milliseconds(static_cast<int>(ms[threads]));
+  };
   int64_t step = 0;
   for (; step < 2000; ++step) {
     if (step == 1000) ms = {{1, 20.0}, {2, 200.0}};  // a neighbour takes a core
     choice.before_step(step, 256, probe);
-    probe();
+    probe(256);  // the step
     choice.after_step();
   }
   CHECK(choice.threads() == 1);

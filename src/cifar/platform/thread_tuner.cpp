@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace cifar {
 namespace {
@@ -35,8 +36,8 @@ std::vector<int> ThreadTuner::candidates_for(int cores) {
   return out;
 }
 
-double ThreadTuner::trial(size_t index, int64_t images, const std::function<void()>& probe,
-                          double best, bool& stopped) {
+double ThreadTuner::trial(size_t index, int64_t images, const Probe& probe, double best,
+                          bool& stopped) {
   set_threads_(candidates_[index]);
   const auto rate_of = [images](double s) { return s > 0 ? static_cast<double>(images) / s : 0.0; };
   // Collapsed (a neighbour holds a core this count needs): stop after this probe.
@@ -44,7 +45,7 @@ double ThreadTuner::trial(size_t index, int64_t images, const std::function<void
     return best > 0 && rate_of(s) * options_.abort_ratio < best;
   };
   auto last = now_();
-  probe();  // the first probe after a switch pays for it: a warm-up, not counted
+  probe(images);  // the first probe after a switch pays for it: a warm-up, not counted
   auto now = now_();
   if (collapsed(seconds_between(last, now))) {
     stopped = true;
@@ -55,7 +56,7 @@ double ThreadTuner::trial(size_t index, int64_t images, const std::function<void
   double elapsed = 0;
   while (probes == 0 || (elapsed < options_.trial_seconds && probes < options_.trial_steps)) {
     last = now;
-    probe();
+    probe(images);
     now = now_();
     ++probes;
     elapsed = seconds_between(start, now);
@@ -74,7 +75,8 @@ size_t ThreadTuner::choose(const std::vector<double>& rates) const {
   return rates[current_] * options_.switch_margin >= rates[best] ? current_ : best;
 }
 
-void ThreadTuner::run_round(int64_t images, const std::function<void()>& probe) {
+void ThreadTuner::run_round(int64_t batch_images, const Probe& probe) {
+  const int64_t images = std::min(batch_images, options_.probe_images);
   const auto start = now_();
   std::vector<double> rates(candidates_.size(), 0.0);
   std::vector<bool> stopped(candidates_.size(), false);
@@ -85,12 +87,16 @@ void ThreadTuner::run_round(int64_t images, const std::function<void()>& probe) 
     stopped[i] = collapsed;
     best = std::max(best, rates[i]);
   }
+  const size_t before = current_;
   current_ = choose(rates);
   set_threads_(candidates_[current_]);
+  confirmations_ = rounds_ > 0 && current_ == before ? confirmations_ + 1 : 0;
   const auto end = now_();
   const double round_seconds = seconds_between(start, end);
   probe_seconds_ += round_seconds;
-  keep_seconds_ = std::max(options_.recheck_seconds, options_.keep_factor * round_seconds);
+  // Each round in a row that kept the count doubles the wait (thread_tuner.h).
+  keep_seconds_ = std::ldexp(
+      std::max(options_.recheck_seconds, options_.keep_factor * round_seconds), confirmations_);
   trained_seconds_ = 0;
   last_step_ = end;  // probing is not training
   ++rounds_;

@@ -14,11 +14,16 @@
 //   round, before the first step and whenever due():
 //     for each candidate c: set c; 1 warm-up probe, then probes until
 //       trial_seconds have passed (at least one, at most trial_steps); a probe
-//       4x slower than the best so far stops c's trial (it collapsed)
+//       4x slower than the best so far stops c's trial (it collapsed). A probe
+//       takes at most probe_images images of the batch (its first ones)
 //     keep the preferred count (the one in use, or all cores before the first
 //       round) unless another measured switch_margin faster; set it
-//   due() again after recheck_seconds of training, or 9x as long as the
-//     round took if that is longer: probes stay within a tenth of the time
+//   due() again after max(recheck_seconds, 9x the round's time) of training,
+//     doubled for each round in a row that kept the count (a round that
+//     changes it starts again from 1x): a round costs at most a tenth of the
+//     training before it, and on a machine whose load stays put the rounds
+//     come at 1x, 3x, 7x, 15x ... that wait, so their total time grows with
+//     the log of the run's length
 //
 // CPU work is synchronous, so the wall time around a probe is the probe. The
 // tuner only calls torch::set_num_threads; CpuSettingsGuard (guards.h)
@@ -36,6 +41,13 @@ namespace cifar {
 struct ThreadTunerOptions {
   double trial_seconds = 0.3;
   int64_t trial_steps = 50;
+  // Images in a probe, at most: larger batches are probed on their first
+  // probe_images. 256 images still give every layer work enough to split
+  // over 16 threads (airbench94's last convolutions, on 4x4 maps, still see
+  // 256 x 16 positions), so the counts rank as on the full batch, and the
+  // net-b256 recipe's probes stay whole batches; airbench94's 2000-image
+  // batches probed whole made a round on 2 cores last ~23 s.
+  int64_t probe_images = 256;
   double recheck_seconds = 15;  // of training time between rounds, at least
   double keep_factor = 9;       // ... and at least this many times the round's time
   double abort_ratio = 4;
@@ -54,9 +66,13 @@ class ThreadTuner {
 
   // A round of probes is due before the next step.
   bool due() const { return rounds_ == 0 || trained_seconds_ >= keep_seconds_; }
-  // Runs the round: `probe` (one forward and backward of `images` images that
-  // changes nothing) at each candidate, then sets the chosen count.
-  void run_round(int64_t images, const std::function<void()>& probe);
+  // A probe: one forward and backward of the batch's first `images` images
+  // that changes nothing.
+  using Probe = std::function<void(int64_t images)>;
+  // Runs the round before a step of `batch_images` images: `probe` of
+  // min(batch_images, probe_images) images at each candidate, then sets the
+  // chosen count.
+  void run_round(int64_t batch_images, const Probe& probe);
   // Called after every training step: its time counts towards the next round.
   void after_step();
   // Called when an epoch starts: the time since the last step (evaluation,
@@ -77,8 +93,7 @@ class ThreadTuner {
 
  private:
   // images/s of `images`-image probes at candidate `index`; `stopped` when it collapsed.
-  double trial(size_t index, int64_t images, const std::function<void()>& probe, double best,
-               bool& stopped);
+  double trial(size_t index, int64_t images, const Probe& probe, double best, bool& stopped);
   size_t choose(const std::vector<double>& rates) const;
 
   std::vector<int> candidates_;
@@ -89,6 +104,7 @@ class ThreadTuner {
   int rounds_ = 0;
   double trained_seconds_ = 0;  // training time since the last round
   double keep_seconds_ = 0;     // how long the round's choice is kept
+  int confirmations_ = 0;       // rounds in a row that kept the count
   double probe_seconds_ = 0;
   double step_seconds_ = 0;
   Clock::time_point last_step_;

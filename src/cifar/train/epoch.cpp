@@ -110,7 +110,9 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
       const int64_t global_step = position.global_step + (s - position.first_step);
       stats.last_lr = t.groups.lr(global_step);
       if (options.before_step && !graphed) {
-        options.before_step(global_step, count, [&] { probe_step(t.model, batch, options.step); });
+        options.before_step(global_step, count, [&](int64_t images) {
+          probe_step(t.model, batch, options.step, images);
+        });
       }
       const bool stop = step->run(batch, global_step);
       stats.images += count;

@@ -29,9 +29,10 @@ struct EpochOptions {
   bool progress_bar = false;
   double log_interval_s = 10;
   // Called before every step with its global step, its images and a probe:
-  // forward and backward of the step's batch that change nothing
-  // (thread_probe.h), which the thread tuner times at other counts.
-  std::function<void(int64_t, int64_t, const std::function<void()>&)> before_step;
+  // forward and backward of the step's batch (its first n images, n the
+  // probe's argument) that change nothing (thread_probe.h), which the thread
+  // tuner times at other counts.
+  std::function<void(int64_t, int64_t, const std::function<void(int64_t)>&)> before_step;
   // Called after every step with the images it took (the thread tuner, the forecast).
   std::function<void(int64_t)> after_step;
   // Called every `loss_every` steps with the global step and the epoch's

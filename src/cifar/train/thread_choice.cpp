@@ -14,7 +14,7 @@ ThreadChoice::ThreadChoice(const CpuPlan& plan, ThreadTuner tuner)
     : plan_(plan), tuner_(std::move(tuner)) {}
 
 void ThreadChoice::before_step(int64_t global_step, int64_t images,
-                               const std::function<void()>& probe) {
+                               const ThreadTuner::Probe& probe) {
   if (!tuner_ || !tuner_->due()) return;
   const int before = tuner_->threads();
   const bool first = tuner_->rounds() == 0;

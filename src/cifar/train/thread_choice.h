@@ -30,8 +30,9 @@ class ThreadChoice {
   int threads() const { return tuner_ ? tuner_->threads() : plan_.threads; }
   bool tuning() const { return tuner_.has_value(); }
   // Before each training step (the run's 0-based `global_step`, of `images`
-  // images): when a round is due, times `probe` at each candidate count.
-  void before_step(int64_t global_step, int64_t images, const std::function<void()>& probe);
+  // images): when a round is due, times `probe` (of as many images as the
+  // tuner asks for) at each candidate count.
+  void before_step(int64_t global_step, int64_t images, const ThreadTuner::Probe& probe);
   // After each training step.
   void after_step();
   // At each epoch's start: evaluation between epochs is no training step.

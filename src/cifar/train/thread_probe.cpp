@@ -1,11 +1,16 @@
 // thread_probe.cpp: forward and backward, then everything put back (see thread_probe.h).
 #include "cifar/train/thread_probe.h"
 
+#include <algorithm>
+
 #include "cifar/platform/guards.h"
 
 namespace cifar {
 
-void probe_step(ClassifierImpl& model, const Batch& batch, const StepOptions& options) {
+void probe_step(ClassifierImpl& model, const Batch& whole, const StepOptions& options,
+                int64_t images) {
+  const int64_t n = std::min(images, whole.images.size(0));
+  const Batch batch{whole.images.narrow(0, 0, n), whole.labels.narrow(0, 0, n)};
   const GeneratorStateGuard keep_random_stream;
   std::vector<torch::Tensor> buffers = model.buffers();
   std::vector<torch::Tensor> saved;
