@@ -4,13 +4,24 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <istream>
 #include <random>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cifar/data/data.h"
 
 namespace cifar::test {
+
+// The whole of a stream, read through its rdbuf (GCC 12's -Wnull-dereference
+// flags libstdc++'s own code when a string is built from istreambuf_iterators).
+inline std::string read_all(std::istream& in) {
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  return std::move(whole).str();
+}
 
 // A fresh folder under the system temp dir, removed when the object goes.
 class TempDir {

@@ -43,7 +43,8 @@ std::string error_as_unprivileged_user(Fn fn) {
   ::close(out[1]);
   std::string message;
   char buf[4096];
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof(buf))) > 0;) message.append(buf, n);
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof(buf))) > 0;)
+    message.append(buf, static_cast<size_t>(n));
   ::close(out[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);

@@ -116,7 +116,7 @@ TEST_CASE("sharding gives equal disjoint shares that make up the global batches"
     // Step s of every rank together: the single process's batch s.
     for (int64_t s = 0; s * global + global <= n; ++s) {
       std::set<int64_t> together, single;
-      for (int r = 0; r < world; ++r) {
+      for (size_t r = 0; r < static_cast<size_t>(world); ++r) {
         for (int64_t i = s * local; i < (s + 1) * local; ++i) {
           together.insert(shards[r].order[i].item<int64_t>());
           // Offsets and flips follow their samples.
@@ -187,7 +187,8 @@ TEST_CASE("one process: every collective is a no-op", "[dist]") {
 TEST_CASE("two ranks in one process: broadcast, sum, bucketed mean, stop flag", "[dist]") {
   const int port = free_port();
   auto rank_main = [port](int rank) {
-    torch::manual_seed(rank);  // different weights on each rank before the broadcast
+    torch::manual_seed(
+        static_cast<uint64_t>(rank));  // different weights on each rank before the broadcast
     Distributed dist(two_ranks(rank, port), torch::kCPU, DistOptions{std::chrono::seconds(30), 1});
     Net net;
     dist.broadcast_module(*net);

@@ -14,7 +14,7 @@ TEST_CASE("crc32c matches the iSCSI test vectors", "[crc32c]") {
   CHECK(crc32c(std::string_view("a")) == 0xC1D04330u);
   const std::vector<uint8_t> zeros(32, 0x00), ones(32, 0xFF);
   std::vector<uint8_t> up(32), down(32);
-  for (int i = 0; i < 32; ++i) {
+  for (size_t i = 0; i < 32; ++i) {
     up[i] = static_cast<uint8_t>(i);
     down[i] = static_cast<uint8_t>(31 - i);
   }

@@ -23,8 +23,8 @@ std::span<const uint8_t> as_span(const std::string& s) {
 std::string encode_png(const torch::Tensor& hwc) {
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
-  image.width = hwc.size(1);
-  image.height = hwc.size(0);
+  image.width = static_cast<png_uint_32>(hwc.size(1));
+  image.height = static_cast<png_uint_32>(hwc.size(0));
   const int64_t c = hwc.size(2);
   image.format = c == 1 ? PNG_FORMAT_GRAY : c == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_RGBA;
   png_alloc_size_t size = 0;
@@ -43,8 +43,8 @@ std::string encode_jpeg(const torch::Tensor& hwc) {
   unsigned char* buffer = nullptr;
   unsigned long size = 0;
   jpeg_mem_dest(&info, &buffer, &size);
-  info.image_width = hwc.size(1);
-  info.image_height = hwc.size(0);
+  info.image_width = static_cast<JDIMENSION>(hwc.size(1));
+  info.image_height = static_cast<JDIMENSION>(hwc.size(0));
   info.input_components = 3;
   info.in_color_space = JCS_RGB;
   jpeg_set_defaults(&info);
@@ -110,11 +110,11 @@ TEST_CASE("bad image files get one clear error each", "[image]") {
   // before any decoding.
   std::string huge = png;
   const auto put32 = [&](size_t at, uint32_t v) {
-    for (int i = 0; i < 4; ++i) huge[at + i] = static_cast<char>(v >> (24 - 8 * i));
+    for (size_t i = 0; i < 4; ++i) huge[at + i] = static_cast<char>(v >> (24 - 8 * i));
   };
   put32(16, 100000);
   put32(20, 100000);
-  put32(29, crc32(0, reinterpret_cast<const Bytef*>(huge.data() + 12), 17));
+  put32(29, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(huge.data() + 12), 17)));
   refuse(huge, "100000x100000");
 }
 

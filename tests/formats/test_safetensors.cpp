@@ -37,7 +37,7 @@ TEST_CASE("safetensors round trip keeps names, values, dtypes and metadata", "[s
   const StringMap meta{{"model", "net"}, {"mean", "[0.5, 0.5, 0.5]"}};
   const std::string bytes = encode_safetensors(tensors, meta);
   uint64_t header_len = 0;
-  for (int i = 7; i >= 0; --i) header_len = header_len << 8 | static_cast<uint8_t>(bytes[i]);
+  for (size_t i = 8; i-- > 0;) header_len = header_len << 8 | static_cast<uint8_t>(bytes[i]);
   CHECK((8 + header_len) % 8 == 0);  // data aligned
   const auto header = json::parse(bytes.substr(8, header_len));
   CHECK(header.at("bn1.num_batches_tracked").at("dtype") == "I64");

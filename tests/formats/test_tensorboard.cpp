@@ -13,16 +13,16 @@
 
 namespace {
 
-uint64_t le(const std::string& s, size_t at, int bytes) {
+uint64_t le(const std::string& s, size_t at, size_t bytes) {
   uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
+  for (size_t i = bytes; i-- > 0;) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
   return v;
 }
 
 // The records of a TFRecord file, each checked against its two CRCs.
 std::vector<std::string> read_records(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string file = cifar::test::read_all(in);
   std::vector<std::string> records;
   size_t at = 0;
   while (at < file.size()) {

@@ -165,7 +165,9 @@ TEST_CASE("the unpickler bounds nesting: deep lists and tuples are refused, not 
                     Catch::Contains("nests containers more than 32 deep"));
   CHECK_THROWS_WITH(run(std::string(100000, ']') + std::string(99999, 'a')),
                     Catch::Contains("more than 32 deep"));
-  CHECK_THROWS_WITH(run("N" + std::string(100000, '\x85')), Catch::Contains("more than 32 deep"));
+  std::string tuples(100001, '\x85');  // N, then 100,000 TUPLE1 (not "N" + ...: GCC 12's
+  tuples[0] = 'N';                     // -Wstringop-overflow misreads that concatenation)
+  CHECK_THROWS_WITH(run(tuples), Catch::Contains("more than 32 deep"));
   std::string dicts = "}";  // {1: {1: {1: ...}}}
   for (int i = 0; i < 100000; ++i) dicts += "K\x01}";
   CHECK_THROWS_WITH(run(dicts + std::string(100000, 's')), Catch::Contains("more than 32 deep"));

@@ -32,7 +32,7 @@ CheckpointInfo sample_info(const std::string& model = "net") {
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return test::read_all(in);
 }
 }  // namespace
 
@@ -158,7 +158,7 @@ TEST_CASE("ensure_writable creates folders and refuses unwritable paths", "[chec
 
 namespace {
 void set_version(std::string& bytes, uint32_t v) {
-  for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  for (size_t i = 0; i < 4; ++i) bytes[8 + i] = static_cast<char>((v >> (8 * i)) & 0xff);
 }
 // Replaces the SHA-256 trailer with the right one for the bytes before it.
 void reseal(std::string& bytes) {
@@ -181,7 +181,8 @@ TEST_CASE("one changed byte anywhere in a checkpoint is reported as damage", "[c
   // (weights and momentum buffers) and the checksum itself; for the long
   // payload, every 997th byte and the last ones.
   std::vector<size_t> positions;
-  for (size_t i = 8; i < good.size(); i += (i < 2000 || i + 2000 > good.size()) ? 1 : 997) {
+  for (size_t i = 8; i < good.size();
+       i += (i < 2000 || i + 2000 > good.size()) ? size_t{1} : size_t{997}) {
     positions.push_back(i);
   }
   for (size_t i : positions) {

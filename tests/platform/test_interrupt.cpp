@@ -40,7 +40,8 @@ ChildResult run_in_child(Fn fn) {
   ::close(err[1]);
   ChildResult r;
   char buf[512];
-  for (ssize_t n; (n = ::read(err[0], buf, sizeof(buf))) > 0;) r.err.append(buf, n);
+  for (ssize_t n; (n = ::read(err[0], buf, sizeof(buf))) > 0;)
+    r.err.append(buf, static_cast<size_t>(n));
   ::close(err[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);

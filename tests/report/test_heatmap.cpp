@@ -13,7 +13,8 @@ struct Decoded {
   int width = 0, height = 0;
   std::vector<uint8_t> rgb;  // (height, width, 3) uint8
   std::array<int, 3> at(int x, int y) const {
-    const auto* p = &rgb[(static_cast<size_t>(y) * width + x) * 3];
+    const auto* p =
+        &rgb[(static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)) * 3];
     return {p[0], p[1], p[2]};
   }
 };

@@ -191,7 +191,7 @@ TEST_CASE("a log line while the bar is up clears it, prints, and redraws it", "[
     CHECK(logger->sinks().at(0) == inner);  // given back
   }
   std::ifstream in(captured, std::ios::binary);
-  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string out = cifar::test::read_all(in);
   INFO(out);
   const auto first = out.find("\repoch 1/2  40%|");
   const auto clear = out.find("\r\033[K", first + 1);

@@ -47,8 +47,8 @@ TEST_CASE("cifar-eval, -predict and -export share typed Model options", "[config
   auto error = [](auto add, const std::vector<std::string>& args) -> std::string {
     try {
       parse_tool(add, args);
-    } catch (const CLI::ParseError& e) {
-      return e.what();
+    } catch (const CLI::ParseError& failure) {
+      return failure.what();
     }
     return "";
   };

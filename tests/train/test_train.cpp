@@ -48,7 +48,7 @@ TEST_CASE("train() writes checkpoints, metrics and config, and resumes", "[train
   CHECK(lines == 3);  // header + 2 epochs
   // The saved settings name the data folder absolutely.
   std::ifstream config(out.path() / "run" / "config.toml");
-  const std::string toml((std::istreambuf_iterator<char>(config)), {});
+  const std::string toml = test::read_all(config);
   CHECK_THAT(toml, Catch::Contains(fmt::format("data = \"{}\"", data_dir.path().string())));
 
   const auto saved = load_checkpoint(out.path() / "model.pt");

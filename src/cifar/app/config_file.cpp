@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
@@ -36,9 +37,12 @@ std::string toml_value(const std::string& text) {
 }  // namespace
 
 std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const {
-  const std::string document{std::istreambuf_iterator<char>(input),
-                             std::istreambuf_iterator<char>()};
-  std::vector<CLI::ConfigItem> items;
+  // Read through rdbuf: GCC 12's -Wnull-dereference flags libstdc++'s own
+  // istreambuf_iterator code when a string is built from a pair of them.
+  std::ostringstream whole;
+  whole << input.rdbuf();
+  const std::string document = std::move(whole).str();
+  std::vector<CLI::ConfigItem> config_items;
   lines_.clear();
   for (TomlEntry& entry : read_flat_toml(document)) {
     lines_[entry.key] = entry.line;
@@ -50,9 +54,9 @@ std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const 
     CLI::ConfigItem item;
     item.name = std::move(entry.key);
     item.inputs = {std::move(entry.value)};
-    items.push_back(std::move(item));
+    config_items.push_back(std::move(item));
   }
-  return items;
+  return config_items;
 }
 
 std::optional<int64_t> TomlConfig::line_of(const CLI::Option& option) const {

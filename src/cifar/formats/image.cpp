@@ -109,7 +109,8 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
   state->hwc = torch::empty({height, width, channels}, torch::kUInt8);
   auto* base = state->hwc.data_ptr<uint8_t>();
   while (state->info.output_scanline < height) {
-    JSAMPROW row = base + static_cast<size_t>(state->info.output_scanline) * width * channels;
+    JSAMPROW row = base + static_cast<size_t>(state->info.output_scanline) * width *
+                              static_cast<size_t>(channels);
     jpeg_read_scanlines(&state->info, &row, 1);
   }
   const bool inverted = state->info.saw_Adobe_marker != 0;

@@ -46,7 +46,9 @@ void ByteBudget::take(int64_t numel, torch::ScalarType dtype, const std::string&
     throw std::runtime_error(fmt::format(
         "its tensors need more memory than a weights file for this model can ({} would take {} "
         "bytes; {} of at most {} are taken: {})",
-        what, numel < 0 ? std::string("over 2^62 elements of") : std::to_string(numel * element),
+        what,
+        numel < 0 ? std::string("over 2^62 elements of")
+                  : std::to_string(static_cast<uint64_t>(numel) * element),
         used_, limits_.max_bytes, limits_.why));
   }
   used_ += static_cast<uint64_t>(numel) * element;

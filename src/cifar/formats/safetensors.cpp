@@ -103,7 +103,7 @@ SafetensorsHeader parse_safetensors_header(std::span<const uint8_t> bytes,
                              bytes.size()));
   }
   uint64_t header_len = 0;
-  for (int i = 7; i >= 0; --i) header_len = header_len << 8 | bytes[i];
+  for (size_t i = 8; i-- > 0;) header_len = header_len << 8 | bytes[i];
   if (header_len > kMaxSafetensorsHeaderBytes) {
     fail(source, fmt::format("header length {} exceeds the {} bytes allowed; not a safetensors "
                              "file",
@@ -188,7 +188,7 @@ std::string encode_safetensors(const TensorMap& tensors, const StringMap& metada
     auto t = tensor.detach().to(torch::kCPU);
     if (t.is_floating_point()) t = t.to(torch::kFloat32);
     t = t.contiguous();
-    const uint64_t n = t.numel() * t.element_size();
+    const auto n = static_cast<uint64_t>(t.numel() * t.element_size());
     header[name] = {{"dtype", dtype_name(t.scalar_type())},
                     {"shape", t.sizes().vec()},
                     {"data_offsets", {offset, offset + n}}};
@@ -202,7 +202,8 @@ std::string encode_safetensors(const TensorMap& tensors, const StringMap& metada
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((text.size() >> (8 * i)) & 0xff));
   out += text;
   for (const auto& t : data) {
-    out.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
+    out.append(static_cast<const char*>(t.data_ptr()),
+               static_cast<size_t>(t.numel() * t.element_size()));
   }
   return out;
 }

@@ -46,7 +46,7 @@ class Message {
 
  private:
   void key(int field, int wire_type) {
-    raw_varint((static_cast<uint64_t>(field) << 3) | wire_type);
+    raw_varint((static_cast<uint64_t>(field) << 3) | static_cast<uint64_t>(wire_type));
   }
   void raw_little_endian(uint64_t bits, int bytes) {
     for (int i = 0; i < bytes; ++i) buf_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
@@ -152,10 +152,10 @@ void TensorBoardWriter::write_event(const std::string& data) {
   // TFRecord: uint64 length, uint32 masked crc32c(length), data, uint32 masked crc32c(data).
   std::array<uint8_t, 8> len{};
   const uint64_t n = data.size();
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>((n >> (8 * i)) & 0xFF);
+  for (size_t i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>((n >> (8 * i)) & 0xFF);
   auto le32 = [](uint32_t v) {
     std::array<char, 4> b{};
-    for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+    for (size_t i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
     return b;
   };
   const auto len_crc = le32(masked_crc32c(len));

@@ -57,8 +57,8 @@ std::string damage_hint(std::span<const uint8_t> bytes) {
     return fmt::format("its header runs past the end of the file ({} bytes): it is truncated",
                        bytes.size());
   }
-  json j = json::parse(bytes.begin() + kFixed, bytes.begin() + kFixed + header_len, nullptr,
-                       /*allow_exceptions=*/false);
+  const auto header = bytes.subspan(kFixed, header_len);
+  json j = json::parse(header.begin(), header.end(), nullptr, /*allow_exceptions=*/false);
   const auto it = j.is_object() ? j.find("payload_bytes") : j.end();
   if (!j.is_object() || it == j.end() || !it->is_number_unsigned()) {
     return "its SHA-256 checksum does not match, and its JSON header is not intact";

@@ -63,21 +63,21 @@ RunDirLock::RunDirLock(const fs::path& dir) {
     rc = ::flock(fd_, LOCK_EX | LOCK_NB);
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) {
-    const int err = errno;
+    const int lock_err = errno;
     char pid[32] = {};
     const ssize_t n = ::pread(fd_, pid, sizeof(pid) - 1, 0);
     std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
     ::close(fd_);
     fd_ = -1;
-    if (err == EWOULDBLOCK) {
+    if (lock_err == EWOULDBLOCK) {
       throw std::runtime_error(fmt::format(
           "run folder {} is in use by another cifar-train{}; wait for it to finish, or choose "
           "another --run-dir",
           dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder)));
     }
     throw std::runtime_error(
-        fmt::format("cannot lock run folder {}: {}", dir.string(), std::strerror(err)));
+        fmt::format("cannot lock run folder {}: {}", dir.string(), std::strerror(lock_err)));
   }
   // Ours now: say who holds it, for the message a second run prints.
   const std::string me = fmt::format("{}\n", ::getpid());

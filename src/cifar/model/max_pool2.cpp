@@ -97,10 +97,12 @@ void backward_span(U* __restrict a, U* __restrict b, U* __restrict d, U* __restr
                    const U* __restrict grad_out, const U* __restrict idx) {
   for (int64_t j = 0; j < n; ++j) {
     const U v = grad_out[j], at = idx[j];
-    a[kStride * j] = v & -U(at == 0);  // the gradient's bits, or +0.0
-    b[kStride * j] = v & -U(at == 1);
-    d[kStride * j] = v & -U(at == 2);
-    e[kStride * j] = v & -U(at == 3);
+    // The gradient's bits, or +0.0 (the mask is all ones or zero; U may be
+    // narrower than int, so the & is cast back to U).
+    a[kStride * j] = static_cast<U>(v & static_cast<U>(-U(at == 0)));
+    b[kStride * j] = static_cast<U>(v & static_cast<U>(-U(at == 1)));
+    d[kStride * j] = static_cast<U>(v & static_cast<U>(-U(at == 2)));
+    e[kStride * j] = static_cast<U>(v & static_cast<U>(-U(at == 3)));
   }
 }
 

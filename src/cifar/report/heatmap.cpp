@@ -17,10 +17,10 @@ using Rgb = std::array<uint8_t, 3>;
 Rgb blues(double t) {
   constexpr std::array<Rgb, 3> stops{{{247, 251, 255}, {107, 174, 214}, {8, 48, 107}}};
   t = std::clamp(t, 0.0, 1.0) * 2.0;
-  const int i = std::min(static_cast<int>(t), 1);
-  const double f = t - i;
+  const size_t i = std::min<size_t>(static_cast<size_t>(t), 1);
+  const double f = t - static_cast<double>(i);
   Rgb out{};
-  for (int c = 0; c < 3; ++c) {
+  for (size_t c = 0; c < 3; ++c) {
     out[c] = static_cast<uint8_t>(stops[i][c] + f * (stops[i + 1][c] - stops[i][c]) + 0.5);
   }
   return out;
@@ -41,28 +41,30 @@ HeatmapPng confusion_heatmap_png(std::span<const int64_t> confusion, int64_t num
         fmt::format("confusion_heatmap_png: cell_pixels {} < 2", cell_pixels));
   }
   // One grey line before each cell and one after the last: n * cell + 1.
-  const int side = static_cast<int>(n) * cell_pixels + 1;
+  const auto cell = static_cast<size_t>(cell_pixels);
+  const size_t side = n * cell + 1;
   constexpr Rgb kGrid{160, 160, 160};
-  std::vector<uint8_t> rgb(static_cast<size_t>(side) * side * 3);  // (side, side, 3) uint8
+  std::vector<uint8_t> rgb(side * side * 3);  // (side, side, 3) uint8
   for (size_t r = 0; r < n; ++r) {
     int64_t row_total = 0;
     for (size_t c = 0; c < n; ++c) row_total += confusion[r * n + c];
     for (size_t c = 0; c < n; ++c) {
       const double share =
-          row_total > 0 ? static_cast<double>(confusion[r * n + c]) / row_total : 0.0;
+          row_total > 0 ? static_cast<double>(confusion[r * n + c]) / static_cast<double>(row_total)
+                        : 0.0;
       const Rgb colour = blues(share);
-      for (int y = 0; y < cell_pixels; ++y) {
-        for (int x = 0; x < cell_pixels; ++x) {
+      for (size_t y = 0; y < cell; ++y) {
+        for (size_t x = 0; x < cell; ++x) {
           const bool grid = y == 0 || x == 0;
-          const size_t py = r * cell_pixels + y, px = c * cell_pixels + x;
+          const size_t py = r * cell + y, px = c * cell + x;
           std::copy_n((grid ? kGrid : colour).begin(), 3, &rgb[(py * side + px) * 3]);
         }
       }
     }
   }
-  for (int i = 0; i < side; ++i) {  // the last row and column of grid lines
-    std::copy_n(kGrid.begin(), 3, &rgb[((side - 1) * static_cast<size_t>(side) + i) * 3]);
-    std::copy_n(kGrid.begin(), 3, &rgb[(static_cast<size_t>(i) * side + side - 1) * 3]);
+  for (size_t i = 0; i < side; ++i) {  // the last row and column of grid lines
+    std::copy_n(kGrid.begin(), 3, &rgb[((side - 1) * side + i) * 3]);
+    std::copy_n(kGrid.begin(), 3, &rgb[(i * side + side - 1) * 3]);
   }
 
   png_image image{};
@@ -83,8 +85,8 @@ HeatmapPng confusion_heatmap_png(std::span<const int64_t> confusion, int64_t num
         fmt::format("libpng could not encode the heat map: {}", image.message));
   }
   out.png.resize(size);
-  out.height = side;
-  out.width = side;
+  out.height = static_cast<int>(side);
+  out.width = static_cast<int>(side);
   png_image_free(&image);
   return out;
 }

@@ -22,24 +22,24 @@ class ScreenSink final : public spdlog::sinks::sink {
     std::lock_guard lock(mutex_);
     const bool was_drawn = drawn_;
     clear_locked();
-    for (auto& sink : inner_) {
-      if (!sink->should_log(msg.level)) continue;
-      sink->log(msg);
-      sink->flush();
+    for (auto& target : inner_) {
+      if (!target->should_log(msg.level)) continue;
+      target->log(msg);
+      target->flush();
     }
     if (was_drawn) draw_locked();
   }
   void flush() override {
     std::lock_guard lock(mutex_);
-    for (auto& sink : inner_) sink->flush();
+    for (auto& target : inner_) target->flush();
   }
   void set_pattern(const std::string& pattern) override {
     std::lock_guard lock(mutex_);
-    for (auto& sink : inner_) sink->set_pattern(pattern);
+    for (auto& target : inner_) target->set_pattern(pattern);
   }
   void set_formatter(std::unique_ptr<spdlog::formatter> formatter) override {
     std::lock_guard lock(mutex_);
-    for (auto& sink : inner_) sink->set_formatter(formatter->clone());
+    for (auto& target : inner_) target->set_formatter(formatter->clone());
   }
 
   const std::vector<spdlog::sink_ptr>& inner() const { return inner_; }

@@ -8,11 +8,12 @@
 namespace cifar {
 
 std::vector<double> EvalResult::per_class_accuracy() const {
-  std::vector<double> acc(static_cast<size_t>(num_classes), 0.0);
-  for (int64_t c = 0; c < num_classes; ++c) {
+  const auto n = static_cast<size_t>(num_classes);
+  std::vector<double> acc(n, 0.0);
+  for (size_t c = 0; c < n; ++c) {
     int64_t row = 0;
-    for (int64_t p = 0; p < num_classes; ++p) row += confusion[c * num_classes + p];
-    acc[c] = row > 0 ? static_cast<double>(confusion[c * num_classes + c]) / row : 0.0;
+    for (size_t p = 0; p < n; ++p) row += confusion[c * n + p];
+    acc[c] = row > 0 ? static_cast<double>(confusion[c * n + c]) / static_cast<double>(row) : 0.0;
   }
   return acc;
 }

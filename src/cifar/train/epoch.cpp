@@ -16,8 +16,7 @@ namespace cifar {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void throw_non_finite(double loss, const EpochOptions& o, const EpochPosition& p,
-                                   int64_t step) {
+[[noreturn]] void throw_non_finite(double loss, const EpochPosition& p, int64_t step) {
   const char* what = std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf";
   throw std::runtime_error(fmt::format(
       "loss became {} in epoch {} (by step {}): training stopped, and the checkpoints of earlier "
@@ -40,7 +39,7 @@ class ProgressTicker {
   void tick(int64_t steps_done, int64_t images, const RunningTotals& totals) {
     if (!bar_.due()) return;
     const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
-    if (!std::isfinite(mean)) throw_non_finite(mean, options_, position_, steps_done);
+    if (!std::isfinite(mean)) throw_non_finite(mean, position_, steps_done);
     const double accuracy =
         static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(images);
     const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -56,7 +55,7 @@ class ProgressTicker {
       return;
     }
     const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
-    if (!std::isfinite(mean)) throw_non_finite(mean, options_, position_, steps_done);
+    if (!std::isfinite(mean)) throw_non_finite(mean, position_, steps_done);
     options_.on_loss(position_.global_step + steps_done - position_.first_step, mean);
   }
   void finish() { bar_.finish(); }
@@ -142,7 +141,7 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
   if (images > 0) {
     stats.loss = host[0].item<double>() / images;
     stats.accuracy = host[1].item<double>() / images;
-    if (!std::isfinite(stats.loss)) throw_non_finite(stats.loss, options, position, stats.steps);
+    if (!std::isfinite(stats.loss)) throw_non_finite(stats.loss, position, stats.steps);
   }
   return stats;
 }

@@ -29,12 +29,13 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
     const auto [values, indices] = probs.topk(k, 1);
     for (size_t b = 0; b < pending.size(); ++b) {
       auto& p = out[pending[b]];
+      const auto batch_row = static_cast<int64_t>(b);
       for (int64_t j = 0; j < k; ++j) {
-        const int64_t c = indices[b][j].item<int64_t>();
-        p.top_k.emplace_back(info.class_names.at(c), values[b][j].item<double>());
+        const auto c = static_cast<size_t>(indices[batch_row][j].item<int64_t>());  // in [0, C)
+        p.top_k.emplace_back(info.class_names.at(c), values[batch_row][j].item<double>());
       }
       if (options.logits) {
-        const auto row = logits[b].contiguous();
+        const auto row = logits[batch_row].contiguous();
         p.logits.assign(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
       }
     }
