@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The airbench94 recipe end to end, small: a few steps of batch 500 on 2,000
-# real images with the recipe's config (Muon + SGD groups, alternating flip,
-# reflect translate, summed smoothed loss, whitening from the data); the same
+# real images, evaluated on 2,000 test images, with the recipe's config (Muon +
+# SGD groups, alternating flip, reflect translate, summed smoothed loss,
+# whitening from the data); the same
 # run interrupted mid-way and resumed (the four groups' state round-trips
 # through the checkpoint) ends with the same weights; then cifar-eval, which
 # takes the test-time augmentation level the checkpoint was trained with.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 common=(--config "$SRC/configs/airbench94.toml" --data "$REAL_DATA" --device cpu --threads 2
-        --train-limit 2000 --batch-size 500 --eval-batch-size 1000 --seed 3 --tta 1
+        --train-limit 2000 --test-limit 2000 --batch-size 500 --eval-batch-size 1000 --seed 3 --tta 1
         --no-tensorboard)
 "$TRAIN" "${common[@]}" -q --epochs 2 --eval-every 2 --checkpoint straight.pt --run-dir straight \
   >/dev/null 2>straight.err || { cat straight.err; fail "straight airbench94 run failed"; }

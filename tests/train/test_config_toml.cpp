@@ -22,6 +22,7 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.stem = ResNetStem::kImageNet;
   c.data_dir = "/data/cifar \"quoted\"";
   c.train_limit = 123;
+  c.test_limit = 456;
   c.augment = true;
   c.device = parse_device("cuda:1");
   c.threads = 3;

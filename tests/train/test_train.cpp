@@ -8,6 +8,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/train/run_setup.h"
 #include "cifar/train/train.h"
 #include "test_helpers.h"
 
@@ -125,4 +126,22 @@ TEST_CASE("a validation split (--val-split) is held out, reported, and chooses b
   c.val_split = 10000 * 5;  // nothing left to train on
   c.run_dir = (out.path() / "run2").string();
   CHECK_THROWS_AS(train(c, env), UsageError);
+}
+
+TEST_CASE("The test and training limits keep the first N images of their splits", "[train]") {
+  TempDir data_dir;
+  test::write_full_cifar(data_dir.path(), test::synthetic(10000, 6));
+  TrainConfig c;
+  c.data_dir = data_dir.path().string();
+  const Cifar10Dataset all = read_test_split(c);
+  REQUIRE(all.size() == 10000);
+  c.test_limit = 300;
+  c.train_limit = 700;
+  const Cifar10Dataset some = read_test_split(c);
+  REQUIRE(some.size() == 300);
+  CHECK(torch::equal(some.images, all.images.narrow(0, 0, 300)));
+  CHECK(torch::equal(some.labels, all.labels.narrow(0, 0, 300)));
+  CHECK(read_train_split(c).train.size() == 700);
+  c.test_limit = 20000;  // more than there are: all of them
+  CHECK(read_test_split(c).size() == 10000);
 }

@@ -53,6 +53,7 @@ struct TrainConfig {
   // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.
   std::string data_dir = "data/cifar-10-batches-bin";
   int64_t train_limit = 0;  // use only the first N training images (0: all)
+  int64_t test_limit = 0;   // evaluate on the first N test images only (0: all)
   int64_t val_split = 0;    // hold out N training images for validation (best.pt chosen on them)
   bool augment = false;
   // Device and threads

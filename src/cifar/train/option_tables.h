@@ -55,6 +55,10 @@ void train_data(Config& c, V&& v) {
   v.number(
       fixed_mid_epoch(Opt{"--train-limit", kData, "Train on the first N images only (0: all)"}),
       c.train_limit, Range<int64_t>{0, kMaxCount});
+  v.number(Opt{"--test-limit", kData,
+               "Evaluate on the first N test images only, for quick checks; the accuracy is then "
+               "not the test set's (0: all)"},
+           c.test_limit, Range<int64_t>{0, kMaxCount});
   v.number(fixed_mid_epoch(
                Opt{"--val-split", kData,
                    "Hold out N training images (chosen by --seed) as a validation set; best.pt is "

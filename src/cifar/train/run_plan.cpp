@@ -16,7 +16,7 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   warn_ignored(config, source.model_name, device);
 
   const TrainValSplit splits = read_train_split(config);
-  const Cifar10Dataset test_split = read_cifar10(config.data_dir, Split::kTest);
+  const Cifar10Dataset test_split = read_test_split(config);
   log_data(config, splits, test_split.size(), dist.is_main());
   const Normalization& norm = source.normalization;
   std::optional<DeviceDataset> val;

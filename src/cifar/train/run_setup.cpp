@@ -101,15 +101,26 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   return resumed;
 }
 
+namespace {
+// The first `limit` images of `data` (all of them when limit is 0 or larger).
+void keep_first(Cifar10Dataset& data, int64_t limit) {
+  if (limit <= 0 || limit >= data.size()) return;
+  data.images = data.images.narrow(0, 0, limit);
+  data.labels = data.labels.narrow(0, 0, limit);
+}
+}  // namespace
+
 TrainValSplit read_train_split(const TrainConfig& c) {
   TrainValSplit split =
       split_validation(read_cifar10(c.data_dir, Split::kTrain), c.val_split, c.seed);
-  Cifar10Dataset& train = split.train;
-  if (c.train_limit > 0 && c.train_limit < train.size()) {
-    train.images = train.images.narrow(0, 0, c.train_limit);
-    train.labels = train.labels.narrow(0, 0, c.train_limit);
-  }
+  keep_first(split.train, c.train_limit);
   return split;
+}
+
+Cifar10Dataset read_test_split(const TrainConfig& c) {
+  Cifar10Dataset test = read_cifar10(c.data_dir, Split::kTest);
+  keep_first(test, c.test_limit);
+  return test;
 }
 
 void log_data(const TrainConfig& c, const TrainValSplit& splits, int64_t test_images,

@@ -50,6 +50,9 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c);
 // rest cut to --train-limit.
 TrainValSplit read_train_split(const TrainConfig& c);
 
+// The test split, cut to its first --test-limit images.
+Cifar10Dataset read_test_split(const TrainConfig& c);
+
 // What the data is and what it means for the run: the split sizes, how
 // best.pt is chosen, and (rank 0, as warnings show on every rank) a
 // --batch-size larger than the training split.
