@@ -2,6 +2,7 @@
 // airbench94_muon.py builds and initialises them.
 #include "cifar/model/airbench.h"
 
+#include "cifar/model/gelu.h"
 #include "cifar/model/max_pool2.h"
 
 #include <algorithm>
@@ -68,9 +69,9 @@ ConvGroupImpl::ConvGroupImpl(int64_t channels_in, int64_t channels_out) {
 torch::Tensor ConvGroupImpl::forward(torch::Tensor x) {
   x = conv1(x);
   x = max_pool2(x);  // max_pool2d(x, 2) in one pass each way on the CPU (max_pool2.h)
-  x = torch::gelu(norm1(x));
+  x = cifar::gelu(norm1(x));  // torch::gelu by table lookup for bf16 (gelu.h)
   x = conv2(x);
-  return torch::gelu(norm2(x));
+  return cifar::gelu(norm2(x));
 }
 
 // --- Airbench94 --------------------------------------------------------------
@@ -84,7 +85,7 @@ Airbench94Impl::Airbench94Impl(int64_t num_classes) {
   // unspecified (GCC goes right to left), and the groups must draw their
   // weights in the reference's order.
   nn::Sequential sequence;
-  sequence->push_back(nn::GELU());
+  sequence->push_back(nn::Functional([](const torch::Tensor& t) { return cifar::gelu(t); }));
   sequence->push_back(ConvGroup(kWhitenWidth, 64));
   sequence->push_back(ConvGroup(64, 256));
   sequence->push_back(ConvGroup(256, 256));
