@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cifar/model/max_pool2.h"
+#include "cifar/model/max_pool2_bf16.h"
 #include "cifar/platform/guards.h"
 
 using namespace cifar;
@@ -52,6 +53,14 @@ torch::Tensor hard_input(torch::IntArrayRef sizes) {
   flat.index_put_({torch::randint(0, flat.numel(), {5})}, nan);
   flat.index_put_({torch::randint(0, flat.numel(), {5})}, -inf);
   return x;
+}
+
+// bfloat16 bit patterns: +0 -0 1 -1 2 inf -inf, and NaNs of either sign,
+// quiet and signalling, with payloads.
+torch::Tensor special_bf16_bits() {
+  return torch::tensor(std::vector<int16_t>{0x0000, -0x8000, 0x3F80, -0x4080, 0x4000, 0x7F80,
+                                            -0x0080, 0x7FC1, -0x003D, 0x7F81, -0x007F, 0x7FFF},
+                       torch::kInt16);
 }
 
 }  // namespace
@@ -135,4 +144,91 @@ TEST_CASE("max_pool2 refuses a second derivative instead of returning zeros", "[
                       Catch::Contains("no second derivative"));
     CHECK(torch::autograd::grad({y}, {x})[0].sizes() == x.sizes());  // first order still works
   }
+}
+
+TEST_CASE("max_pool2 keeps the winning bfloat16 bits: NaN payloads and -0.0", "[max_pool2]") {
+  // check_same compares values, which cannot tell -0.0 from +0.0 or one NaN
+  // from another. Here every output must carry the bits of the window input
+  // that ATen's index names (the last NaN, else the first maximum), or +0.0
+  // where the ReLU zeroes it (ATen's relu would keep a -0.0 there: equal).
+  torch::manual_seed(7);
+  const auto table = special_bf16_bits();
+  for (const auto format : {torch::MemoryFormat::Contiguous, torch::MemoryFormat::ChannelsLast}) {
+    for (const bool relu : {false, true}) {
+      for (const bool grad : {false, true}) {  // with and without the winner index
+        // 21 channels and 21 outputs a row: the vector loop, its epilogue and a
+        // scalar tail
+        INFO((format == torch::MemoryFormat::ChannelsLast ? "channels-last" : "NCHW")
+             << (relu ? " with ReLU" : "") << (grad ? " with grad" : ""));
+        const auto pick = torch::randint(0, table.numel(), {3, 21, 9, 43});
+        const auto x = table.index({pick}).view(torch::kBFloat16).contiguous(format);
+        const auto [ref, index] =
+            torch::max_pool2d_with_indices(x.to(torch::kFloat), {2, 2}, {2, 2});
+        auto want = x.view(torch::kInt16).flatten(2).gather(2, index.flatten(2)).view_as(ref);
+        if (relu) want = torch::where(ref <= 0, torch::zeros_like(want), want);
+        auto input = x.clone().requires_grad_(grad);
+        const auto out = relu ? max_pool2_relu(input) : max_pool2(input);
+        REQUIRE(max_pool2_is_fused(input));
+        CHECK(torch::equal(out.detach().view(torch::kInt16), want));
+        if (grad) {
+          const auto grad_out = torch::randn(out.sizes()).to(torch::kBFloat16).contiguous(format);
+          check_same(fused(x, grad_out, relu), reference(x, grad_out, relu));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("max_pool2_bf16_span picks the ATen winners in each compilation", "[max_pool2]") {
+  // One span of 77 windows as the op hands them over (a vector loop, its
+  // epilogue and a scalar tail), through the baseline loop and the best one
+  // the CPU runs (the same on a CPU without AVX-512).
+  torch::manual_seed(8);
+  const int64_t n = 77;
+  const auto table = special_bf16_bits();
+  const auto bits = [](const torch::Tensor& t) {
+    return reinterpret_cast<const uint16_t*>(t.const_data_ptr<int16_t>());
+  };
+  for (const auto isa : {Bf16SpanIsa::kBaseline, Bf16SpanIsa::kBest}) {
+    for (const int64_t stride : {1, 2}) {
+      for (const bool relu : {false, true}) {
+        for (const bool with_idx : {false, true}) {
+          INFO((isa == Bf16SpanIsa::kBest ? "best" : "baseline")
+               << " stride " << stride << (relu ? " with ReLU" : "")
+               << (with_idx ? " with index" : ""));
+          const auto windows = table.index({torch::randint(0, table.numel(), {n, 4})});
+          const auto x = windows.view(torch::kBFloat16).to(torch::kFloat).view({1, n, 2, 2});
+          const auto [ref, index] = torch::max_pool2d_with_indices(x, {2, 2}, {2, 2});
+          auto want = windows.gather(1, index.view({n, 1})).view({n});
+          auto want_idx = index.view({n}).to(torch::kInt16);
+          if (relu) {
+            const auto zeroed = ref.view({n}) <= 0;
+            want = torch::where(zeroed, torch::zeros_like(want), want);
+            want_idx = torch::where(zeroed, torch::full_like(want_idx, kMaxPool2NoGrad), want_idx);
+          }
+          // stride 1: a, b, d and e each contiguous (channels-last); stride 2:
+          // rows a0 b0 a1 b1 ... and d0 e0 d1 e1 ... (NCHW)
+          const auto cols = windows.t().contiguous();
+          const auto top = windows.narrow(1, 0, 2).contiguous();
+          const auto bottom = windows.narrow(1, 2, 2).contiguous();
+          const uint16_t* a = stride == 1 ? bits(cols[0]) : bits(top);
+          const uint16_t* b = stride == 1 ? bits(cols[1]) : bits(top) + 1;
+          const uint16_t* d = stride == 1 ? bits(cols[2]) : bits(bottom);
+          const uint16_t* e = stride == 1 ? bits(cols[3]) : bits(bottom) + 1;
+          auto out = torch::empty({n}, torch::kInt16);
+          auto idx = torch::empty({n}, torch::kInt16);
+          max_pool2_bf16_span(
+              a, b, d, e, stride, n, relu,
+              reinterpret_cast<uint16_t*>(out.mutable_data_ptr<int16_t>()),
+              with_idx ? reinterpret_cast<uint16_t*>(idx.mutable_data_ptr<int16_t>()) : nullptr,
+              isa);
+          CHECK(torch::equal(out, want));
+          if (with_idx) CHECK(torch::equal(idx, want_idx));
+        }
+      }
+    }
+  }
+  uint16_t one = 0;
+  CHECK_THROWS_WITH(max_pool2_bf16_span(&one, &one, &one, &one, 3, 1, false, &one, nullptr),
+                    Catch::Contains("stride 3"));
 }

@@ -11,6 +11,8 @@
 // that the compiler vectorizes them.
 #include "cifar/model/max_pool2.h"
 
+#include "cifar/model/max_pool2_bf16.h"
+
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
@@ -21,7 +23,7 @@
 namespace cifar {
 namespace {
 
-constexpr int kNoGrad = 255;  // the winner index of an output the ReLU zeroes
+constexpr int kNoGrad = kMaxPool2NoGrad;  // the winner index of an output the ReLU zeroes
 
 // The shape of the work, in elements. A row of outputs is (n, c, oh) in
 // NCHW and (n, oh) in channels-last; rows are not evenly spaced in the input
@@ -64,7 +66,8 @@ torch::Dtype bits_dtype() {
 // n windows whose four inputs are a[kStride * j], b[...], d[...], e[...] (top
 // left, top right, bottom left, bottom right): NCHW windows sit two apart in
 // a row, channels-last windows of neighbouring channels one apart. kRelu
-// zeroes outputs <= 0 and marks them kNoGrad.
+// zeroes outputs <= 0 and marks them kNoGrad. (bfloat16 goes to
+// max_pool2_bf16_span, which vectorizes: this loop would not for it.)
 template <typename T, int64_t kStride, bool kRelu>
 void forward_span(const T* __restrict a, const T* __restrict b, const T* __restrict d,
                   const T* __restrict e, int64_t n, T* __restrict out, Bits<T>* __restrict idx) {
@@ -137,10 +140,18 @@ void for_each_span(const Geometry& g, F&& f) {
 template <typename T, bool kRelu>
 void forward_kernel(const T* in, const Geometry& g, T* out, Bits<T>* idx) {
   for_each_span(g, [&](auto stride, int64_t i, int64_t right, int64_t o, int64_t n) {
-    const T* top = in + i;
-    const T* bottom = top + g.down;
-    forward_span<T, decltype(stride)::value, kRelu>(top, top + right, bottom, bottom + right, n,
-                                                    out + o, idx ? idx + o : nullptr);
+    Bits<T>* winners = idx ? idx + o : nullptr;
+    if constexpr (std::is_same_v<T, c10::BFloat16>) {
+      const auto* top = reinterpret_cast<const uint16_t*>(in + i);
+      const auto* bottom = top + g.down;
+      max_pool2_bf16_span(top, top + right, bottom, bottom + right, decltype(stride)::value, n,
+                          kRelu, reinterpret_cast<uint16_t*>(out + o), winners);
+    } else {
+      const T* top = in + i;
+      const T* bottom = top + g.down;
+      forward_span<T, decltype(stride)::value, kRelu>(top, top + right, bottom, bottom + right, n,
+                                                      out + o, winners);
+    }
   });
 }
 
