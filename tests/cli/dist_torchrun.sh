@@ -23,6 +23,17 @@ out=$("$TORCHRUN" --no-python --nproc-per-node 2 --master-addr 127.0.0.1 --maste
 [[ $(grep -c "average of 2 ranks" <<<"$out_avg") -eq 2 ]] || fail "both ranks must average under torchrun"
 pass "torchrun --nproc-per-node 2: average and broadcast"
 
+# A failing process's one-line error is torchrun's "root cause": cifar-train
+# writes it to $TORCHELASTIC_ERROR_FILE as torch's error handler does, so the
+# summary's traceback line shows it rather than "To enable traceback see ...".
+out=$("$TORCHRUN" --no-python --nproc-per-node 1 --master-addr 127.0.0.1 --master-port "$(free_port)" \
+  "$TRAIN" --data "$WORK/no-such-dir" --epochs 1 --run-dir "$WORK/failed-run" 2>&1) &&
+  fail "torchrun with a missing data folder exited 0"
+cause=$(grep -A8 "Root Cause" <<<"$out" | grep "traceback :")
+echo "torchrun's summary: $cause"
+grep -q "no-such-dir" <<<"$cause" || { echo "$out" | tail -25; fail "torchrun's root cause must be cifar-train's error"; }
+pass "torchrun's failure summary names cifar-train's error"
+
 port=$(free_port)
 for node in 0 1; do
   "$TORCHRUN" --no-python --nnodes 2 --nproc-per-node 1 --rdzv-backend c10d \

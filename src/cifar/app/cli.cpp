@@ -6,8 +6,12 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string_view>
 
@@ -129,7 +133,29 @@ std::string config_place(const CLI::App& app, const std::string& message, int ar
   return fmt::format(" (in or with --config {})", path);
 }
 
+// Logs a failure's one line and returns its exit status; under torchrun also
+// writes it where the launcher reads a failed process's cause.
+int failed(int status, const std::string& message) {
+  spdlog::error("{}", message);
+  const char* path = std::getenv("TORCHELASTIC_ERROR_FILE");
+  if (path == nullptr || *path == '\0') return status;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  std::ofstream(path, std::ios::trunc)
+      << elastic_error_json(message, std::chrono::duration_cast<std::chrono::seconds>(now).count());
+  return status;
+}
+
 }  // namespace
+
+std::string elastic_error_json(const std::string& message, int64_t unix_seconds) {
+  // torch.distributed.elastic's ErrorHandler.record_exception writes
+  // {"message": {"message": ..., "extraInfo": {"py_callstack": ...,
+  // "timestamp": "<seconds>"}}}; torchrun's summary shows py_callstack when
+  // there is one, else the message.
+  const nlohmann::json info = {{"timestamp", std::to_string(unix_seconds)}};
+  const nlohmann::json data = {{"message", {{"message", message}, {"extraInfo", info}}}};
+  return data.dump();
+}
 
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body) {
@@ -150,15 +176,12 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
   } catch (const CLI::ParseError& e) {
     // Name the config file: its errors otherwise read like command-line ones.
     const std::string message = tidy(e.what());
-    spdlog::error("{}{}; see {} --help", message, config_place(app, message, argc, argv),
-                  app.get_name());
-    return 2;
+    return failed(2, fmt::format("{}{}; see {} --help", message,
+                                 config_place(app, message, argc, argv), app.get_name()));
   } catch (const TomlError& e) {  // the config file's syntax, sections or keys
-    spdlog::error("--config {}: {}", config_argument(argc, argv), e.what());
-    return 2;
+    return failed(2, fmt::format("--config {}: {}", config_argument(argc, argv), e.what()));
   } catch (const UsageError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
+    return failed(2, e.what());
   }
   setup_logging(log);  // now with the parsed --quiet/--verbose
   try {
@@ -166,19 +189,18 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     check_stdout_written();  // a result that never arrived is no success
     return status;
   } catch (const UsageError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
+    return failed(2, e.what());
   } catch (const Interrupted& e) {
     spdlog::log(e.announce() ? spdlog::level::warn : spdlog::level::debug, "{}", e.what());
     return 130;
   } catch (const c10::Error& e) {
-    spdlog::error("{}", first_line(e.what()));
+    const int status = failed(1, first_line(e.what()));
     spdlog::debug("full error:\n{}", e.what());
-    return 1;
+    return status;
   } catch (const std::exception& e) {
-    spdlog::error("{}", first_line(e.what()));
+    const int status = failed(1, first_line(e.what()));
     spdlog::debug("full error:\n{}", e.what());
-    return 1;
+    return status;
   }
 }
 

@@ -8,7 +8,9 @@
 //   130 training interrupted by the user (a checkpoint was written), logged
 //       as a warning: it is what the user asked for
 // The full exception text (a C++ stack trace for LibTorch errors) is logged
-// only with --verbose.
+// only with --verbose. Under torchrun ($TORCHELASTIC_ERROR_FILE set) the same
+// line goes to the launcher's error file, so its failure summary names the
+// cause instead of "<N/A>".
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -48,6 +50,9 @@ int64_t omp_num_threads_from_env();
 // --deterministic: deterministic cuBLAS needs CUBLAS_WORKSPACE_CONFIG=:4096:8
 // (as PyTorch Lightning sets it); set unless the environment has one.
 void set_deterministic_cublas_env();
+
+// The error file's text for torchrun, as torch's own error handler writes it.
+std::string elastic_error_json(const std::string& message, int64_t unix_seconds);
 
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body);
