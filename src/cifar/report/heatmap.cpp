@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 namespace cifar {
@@ -21,7 +22,7 @@ Rgb blues(double t) {
   const double f = t - static_cast<double>(i);
   Rgb out{};
   for (size_t c = 0; c < 3; ++c) {
-    out[c] = static_cast<uint8_t>(stops[i][c] + f * (stops[i + 1][c] - stops[i][c]) + 0.5);
+    out[c] = static_cast<uint8_t>(std::lround(stops[i][c] + f * (stops[i + 1][c] - stops[i][c])));
   }
   return out;
 }
