@@ -9,7 +9,6 @@
 
 #include <ATen/Parallel.h>
 
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -53,10 +52,6 @@ const GeluTables& tables() {
   return built;
 }
 
-float widen(uint16_t bf16_bits) {
-  return std::bit_cast<float>(uint32_t{bf16_bits} << 16);
-}
-
 // x, y: n bf16 values as bits.
 void forward_kernel(const uint16_t* __restrict x, uint16_t* __restrict y, int64_t n) {
   const uint16_t* __restrict value = tables().value.data();
@@ -71,7 +66,7 @@ void backward_kernel(const uint16_t* __restrict dy, const uint16_t* __restrict x
   const float* __restrict slope = tables().slope.data();
   at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
-      dx[i] = c10::detail::round_to_nearest_even(widen(dy[i]) * slope[x[i]]);
+      dx[i] = c10::detail::round_to_nearest_even(c10::detail::f32_from_bits(dy[i]) * slope[x[i]]);
   });
 }
 
