@@ -133,6 +133,16 @@ std::string config_place(const CLI::App& app, const std::string& message, int ar
   return fmt::format(" (in or with --config {})", path);
 }
 
+std::string elastic_error_json(const std::string& message, int64_t unix_seconds) {
+  // torch.distributed.elastic's ErrorHandler.record_exception writes
+  // {"message": {"message": ..., "extraInfo": {"py_callstack": ...,
+  // "timestamp": "<seconds>"}}}; torchrun's summary shows py_callstack when
+  // there is one, else the message.
+  const nlohmann::json info = {{"timestamp", std::to_string(unix_seconds)}};
+  const nlohmann::json data = {{"message", {{"message", message}, {"extraInfo", info}}}};
+  return data.dump();
+}
+
 // Logs a failure's one line and returns its exit status; under torchrun also
 // writes it where the launcher reads a failed process's cause.
 int failed(int status, const std::string& message) {
@@ -146,16 +156,6 @@ int failed(int status, const std::string& message) {
 }
 
 }  // namespace
-
-std::string elastic_error_json(const std::string& message, int64_t unix_seconds) {
-  // torch.distributed.elastic's ErrorHandler.record_exception writes
-  // {"message": {"message": ..., "extraInfo": {"py_callstack": ...,
-  // "timestamp": "<seconds>"}}}; torchrun's summary shows py_callstack when
-  // there is one, else the message.
-  const nlohmann::json info = {{"timestamp", std::to_string(unix_seconds)}};
-  const nlohmann::json data = {{"message", {{"message", message}, {"extraInfo", info}}}};
-  return data.dump();
-}
 
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body) {

@@ -51,9 +51,6 @@ int64_t omp_num_threads_from_env();
 // (as PyTorch Lightning sets it); set unless the environment has one.
 void set_deterministic_cublas_env();
 
-// The error file's text for torchrun, as torch's own error handler writes it.
-std::string elastic_error_json(const std::string& message, int64_t unix_seconds);
-
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body);
 
