@@ -6,20 +6,16 @@
 #include <limits>
 
 #include "cifar/model/gelu.h"
+#include "forward_backward.h"
 
 using namespace cifar;
 
 namespace {
 
-struct Result {
-  torch::Tensor out, grad;
-};
-
-Result run(const torch::Tensor& input, const torch::Tensor& grad_out, bool tabled) {
-  auto x = input.detach().clone().requires_grad_();
-  auto out = tabled ? cifar::gelu(x) : torch::gelu(x);
-  out.backward(grad_out);
-  return {out.detach(), x.grad()};
+test::OutAndGrad run(const torch::Tensor& input, const torch::Tensor& grad_out, bool tabled) {
+  return test::forward_backward(
+      [&](const torch::Tensor& x) { return tabled ? cifar::gelu(x) : torch::gelu(x); }, input,
+      grad_out);
 }
 
 // How many bf16 steps apart got and want are, element by element (0 where
@@ -126,13 +122,10 @@ TEST_CASE("gelu falls back to LibTorch where the tables do not apply", "[gelu]")
   CHECK(gelu_is_tabled(bf16.contiguous(torch::MemoryFormat::ChannelsLast)));
   for (const auto& input : {x, bf16, bf16.slice(1, 0, 6, 2)}) {
     const auto dy = torch::randn(input.sizes()).to(input.scalar_type());
-    auto a = input.detach().clone().requires_grad_();
-    auto b = input.detach().clone().requires_grad_();
-    const auto ya = cifar::gelu(a), yb = torch::gelu(b);
-    ya.backward(dy);
-    yb.backward(dy);
-    CHECK(torch::equal(ya, yb));
-    CHECK(torch::equal(a.grad(), b.grad()));
+    const auto got = run(input, dy, true);
+    const auto want = run(input, dy, false);
+    CHECK(torch::equal(got.out, want.out));
+    CHECK(torch::equal(got.grad, want.grad));
   }
 }
 

@@ -8,29 +8,28 @@
 #include "cifar/model/max_pool2.h"
 #include "cifar/model/max_pool2_bf16.h"
 #include "cifar/platform/guards.h"
+#include "forward_backward.h"
 
 using namespace cifar;
 
 namespace {
 
-struct Result {
-  torch::Tensor out, grad;
-};
+using Result = test::OutAndGrad;
 
 Result reference(const torch::Tensor& input, const torch::Tensor& grad_out, bool relu) {
-  auto x = input.detach().clone().requires_grad_();
-  auto out = torch::max_pool2d(x, {2, 2}, {2, 2});
-  if (relu) out = torch::relu(out);
-  out.backward(grad_out);
-  return {out.detach(), x.grad()};
+  return test::forward_backward(
+      [&](const torch::Tensor& x) {
+        const auto out = torch::max_pool2d(x, {2, 2}, {2, 2});
+        return relu ? torch::relu(out) : out;
+      },
+      input, grad_out);
 }
 
 Result fused(const torch::Tensor& input, const torch::Tensor& grad_out, bool relu) {
-  auto x = input.detach().clone().requires_grad_();
-  REQUIRE(max_pool2_is_fused(x));
-  auto out = relu ? max_pool2_relu(x) : max_pool2(x);
-  out.backward(grad_out);
-  return {out.detach(), x.grad()};
+  REQUIRE(max_pool2_is_fused(input));
+  return test::forward_backward(
+      [&](const torch::Tensor& x) { return relu ? max_pool2_relu(x) : max_pool2(x); }, input,
+      grad_out);
 }
 
 // Equal values, NaN where the reference has NaN, the same layout.
