@@ -2,10 +2,10 @@
 # The airbench94 recipe end to end, small: a few steps of batch 500 on 2,000
 # real images, evaluated on 2,000 test images, with the recipe's config (Muon +
 # SGD groups, alternating flip, reflect translate, summed smoothed loss,
-# whitening from the data); the same
-# run interrupted mid-way and resumed (the four groups' state round-trips
-# through the checkpoint) ends with the same weights; then cifar-eval, which
-# takes the test-time augmentation level the checkpoint was trained with.
+# whitening from the data); the same run interrupted mid-way and resumed (the
+# four groups' state round-trips through the checkpoint) ends with the same
+# weights; then cifar-eval, which takes the test-time augmentation level the
+# checkpoint was trained with.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 common=(--config "$SRC/configs/airbench94.toml" --data "$REAL_DATA" --device cpu --threads 2
