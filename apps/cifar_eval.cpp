@@ -2,7 +2,7 @@
 //
 // The checkpoint alone says which model to build (or a weights file with
 // --model, --stem, --mean, --std); the report is the overall and per-class
-// accuracy and the confusion matrix, or one JSON object. Options: config.cpp.
+// accuracy and the confusion matrix, or one JSON object. Options: src/cifar/config/option_tables.h.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -10,8 +10,8 @@
 #include "cifar/app/std_streams.h"
 #include "cifar/core/version.h"
 #include "cifar/report/reporting.h"
-#include "cifar/train/config.h"
-#include "cifar/train/evaluate.h"
+#include "cifar/config/config.h"
+#include "cifar/infer/evaluate.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)

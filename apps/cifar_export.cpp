@@ -1,7 +1,7 @@
 // cifar-export: a model's weights as a file Python reads.
 //
 // The model comes from a cifar-train checkpoint or a weights file (the
-// "Model" options cifar-eval and cifar-predict share, config.cpp). The format
+// "Model" options cifar-eval and cifar-predict share, config/option_groups.h). The format
 // follows --out's extension: .safetensors (with the model, normalisation and
 // class names as metadata) or .pt/.pth (a plain dict that torch.load reads
 // with weights_only=True).
@@ -13,8 +13,8 @@
 #include "cifar/app/std_streams.h"
 #include "cifar/core/version.h"
 #include "cifar/io/weights.h"
-#include "cifar/train/config.h"
-#include "cifar/train/model_input.h"
+#include "cifar/config/config.h"
+#include "cifar/infer/model_input.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)

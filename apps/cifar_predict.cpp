@@ -2,7 +2,7 @@
 //
 // The model comes from a cifar-train checkpoint or from a weights file
 // (.safetensors, .pt, .pth): the "Model" options cifar-eval and cifar-export
-// share (config.cpp). One line per image, or one JSON array.
+// share (src/cifar/config/option_groups.h). One line per image, or one JSON array.
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -11,9 +11,9 @@
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/core/version.h"
-#include "cifar/train/config.h"
-#include "cifar/train/model_input.h"
-#include "cifar/train/predict.h"
+#include "cifar/config/config.h"
+#include "cifar/infer/model_input.h"
+#include "cifar/infer/predict.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)

@@ -1,7 +1,7 @@
 // cifar-train: train a CIFAR-10 classifier (see README.md).
 //
 // Parses options (command line over a TOML --config file, app/config_file.h;
-// each option is declared once, in src/cifar/train/config.cpp), resolves what
+// each option is declared once, in src/cifar/config/option_tables.h), resolves what
 // comes from the environment, then hands them to cifar::train() and prints the
 // final per-class report.
 #include <unistd.h>
@@ -18,7 +18,7 @@
 #include "cifar/core/version.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/reporting.h"
-#include "cifar/train/config.h"
+#include "cifar/config/config.h"
 #include "cifar/train/train.h"
 
 int main(int argc, char** argv) {

@@ -20,8 +20,8 @@
 #include "cifar/dist/grad_averager.h"
 #include "cifar/model/models.h"
 #include "cifar/train/epoch.h"
-#include "cifar/train/evaluate.h"
-#include "cifar/train/optim.h"
+#include "cifar/infer/evaluate.h"
+#include "cifar/optim/optim.h"
 #include "cifar/train/step.h"
 
 using namespace cifar;
@@ -143,14 +143,15 @@ int check_train(Distributed& dist, const std::string& model_name, int64_t steps)
   auto model = build(model_name, 100 + dist.rank());
   dist.broadcast_module(*model);
   const uint64_t initial_buffers = digest(model->buffers());
-  ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions(0.05).momentum(0.9),
+  ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions().momentum(0.9),
                                      {.schedule = Schedule::kConstant, .base_lr = 0.05});
   GradientAverager averager(dist, model->parameters());
   GradScaler scaler(/*enabled=*/false, torch::kCPU);
   Learner trainee{*model, groups, dist, averager, scaler};
   const int64_t local_batch = per_rank_batch(16, dist.world_size());
   EpochOptions options;
-  options.batch_size = local_batch;
+  options.shape = epoch_shape(train_data.size() / dist.world_size(), local_batch,
+                              /*drop_last=*/false, /*graphed=*/false);
   options.log_interval_s = 1e9;
   const EpochPlan plan =
       shard_plan(train_data.plan_epoch(true, false, 1, 1), dist.rank(), dist.world_size());

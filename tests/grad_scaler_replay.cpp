@@ -22,8 +22,8 @@
 
 #include "cifar/formats/safetensors.h"
 #include "cifar/platform/autocast.h"
-#include "cifar/train/grad_scaler.h"
-#include "cifar/train/param_groups.h"
+#include "cifar/optim/grad_scaler.h"
+#include "cifar/optim/param_groups.h"
 
 using namespace cifar;
 
@@ -43,7 +43,7 @@ int main(int argc, char** argv) try {
   const torch::Tensor& c = in.tensors.at("c");
   const int64_t steps = x.size(0);
 
-  ParamGroups groups = one_sgd_group({weight, bias}, SgdOptions(lr).momentum(momentum),
+  ParamGroups groups = one_sgd_group({weight, bias}, SgdOptions().momentum(momentum),
                                      {.schedule = Schedule::kConstant, .base_lr = lr});
   GradScaler scaler(true, torch::kCPU, {.growth_interval = interval});
   TensorMap out{{"scale", torch::zeros({steps})},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# layers.sh: the include rule of src/cifar's layers.
+# layers.sh: the include rule of src/cifar's layers, and their sizes.
 #
 # The folders are layers, bottom-up in the order below. A file may include
 # headers of its own folder and of the folders before it, never after:
@@ -9,7 +9,7 @@
 #   bash tests/layers.sh SOURCE_DIR
 set -euo pipefail
 src=${1:?usage: layers.sh SOURCE_DIR}/src/cifar
-layers=(core formats platform data model dist io report train app)
+layers=(core formats platform data model dist optim io report infer config train app)
 
 rank_of() {
   local i
@@ -35,5 +35,25 @@ for dir in "$src"/*/; do
     fi
   done < <(grep -Hn -o '#include "cifar/[a-z_]*/' "$dir"* | sed 's@#include "cifar/@@; s@/$@@')
 done
+
+# No folder holds much more than a fifth of the library: at most 22% of its
+# lines (a folder that grows past it is more than one layer: split it).
+total=$(cat "$src"/*/* | wc -l)
+for dir in "$src"/*/; do
+  lines=$(cat "$dir"* | wc -l)
+  if ((lines * 100 > total * 22)); then
+    echo "src/cifar/$(basename "$dir")/ holds $lines of the library's $total lines" \
+         "($((lines * 100 / total))%, more than 22%): split it into layers"
+    bad=1
+  fi
+done
+# One concept per file: none much over 300 lines.
+for file in "$src"/*/*; do
+  lines=$(wc -l <"$file")
+  if ((lines > 320)); then
+    echo "src/cifar/${file#"$src"/} has $lines lines (more than 320): split it by concept"
+    bad=1
+  fi
+done
 if ((bad)); then exit 1; fi
-echo "include rule holds: ${layers[*]}"
+echo "include rule holds: ${layers[*]}; no folder over 22% of $total lines, no file over 320"

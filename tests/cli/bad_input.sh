@@ -43,6 +43,11 @@ expect 2 "--lr must be positive, got -0.1" -- "$TRAIN" "${ok[@]}" --lr -0.1
 expect 2 "--threads must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --threads -1
 expect 2 "--epochs must be at least 1, got 99999999999999999999|--epochs must be in .*got 99999999999999999999" -- "$TRAIN" "${ok[@]}" --epochs 99999999999999999999
 expect 2 "--seed must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --seed -1
+# A run whose epochs would take no step is refused before it writes anything.
+expect 2 "an epoch would take no step: the 100 training images make no full batch of --batch-size 2000, and the airbench94 recipe drops a partial batch; give --batch-size 100 or less" -- \
+  "$TRAIN" --data data --device cpu --recipe airbench94 --train-limit 100 --batch-size 2000 \
+  --epochs 1 -q --run-dir nostep --checkpoint nostep.pt
+[[ ! -e nostep && ! -e nostep.pt ]] || fail "a run that cannot train left files behind"
 expect 2 "--lr must be in \\(0, 1e\\+30\\], got 1e308" -- "$TRAIN" "${ok[@]}" --lr 1e308
 expect 2 "--momentum must be in \\[0, 1\\), got 1.5" -- "$TRAIN" "${ok[@]}" --momentum 1.5
 expect 0 "--batch-size 60000 is more than the 100 training images: .*allows --batch-size 100 at most" -- "$TRAIN" "${ok[@]}" --batch-size 60000 --run-dir run-big --checkpoint big.pt

@@ -9,7 +9,7 @@
 #include "cifar/dist/nccl_backend.h"
 #include "cifar/platform/gpu.h"
 #include "cifar/train/epoch.h"
-#include "cifar/train/evaluate.h"
+#include "cifar/infer/evaluate.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -39,15 +39,14 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
     torch::manual_seed(0);
     auto model = make_model(ModelOptions("net"));
     model->to(gpu);
-    ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions(0.01).momentum(0.9),
+    ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions().momentum(0.9),
                                        {.schedule = Schedule::kConstant, .base_lr = 0.01});
     Distributed alone(DistEnv{}, gpu);
     GradientAverager averager(alone, model->parameters());
     GradScaler scaler(amp == AmpMode::kFp16, gpu);
     Learner trainee{*model, groups, alone, averager, scaler};
     EpochOptions o;
-    o.batch_size = 64;
-    o.cuda_graph = graph;
+    o.shape = epoch_shape(data.size(), 64, /*drop_last=*/false, /*graphed=*/graph);
     o.step.amp = amp;
     const auto stats =
         train_one_epoch(trainee, data, data.plan_epoch(true, false, 0, 1), o, EpochPosition{});

@@ -10,7 +10,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint.h"
-#include "cifar/train/optim.h"
+#include "cifar/optim/optim.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -30,6 +30,17 @@ CheckpointInfo sample_info(const std::string& model = "net") {
   return info;
 }
 
+// A net and its SGD (momentum 0.9) after one step on a random batch, so
+// that the momentum buffers are not zeros.
+struct SteppedNet {
+  Classifier model = make_model(ModelOptions("net"));
+  Sgd sgd{model->parameters(), SgdOptions().momentum(0.9)};
+  SteppedNet() {
+    model->forward(torch::randn({4, 3, 32, 32})).sum().backward();
+    sgd.step(0.1);
+  }
+};
+
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return test::read_all(in);
@@ -39,10 +50,8 @@ std::string read_file(const std::filesystem::path& p) {
 TEST_CASE("a checkpoint round-trips weights, optimizer state and info", "[checkpoint]") {
   TempDir dir;
   torch::manual_seed(0);
-  auto model = make_model(ModelOptions("net"));
-  Sgd sgd(model->parameters(), SgdOptions(0.1).momentum(0.9));
-  model->forward(torch::randn({4, 3, 32, 32})).sum().backward();
-  sgd.step(0.1);
+  SteppedNet stepped;
+  auto& [model, sgd] = stepped;
   const auto path = dir.path() / "net.pt";
   save_checkpoint(path, sample_info(), *model, &sgd);
 
@@ -61,7 +70,7 @@ TEST_CASE("a checkpoint round-trips weights, optimizer state and info", "[checkp
   }
   // The optimizer resumes with the same momentum: one more identical step
   // from both gives identical weights.
-  Sgd resumed(loaded.model->parameters(), SgdOptions(0.1).momentum(0.9));
+  Sgd resumed(loaded.model->parameters(), SgdOptions().momentum(0.9));
   load_optimizer_state(loaded, resumed);
   const auto x = torch::randn({4, 3, 32, 32});
   for (auto* pair : {&sgd, &resumed}) pair->zero_grad();
@@ -82,7 +91,7 @@ TEST_CASE("resnet18 checkpoints keep BatchNorm buffers", "[checkpoint]") {
   const auto loaded = load_checkpoint(dir.path() / "r.pt");
   CHECK(torch::equal(model->named_buffers()["bn1.running_mean"],
                      loaded.model->named_buffers()["bn1.running_mean"]));
-  Sgd sgd(loaded.model->parameters(), SgdOptions(0.1));
+  Sgd sgd(loaded.model->parameters(), SgdOptions());
   CHECK_THROWS_WITH(load_optimizer_state(loaded, sgd), Catch::Contains("no optimizer state"));
 }
 
@@ -171,10 +180,8 @@ void reseal(std::string& bytes) {
 TEST_CASE("one changed byte anywhere in a checkpoint is reported as damage", "[checkpoint]") {
   TempDir dir;
   torch::manual_seed(0);
-  auto model = make_model(ModelOptions("net"));
-  Sgd sgd(model->parameters(), SgdOptions(0.1).momentum(0.9));
-  model->forward(torch::randn({4, 3, 32, 32})).sum().backward();
-  sgd.step(0.1);
+  SteppedNet stepped;
+  auto& [model, sgd] = stepped;
   const auto good = encode_checkpoint(sample_info(), *model, &sgd);
   const auto path = dir.path() / "flipped.pt";
   // Every byte after the magic: the version field, the header, the payload

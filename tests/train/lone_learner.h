@@ -7,8 +7,8 @@
 
 #include "cifar/dist/distributed.h"
 #include "cifar/dist/grad_averager.h"
-#include "cifar/train/grad_scaler.h"
-#include "cifar/train/param_groups.h"
+#include "cifar/optim/grad_scaler.h"
+#include "cifar/optim/param_groups.h"
 #include "cifar/train/step.h"
 
 namespace cifar::test {
@@ -16,7 +16,7 @@ namespace cifar::test {
 struct LoneLearner {
   explicit LoneLearner(Classifier m, double lr, double momentum = 0.0, bool loss_scaling = false)
       : model(std::move(m)),
-        groups(one_sgd_group(model->parameters(), SgdOptions(lr).momentum(momentum),
+        groups(one_sgd_group(model->parameters(), SgdOptions().momentum(momentum),
                              {.schedule = Schedule::kConstant, .base_lr = lr})),
         averager(dist, model->parameters()),
         scaler(loss_scaling, torch::kCPU),

@@ -5,8 +5,8 @@
 #include <ATen/autocast_mode.h>
 
 #include "cifar/train/epoch.h"
-#include "cifar/train/evaluate.h"
-#include "lone_learner.h"
+#include "cifar/infer/evaluate.h"
+#include "train/lone_learner.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -14,9 +14,9 @@ using cifar::test::LoneLearner;
 using cifar::test::synthetic;
 
 namespace {
-EpochOptions options_for(int64_t /*epochs*/, int64_t batch, double /*lr*/) {
+EpochOptions options_for(int64_t n, int64_t batch) {
   EpochOptions o;
-  o.batch_size = batch;
+  o.shape = epoch_shape(n, batch, /*drop_last=*/false, /*graphed=*/false);
   return o;
 }
 }  // namespace
@@ -31,7 +31,7 @@ TEST_CASE("train_one_epoch lowers the loss on a learnable task", "[epoch]") {
   std::vector<double> losses;
   for (int64_t epoch = 1; epoch <= 6; ++epoch) {
     const auto stats = train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, epoch),
-                                       options_for(6, 16, 0.01), EpochPosition{epoch, 6, 0, 0});
+                                       options_for(512, 16), EpochPosition{epoch, 6, 0, 0});
     CHECK(stats.images == 512);
     CHECK(stats.steps == 32);
     losses.push_back(stats.loss);
@@ -47,7 +47,7 @@ TEST_CASE("an epoch resumed mid-way runs only the remaining steps", "[epoch]") {
   const DeviceDataset train(synthetic(100, 3), torch::kCPU, Normalization{});
   LoneLearner a(make_model(ModelOptions("net")), 0.01);
   const auto stats = train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, 1),
-                                     options_for(1, 16, 0.01), EpochPosition{1, 1, 4, 4});
+                                     options_for(100, 16), EpochPosition{1, 1, 4, 4});
   CHECK(stats.steps == 7);          // ceil(100 / 16)
   CHECK(stats.images == 100 - 64);  // steps 4, 5 and 6 (the last one partial)
 }
@@ -61,7 +61,7 @@ TEST_CASE("evaluate agrees with predictions computed independently", "[epoch]") 
   LoneLearner a(make_model(ModelOptions("net")), 0.05, 0.9);
   auto& model = a.model;
   for (int64_t e = 1; e <= 3; ++e) {
-    train_one_epoch(a.learner, test, test.plan_epoch(true, false, 0, e), options_for(3, 10, 0.05),
+    train_one_epoch(a.learner, test, test.plan_epoch(true, false, 0, e), options_for(50, 10),
                     EpochPosition{e, 3, 0, 0});
   }
   const auto r = evaluate(*model, test, 7);  // a batch size that leaves a remainder
@@ -98,7 +98,7 @@ TEST_CASE("a non-finite loss stops training with a clear message", "[epoch]") {
     a.model->named_parameters()["fc3.bias"].fill_(std::numeric_limits<float>::quiet_NaN());
   }
   CHECK_THROWS_WITH(train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, 1),
-                                    options_for(1, 16, 0.1), EpochPosition{}),
+                                    options_for(64, 16), EpochPosition{}),
                     Catch::Contains("loss became NaN") && Catch::Contains("Lower --lr"));
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("bf16 autocast trains on the CPU and restores the autocast state", "[e
   torch::manual_seed(0);
   LoneLearner a(make_model(ModelOptions("net")), 0.01, 0.9);
   auto& model = a.model;
-  auto o = options_for(1, 16, 0.01);
+  auto o = options_for(64, 16);
   o.step.amp = AmpMode::kBf16;
   const auto stats =
       train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, 1), o, EpochPosition{});

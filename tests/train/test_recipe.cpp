@@ -9,7 +9,7 @@
 #include <set>
 
 #include "cifar/model/models.h"
-#include "cifar/train/muon.h"
+#include "cifar/optim/muon.h"
 #include "cifar/train/recipe.h"
 
 using namespace cifar;
@@ -79,7 +79,7 @@ TEST_CASE("check_covers refuses a frozen parameter, a missing one and a repeat",
   torch::manual_seed(0);
   const Classifier model = make_model(ModelOptions("airbench94"));
   auto with = [&](std::vector<torch::Tensor> params) {
-    return one_sgd_group(params, SgdOptions(0.1), {.base_lr = 0.1});
+    return one_sgd_group(params, SgdOptions(), {.base_lr = 0.1});
   };
   std::vector<torch::Tensor> trainable, all = model->parameters();
   for (const auto& p : all) {
@@ -148,7 +148,7 @@ TEST_CASE("parameter groups save and load their state by name", "[recipe]") {
   }
   // A one-group state does not load into the four groups.
   torch::serialize::OutputArchive single;
-  one_sgd_group(model->parameters(), SgdOptions(0.1).momentum(0.9), {.base_lr = 0.1}).save(single);
+  one_sgd_group(model->parameters(), SgdOptions().momentum(0.9), {.base_lr = 0.1}).save(single);
   std::ostringstream single_bytes;
   single.save_to(single_bytes);
   torch::serialize::InputArchive single_in;

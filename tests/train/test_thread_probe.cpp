@@ -14,7 +14,7 @@
 #include "cifar/train/epoch.h"
 #include "cifar/train/thread_choice.h"
 #include "cifar/train/thread_probe.h"
-#include "lone_learner.h"
+#include "train/lone_learner.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -61,7 +61,7 @@ std::vector<torch::Tensor> train_run(ThreadChoice& choice, int epochs) {
   const DeviceDataset data(synthetic(512, 11), torch::kCPU, Normalization{});
   LoneLearner a = alone("net", 3);
   EpochOptions options;
-  options.batch_size = 64;
+  options.shape = epoch_shape(512, 64, /*drop_last=*/false, /*graphed=*/false);
   options.before_step = [&](int64_t step, int64_t images,
                             const std::function<void(int64_t)>& probe) {
     choice.before_step(step, images, probe);

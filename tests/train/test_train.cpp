@@ -8,9 +8,9 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
-#include "cifar/train/run_setup.h"
 #include "cifar/train/train.h"
 #include "test_helpers.h"
+#include "train/small_run.h"
 
 using namespace cifar;
 using cifar::test::TempDir;
@@ -20,17 +20,7 @@ TEST_CASE("train() writes checkpoints, metrics and config, and resumes", "[train
   TempDir out;
   test::write_full_cifar(data_dir.path(), test::synthetic(10000, 5));
 
-  TrainConfig c;
-  c.model = "net";
-  c.data_dir = data_dir.path().string();
-  c.device = parse_device("cpu");
-  c.train_limit = 2000;
-  c.epochs = 2;
-  c.batch_size = 50;
-  c.lr = 0.02;
-  c.eval_batch_size = 2000;
-  c.run_dir = (out.path() / "run").string();
-  c.checkpoint = (out.path() / "model.pt").string();
+  TrainConfig c = test::small_run(data_dir.path(), out.path(), 2000, /*epochs=*/2, /*lr=*/0.02);
   const int threads = torch::get_num_threads();
   const bool onednn = at::globalContext().userEnabledMkldnn();
   RunEnv env;
@@ -84,18 +74,8 @@ TEST_CASE("a validation split (--val-split) is held out, reported, and chooses b
   TempDir data_dir;
   TempDir out;
   test::write_full_cifar(data_dir.path(), test::synthetic(10000, 9));
-  TrainConfig c;
-  c.model = "net";
-  c.data_dir = data_dir.path().string();
-  c.device = parse_device("cpu");
+  TrainConfig c = test::small_run(data_dir.path(), out.path(), 1000, /*epochs=*/3, /*lr=*/0.005);
   c.val_split = 500;
-  c.train_limit = 1000;
-  c.epochs = 3;
-  c.batch_size = 50;
-  c.lr = 0.005;
-  c.eval_batch_size = 2000;
-  c.run_dir = (out.path() / "run").string();
-  c.checkpoint = (out.path() / "model.pt").string();
   RunEnv env;
   env.hardware_threads = 2;
   const auto result = train(c, env);
@@ -126,22 +106,4 @@ TEST_CASE("a validation split (--val-split) is held out, reported, and chooses b
   c.val_split = 10000 * 5;  // nothing left to train on
   c.run_dir = (out.path() / "run2").string();
   CHECK_THROWS_AS(train(c, env), UsageError);
-}
-
-TEST_CASE("The test and training limits keep the first N images of their splits", "[train]") {
-  TempDir data_dir;
-  test::write_full_cifar(data_dir.path(), test::synthetic(10000, 6));
-  TrainConfig c;
-  c.data_dir = data_dir.path().string();
-  const Cifar10Dataset all = read_test_split(c);
-  REQUIRE(all.size() == 10000);
-  c.test_limit = 300;
-  c.train_limit = 700;
-  const Cifar10Dataset some = read_test_split(c);
-  REQUIRE(some.size() == 300);
-  CHECK(torch::equal(some.images, all.images.narrow(0, 0, 300)));
-  CHECK(torch::equal(some.labels, all.labels.narrow(0, 0, 300)));
-  CHECK(read_train_split(c).train.size() == 700);
-  c.test_limit = 20000;  // more than there are: all of them
-  CHECK(read_test_split(c).size() == 10000);
 }

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "cifar/app/config_file.h"
+#include "cifar/app/help_format.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
@@ -160,6 +161,7 @@ int failed(int status, const std::string& message) {
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
             const std::function<int()>& body) {
   setup_logging(log);
+  app.formatter(std::make_shared<HelpFormatter>());
   try {
     if (app.get_config_ptr() != nullptr) {
       if (const std::string config = config_argument(argc, argv); !config.empty()) {
@@ -173,6 +175,10 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    const std::string unknown = unknown_option_message(app, argc, argv);
+    return failed(2, fmt::format("{}; see {} --help", unknown.empty() ? tidy(e.what()) : unknown,
+                                 app.get_name()));
   } catch (const CLI::ParseError& e) {
     // Name the config file: its errors otherwise read like command-line ones.
     const std::string message = tidy(e.what());

@@ -9,8 +9,10 @@
 //                        (TOML), the LibTorch version, the run's identity
 //                        (run_id), the payload's length
 //   payload    bytes     a LibTorch archive: "model" (parameters and buffers
-//                        under their Python names) and "optimizer" (SGD
-//                        momentum buffers)
+//                        under their Python names), "optimizer" (the
+//                        training state: the optimisers' momentum buffers,
+//                        one archive per parameter group when there are
+//                        several, and under --amp fp16 the loss scale)
 //   checksum   32 bytes  SHA-256 of every byte before it (see checksum.h)
 // The checksum is checked on every load before anything else is trusted, so
 // one changed byte anywhere (weights, momentum, JSON header, version field)

@@ -152,4 +152,11 @@ std::string to_string(ResNetStem stem) {
   return stem == ResNetStem::kImageNet ? "imagenet" : "cifar";
 }
 
+void to_channels_last(torch::nn::Module& model) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : model.parameters()) {
+    if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+}
+
 }  // namespace cifar

@@ -97,4 +97,7 @@ int64_t count_parameters(const torch::nn::Module& model);
 ResNetStem parse_stem(const std::string& text);
 std::string to_string(ResNetStem stem);
 
+// 4-D parameters in channels-last layout.
+void to_channels_last(torch::nn::Module& model);
+
 }  // namespace cifar

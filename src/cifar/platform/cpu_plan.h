@@ -1,14 +1,13 @@
 // cpu_plan.h: how a run uses the CPU: threads, and oneDNN or not, per phase.
 //
-// Measured on 2 cores (full epochs of net, images/s): at batch 8 or fewer,
-// oneDNN's convolutions cost more than ATen's im2col + GEMM, while at batch
-// 256 oneDNN is about twice as fast. So small training batches run without
-// oneDNN; evaluation, in large batches, always uses it. --threads N (else
+// At small batches (8 or fewer) oneDNN's convolutions cost more than ATen's
+// im2col + GEMM, while at large ones oneDNN is much faster (measured:
+// docs/benchmarks.md). So small training batches run without oneDNN;
+// evaluation, in large batches, always uses it. --threads N (else
 // $OMP_NUM_THREADS) sets the thread count; otherwise batches of 8 or fewer
-// train on one thread (measured on the 2-core AMD EPYC, tutorial config, one
-// epoch: 5,602 img/s on one thread, 4,927 on two; and a second thread is
-// what collapses when another process shares the cores) and larger ones on
-// all cores. The plan is applied through
+// train on one thread (one thread was the faster there, and a second thread
+// is what collapses when another process shares the cores) and larger ones
+// on all cores. The plan is applied through
 // CpuSettingsGuard (guards.h), so the process's settings come back after.
 #pragma once
 

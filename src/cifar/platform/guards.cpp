@@ -67,4 +67,12 @@ SeedGuard::SeedGuard(uint64_t seed) {
   torch::manual_seed(seed);
 }
 
+LogLevelGuard::LogLevelGuard(spdlog::level::level_enum level) : old_(spdlog::get_level()) {
+  spdlog::set_level(level);
+}
+
+LogLevelGuard::~LogLevelGuard() {
+  spdlog::set_level(old_);
+}
+
 }  // namespace cifar

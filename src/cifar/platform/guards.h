@@ -2,11 +2,13 @@
 //
 // LibTorch keeps some settings per process: the intra-op thread count,
 // whether oneDNN (mkldnn) kernels are used, cuDNN benchmark mode and TF32,
-// deterministic algorithms, and the default random generator. cifar-train changes them only through
+// deterministic algorithms, the default random generator, and spdlog's level.
+// cifar-train changes them only through
 // these guards, which put back what they found when they go, also when an
 // exception passes through.
 #pragma once
 
+#include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -79,6 +81,18 @@ class SeedGuard {
 
  private:
   GeneratorStateGuard keep_;  // saved before seeding, put back when the guard goes
+};
+
+// spdlog's level for a scope (ranks other than 0 log warnings only).
+class LogLevelGuard {
+ public:
+  explicit LogLevelGuard(spdlog::level::level_enum level);
+  ~LogLevelGuard();
+  LogLevelGuard(const LogLevelGuard&) = delete;
+  LogLevelGuard& operator=(const LogLevelGuard&) = delete;
+
+ private:
+  spdlog::level::level_enum old_;
 };
 
 }  // namespace cifar

@@ -4,8 +4,8 @@
 // at most to 32 MiB) with mmap and unmaps it on free. A training step at
 // batch 2000 allocates and frees activations of hundreds of MB, so every
 // step maps them afresh and the kernel zeroes each page on first touch: in
-// the airbench94 recipe that was a fifth of the CPU time (system time) and
-// 1.28x the step time. While a HeapReuseGuard lives, the mmap and trim
+// the airbench94 recipe that was a large share of the CPU time (system time;
+// docs/benchmarks.md). While a HeapReuseGuard lives, the mmap and trim
 // thresholds are raised so those blocks come from the heap and go back to
 // it. Its destructor restores glibc's default thresholds (128 KiB; glibc's
 // own dynamic raising of the threshold stays off afterwards, which only

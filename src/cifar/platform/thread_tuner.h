@@ -1,9 +1,10 @@
 // thread_tuner.h: the CPU thread count chosen by measuring, and re-checked.
 //
 // A fixed thread count is wrong somewhere: on 2 cores, net at batch 256
-// trains about 1.7x faster on two threads than on one when the machine is
-// idle, and about 10x slower when another process keeps one core busy (every
-// parallel region waits for the thread that lost its core). So when the user
+// trains much faster on two threads than on one when the machine is idle,
+// and many times slower when another process keeps one core busy (every
+// parallel region waits for the thread that lost its core; figures in
+// docs/benchmarks.md). So when the user
 // did not fix the count, training measures. It measures with PROBES that
 // change nothing (the caller's probe: forward and backward of the current
 // batch, gradients and BatchNorm statistics thrown away, train/thread_probe.h),

@@ -78,17 +78,23 @@ class ProgressTicker {
 
 }  // namespace
 
-int64_t steps_in_epoch(int64_t n, int64_t batch_size, bool drop_last) {
-  return drop_last ? n / batch_size : (n + batch_size - 1) / batch_size;
+EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed) {
+  TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
+  const bool drop = drop_last || graphed;
+  return {.batch_size = batch_size,
+          .steps = drop ? n / batch_size : (n + batch_size - 1) / batch_size,
+          .graphed = graphed};
 }
 
 EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
                            const EpochOptions& options, const EpochPosition& position) {
   const auto device = data.device();
   const int64_t n = plan.order.size(0);
-  const bool graphed = options.cuda_graph && device.is_cuda();
-  const int64_t steps = steps_in_epoch(n, options.batch_size, graphed || options.drop_last);
-  const int64_t batch_size = options.batch_size;
+  const bool graphed = options.shape.graphed;
+  const int64_t steps = options.shape.steps;
+  const int64_t batch_size = options.shape.batch_size;
+  TORCH_CHECK(steps * batch_size < n + batch_size, "an epoch of ", n, " samples has no ", steps,
+              " steps of ", batch_size);
   t.model.train();
   RunningTotals totals(device);
   EpochStats stats;

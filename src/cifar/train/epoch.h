@@ -21,11 +21,24 @@
 
 namespace cifar {
 
-struct EpochOptions {
+// How this process's epochs are cut into steps, decided once per run
+// (epoch_shape) and passed to whatever counts steps: the parameter groups'
+// schedules, the forecast, the epoch itself.
+struct EpochShape {
   int64_t batch_size = 4;  // per process
-  bool drop_last = false;  // drop the last partial batch (a CUDA graph always does)
+  int64_t steps = 0;       // steps in one epoch of this process's share
+  bool graphed = false;    // a captured CUDA graph replays the step
+};
+
+// The shape of epochs of n samples (this process's share) at batch_size: the
+// last partial batch is dropped when the recipe says so (drop_last) or a
+// CUDA graph replays the step (graphed: true only on a CUDA device), as a
+// graph's shapes are fixed.
+EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed);
+
+struct EpochOptions {
+  EpochShape shape;
   StepOptions step;
-  bool cuda_graph = false;  // only honoured on a CUDA device
   bool progress_bar = false;
   double log_interval_s = 10;
   // Called before every step with its global step, its images and a probe:
@@ -61,10 +74,8 @@ struct EpochStats {
   bool interrupted = false;
 };
 
-// Steps in an epoch of n samples; a CUDA graph drops the last partial batch.
-int64_t steps_in_epoch(int64_t n, int64_t batch_size, bool drop_last);
-
-// `plan` is this process's share (shard_plan); its length sets the steps.
+// `plan` is this process's share (shard_plan), of the length
+// options.shape was made for.
 EpochStats train_one_epoch(Learner& learner, const DeviceDataset& data, const EpochPlan& plan,
                            const EpochOptions& options, const EpochPosition& position);
 

@@ -14,8 +14,7 @@
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
 #include "cifar/train/epoch.h"
-#include "cifar/train/evaluate.h"
-#include "cifar/train/run_setup.h"
+#include "cifar/infer/evaluate.h"
 
 namespace cifar {
 namespace {
@@ -27,13 +26,10 @@ struct EpochEvaluation {
   double seconds = 0;
 };
 
-EpochOptions epoch_options(const TrainingJob& job, int64_t local_batch,
-                           const torch::Device& device) {
+EpochOptions epoch_options(const TrainingJob& job) {
   return {
-      .batch_size = local_batch,
-      .drop_last = job.recipe.drop_last,
+      .shape = job.shape,
       .step = {.amp = job.config.amp, .loss = job.recipe.loss},
-      .cuda_graph = job.config.cuda_graph && device.is_cuda(),
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.config.log_interval_s,
       .before_step =
@@ -73,6 +69,31 @@ EpochOptions epoch_options(const TrainingJob& job, int64_t local_batch,
                   stop_signal(), where, job.plan.checkpoint.string(), job.env.program,
                   (job.plan.run_dir / "config.toml").string(), job.plan.checkpoint.string()),
       /*announce=*/job.dist.is_main());
+}
+
+// `test` is null on an epoch without evaluation (--eval-every), `val`
+// without a validation split.
+EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult* test,
+                        const EvalResult* val, double eval_seconds) {
+  EpochMetrics m;
+  m.epoch = epoch;
+  m.train_loss = stats.loss;
+  m.train_accuracy = stats.accuracy;
+  m.tested = test != nullptr;
+  if (test != nullptr) {
+    m.test_loss = test->loss;
+    m.test_accuracy = test->accuracy();
+  }
+  if (val != nullptr) {
+    m.val_loss = val->loss;
+    m.val_accuracy = val->accuracy();
+  }
+  m.lr = stats.last_lr;
+  m.seconds = stats.seconds;
+  m.images_per_second = stats.seconds > 0 ? static_cast<double>(stats.images) / stats.seconds : 0;
+  m.eval_seconds = eval_seconds;
+  m.peak_memory_bytes = stats.peak_memory_bytes;
+  return m;
 }
 
 bool evaluates(const TrainConfig& config, int64_t epoch) {
@@ -134,7 +155,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
 
 }  // namespace
 
-TrainResult run_epochs(const TrainingJob& job, const torch::Device& device, int64_t local_batch) {
+TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
   TrainResult result{.model = job.plan.source.model_name,
                      .device = device.str(),
                      .history = {},
@@ -143,7 +164,7 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device, int6
                      .checkpoint = job.plan.checkpoint,
                      .best_checkpoint = job.plan.run_dir / "best.pt",
                      .run_dir = job.plan.run_dir};
-  const EpochOptions options = epoch_options(job, local_batch, device);
+  const EpochOptions options = epoch_options(job);
   const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.plan.source.model_name,
                             device,         job.config.amp,        job.plan.train.size()};
   EpochPosition& position = job.session.position;

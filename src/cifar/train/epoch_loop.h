@@ -17,7 +17,8 @@
 #include "cifar/train/run_plan.h"
 #include "cifar/train/session.h"
 #include "cifar/train/thread_choice.h"
-#include "cifar/train/train.h"
+#include "cifar/train/run_env.h"
+#include "cifar/train/train_result.h"
 
 namespace cifar {
 
@@ -33,10 +34,11 @@ struct TrainingJob {
   ThreadChoice& threads;
   RunForecast& forecast;
   const CpuPlan& cpu;
+  const EpochShape& shape;  // how every epoch is cut into steps
 };
 
 // Runs the epochs from job.session.position to --epochs; the result holds
 // the metrics of the epochs this invocation ran.
-TrainResult run_epochs(const TrainingJob& job, const torch::Device& device, int64_t local_batch);
+TrainResult run_epochs(const TrainingJob& job, const torch::Device& device);
 
 }  // namespace cifar

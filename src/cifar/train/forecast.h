@@ -3,8 +3,8 @@
 // After the first 30 seconds of training steps (or the first epoch, if
 // sooner), the pace so far gives the time of every step the run still has
 // to take; one line says it, with a hint when it is hours on a CPU
-// (ResNet-18's 30 epochs are about 11 hours on a 2-core CPU: the CPU recipes
-// get a good model in minutes). Evaluation is not counted.
+// (ResNet-18's 30 epochs take many hours on a laptop's CPU, while the CPU
+// recipes get a good model in minutes). Evaluation is not counted.
 #pragma once
 
 #include <chrono>

@@ -4,9 +4,32 @@
 #include <spdlog/spdlog.h>
 
 #include "cifar/io/weights.h"
-#include "cifar/train/run_setup.h"
+#include "cifar/core/errors.h"
 
 namespace cifar {
+namespace {
+
+// The checkpoint --resume names, checked against --model and --epochs.
+std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
+  if (c.resume.empty()) return std::nullopt;
+  LoadedCheckpoint resumed = load_checkpoint(c.resume);
+  const auto& info = resumed.info;
+  if (!c.model.empty() && c.model != info.model) {
+    throw UsageError(
+        fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
+                    "or resume a {} checkpoint",
+                    c.resume, info.model, c.model, c.model));
+  }
+  if (info.epoch >= c.epochs && info.step_in_epoch == 0) {
+    throw UsageError(
+        fmt::format("--resume {} has already trained {} epochs; pass --epochs above "
+                    "{} to train further",
+                    c.resume, info.epoch, info.epoch));
+  }
+  return resumed;
+}
+
+}  // namespace
 
 ModelSource model_source(const TrainConfig& config, const std::string& default_network) {
   if (std::optional<LoadedCheckpoint> resumed = load_resume(config)) {

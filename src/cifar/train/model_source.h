@@ -16,7 +16,7 @@
 #include "cifar/core/types.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
-#include "cifar/train/config.h"
+#include "cifar/config/config.h"
 
 namespace cifar {
 

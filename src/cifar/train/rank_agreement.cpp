@@ -7,7 +7,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/formats/crc32c.h"
-#include "cifar/train/settings_check.h"
+#include "cifar/config/settings_check.h"
 
 namespace cifar {
 namespace {

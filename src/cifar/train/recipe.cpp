@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "cifar/train/muon.h"
+#include "cifar/optim/muon.h"
 
 namespace cifar {
 namespace {
@@ -22,7 +22,7 @@ Recipe classic(const TrainConfig& c) {
               if (p.requires_grad()) params.push_back(p);
             }
             return one_sgd_group(params,
-                                 SgdOptions(c.lr)
+                                 SgdOptions()
                                      .momentum(c.momentum)
                                      .nesterov(c.nesterov)
                                      .weight_decay(c.weight_decay),
@@ -36,6 +36,7 @@ Recipe classic(const TrainConfig& c) {
       .loss = {.label_smoothing = c.label_smoothing, .sum = false},
       .drop_last = false,
       .whitening_images = 0,
+      .own_settings = {},
   };
 }
 
@@ -80,7 +81,7 @@ ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, Classifie
   };
   auto sgd = [&](const std::vector<torch::Tensor>& params, double lr) {
     return std::make_unique<Sgd>(
-        params, SgdOptions(lr).momentum(a.sgd_momentum).nesterov(true).weight_decay(wd / lr));
+        params, SgdOptions().momentum(a.sgd_momentum).nesterov(true).weight_decay(wd / lr));
   };
   const auto epochs = static_cast<double>(c.epochs);
   std::vector<ParamGroup> groups;
@@ -116,6 +117,8 @@ Recipe airbench94(const TrainConfig& c) {
       .loss = {.label_smoothing = a.label_smoothing, .sum = true},
       .drop_last = true,
       .whitening_images = a.whitening_images,
+      .own_settings = {"lr", "momentum", "nesterov", "weight-decay", "schedule", "warmup-epochs",
+                       "label-smoothing", "augment"},
   };
 }
 

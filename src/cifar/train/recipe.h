@@ -8,6 +8,8 @@
 //                  averaged or summed (the rates are tuned for one or the other)
 //   drop_last      whether an epoch drops its last partial batch
 //   whitening      images used to initialise a whitening layer (0: none)
+//   own_settings   the options it sets itself (given ones are ignored, with
+//                  a warning: ignored_options.h)
 //
 //   classic     the tutorial's way: SGD on every parameter with --lr,
 //               --momentum, --nesterov, --weight-decay, --schedule; --augment
@@ -19,11 +21,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cifar/data/augment.h"
 #include "cifar/model/models.h"
-#include "cifar/train/config.h"
-#include "cifar/train/param_groups.h"
+#include "cifar/config/train_config.h"
+#include "cifar/optim/param_groups.h"
 #include "cifar/train/step.h"
 
 namespace cifar {
@@ -37,6 +40,7 @@ struct Recipe {
   LossOptions loss;
   bool drop_last = false;
   int64_t whitening_images = 0;
+  std::vector<std::string> own_settings;  // option names, without "--"
 };
 
 // The recipe --recipe names, with the settings it takes from `config`.

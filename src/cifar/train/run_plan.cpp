@@ -4,20 +4,68 @@
 #include <spdlog/spdlog.h>
 
 #include "cifar/report/run_outputs.h"
-#include "cifar/train/run_setup.h"
-#include "cifar/train/settings_check.h"
+#include "cifar/config/settings_check.h"
+#include "cifar/data/splits.h"
+#include "cifar/train/ignored_options.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
+namespace {
+
+// What the data is and what it means for the run: the split sizes, how
+// best.pt is chosen, and (rank 0, as warnings show on every rank) a
+// --batch-size larger than the training split.
+void log_data(const TrainConfig& c, const TrainValSplit& splits, int64_t test_images,
+              bool main_rank, bool drop_last) {
+  const int64_t train_images = splits.train.size();
+  spdlog::info("data: {} ({} training, {} validation, {} test images)", c.data_dir, train_images,
+               splits.val.size(), test_images);
+  if (splits.val.size() > 0) {
+    spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
+                 splits.val.size());
+  } else {
+    spdlog::info(
+        "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
+        "images with --val-split N to choose on validation instead");
+  }
+  if (c.batch_size > train_images && main_rank && !drop_last) {
+    spdlog::warn(
+        "--batch-size {} is more than the {} training images: each epoch is one step of {}; "
+        "the data allows --batch-size {} at most",
+        c.batch_size, train_images, train_images, train_images);
+  }
+}
+
+SplitOptions split_options(const TrainConfig& c) {
+  return {.data_dir = c.data_dir,
+          .train_limit = c.train_limit,
+          .test_limit = c.test_limit,
+          .val_split = c.val_split,
+          .seed = c.seed};
+}
+
+}  // namespace
+
+std::vector<NamedFile> run_input_files(const TrainConfig& c) {
+  std::vector<NamedFile> files;
+  for (const Split split : {Split::kTrain, Split::kTest}) {
+    for (const auto& name : batch_file_names(split)) {
+      files.push_back({"--data's " + name, fs::path(c.data_dir) / name});
+    }
+  }
+  files.push_back({"--data's batches.meta.txt", fs::path(c.data_dir) / "batches.meta.txt"});
+  if (!c.init_weights.empty()) files.push_back({"--init-weights", c.init_weights});
+  return files;
+}
 
 RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
                   const Distributed& dist) {
   ModelSource source = model_source(config, recipe.network);
-  warn_ignored(config, source.model_name, device);
+  warn_ignored(config, recipe, source.model_name, device);
 
-  const TrainValSplit splits = read_train_split(config);
-  const Cifar10Dataset test_split = read_test_split(config);
-  log_data(config, splits, test_split.size(), dist.is_main());
+  const TrainValSplit splits = read_train_split(split_options(config));
+  const Cifar10Dataset test_split = read_test_split(split_options(config));
+  log_data(config, splits, test_split.size(), dist.is_main(), recipe.drop_last);
   const Normalization& norm = source.normalization;
   std::optional<DeviceDataset> val;
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);

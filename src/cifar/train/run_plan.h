@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/file_identity.h"
 #include "cifar/data/loader.h"
 #include "cifar/dist/distributed.h"
-#include "cifar/train/config.h"
+#include "cifar/config/config.h"
 #include "cifar/train/model_source.h"
 #include "cifar/train/recipe.h"
 
@@ -33,6 +34,11 @@ struct RunPlan {
   TrainConfig resolved;  // the settings as saved
   std::string config_toml;
 };
+
+// The files a run reads that no output may replace: the data files and
+// --init-weights. Not --resume or --config: a resumed run goes on writing
+// the checkpoint and config.toml it was started from.
+std::vector<NamedFile> run_input_files(const TrainConfig& c);
 
 RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
                   const Distributed& dist);

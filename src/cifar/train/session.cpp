@@ -6,7 +6,7 @@
 #include "cifar/io/run_dir.h"
 #include "cifar/model/airbench.h"
 #include "cifar/platform/guards.h"
-#include "cifar/train/run_setup.h"
+#include "cifar/core/version.h"
 
 namespace cifar {
 namespace {
@@ -68,6 +68,20 @@ class TrainState final : public Stateful {
   GradScaler& scaler_;
 };
 
+// The fixed part of every checkpoint header of this run.
+CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization& norm,
+                               const std::vector<std::string>& class_names,
+                               const std::string& config_toml) {
+  CheckpointInfo info;
+  info.model = resolved.model;
+  info.stem = to_string(resolved.stem);
+  info.normalization = norm;
+  info.class_names = class_names;
+  info.config_toml = config_toml;
+  info.libtorch_version = libtorch_version();
+  return info;
+}
+
 }  // namespace
 
 std::string TrainingSession::checkpoint_bytes() const {
@@ -76,7 +90,8 @@ std::string TrainingSession::checkpoint_bytes() const {
 }
 
 TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
-                             Distributed& dist, const torch::Device& device, int64_t local_batch) {
+                             Distributed& dist, const torch::Device& device,
+                             const EpochShape& shape) {
   const SeedGuard seed(config.seed);
   TrainingSession s;
   s.model = plan.source.fresh() ? build_fresh(plan.source) : plan.source.model;
@@ -86,10 +101,7 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   spdlog::info("model: {} ({} parameters), recipe {}", plan.source.model_name,
                count_parameters(*s.model), recipe.name);
 
-  const int64_t shard = plan.train.size() / dist.world_size();
-  const bool drop_last = recipe.drop_last || (config.cuda_graph && device.is_cuda());
-  s.groups = std::make_unique<ParamGroups>(
-      recipe.param_groups(*s.model, steps_in_epoch(shard, local_batch, drop_last)));
+  s.groups = std::make_unique<ParamGroups>(recipe.param_groups(*s.model, shape.steps));
   check_covers(*s.groups, *s.model);
   spdlog::debug("parameter groups: {}", s.groups->describe());
   s.scaler = std::make_unique<GradScaler>(config.amp == AmpMode::kFp16, device);

@@ -17,8 +17,8 @@
 #include "cifar/dist/grad_averager.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/train/epoch.h"
-#include "cifar/train/grad_scaler.h"
-#include "cifar/train/param_groups.h"
+#include "cifar/optim/grad_scaler.h"
+#include "cifar/optim/param_groups.h"
 #include "cifar/train/recipe.h"
 #include "cifar/train/run_plan.h"
 #include "cifar/train/step.h"
@@ -39,6 +39,7 @@ struct TrainingSession {
 };
 
 TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
-                             Distributed& dist, const torch::Device& device, int64_t local_batch);
+                             Distributed& dist, const torch::Device& device,
+                             const EpochShape& shape);
 
 }  // namespace cifar

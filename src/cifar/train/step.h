@@ -20,8 +20,8 @@
 #include "cifar/dist/distributed.h"
 #include "cifar/dist/grad_averager.h"
 #include "cifar/model/models.h"
-#include "cifar/train/grad_scaler.h"
-#include "cifar/train/param_groups.h"
+#include "cifar/optim/grad_scaler.h"
+#include "cifar/optim/param_groups.h"
 
 namespace cifar {
 

@@ -26,12 +26,33 @@
 #include "cifar/train/forecast.h"
 #include "cifar/train/rank_agreement.h"
 #include "cifar/train/run_plan.h"
-#include "cifar/train/run_setup.h"
 #include "cifar/train/session.h"
 #include "cifar/train/thread_choice.h"
 
 namespace cifar {
 namespace {
+
+// How every epoch of this process is cut into steps; a run whose epochs
+// would take no step is refused before anything is written.
+EpochShape plan_epochs(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
+                       const torch::Device& device, const Distributed& dist,
+                       int64_t local_batch) {
+  const bool graphed = config.cuda_graph && device.is_cuda();
+  const int64_t share = plan.train.size() / dist.world_size();
+  const EpochShape shape = epoch_shape(share, local_batch, recipe.drop_last, graphed);
+  if (shape.steps == 0) {
+    throw UsageError(fmt::format(
+        "an epoch would take no step: {} {} training images{} make no full batch of "
+        "--batch-size {}, and {} drops a partial batch; give --batch-size {} or less, or train "
+        "on more images (--train-limit, --val-split)",
+        dist.world_size() > 1 ? "each process's share of" : "the", share,
+        dist.world_size() > 1 ? fmt::format(" (of {})", plan.train.size()) : "",
+        config.batch_size,
+        graphed ? "--cuda-graph" : fmt::format("the {} recipe", recipe.name),
+        share * dist.world_size()));
+  }
+  return shape;
+}
 
 // The job once the processes have joined: every rank runs all of it, in the
 // same order (collectives must match); only rank 0 writes.
@@ -41,12 +62,13 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   const Recipe recipe = make_recipe(config);
   const RunPlan plan = make_plan(config, recipe, device, dist);
   check_ranks_agree(dist, plan);  // before any collective and before the run folder
+  const EpochShape shape = plan_epochs(plan, recipe, config, device, dist, local_batch);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
                     /*fresh=*/!plan.source.resumed, config.overwrite, run_input_files(config));
   }
-  TrainingSession session = make_session(plan, recipe, config, dist, device, local_batch);
+  TrainingSession session = make_session(plan, recipe, config, dist, device, shape);
   if (outputs) {
     if (auto note = note_if_replacing_other_run(plan.checkpoint, session.info.run_id)) {
       spdlog::warn("{}", *note);
@@ -54,11 +76,8 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step);
   }
   ThreadChoice threads(cpu, device.is_cpu());
-  const int64_t steps_per_epoch =
-      steps_in_epoch(plan.train.size() / dist.world_size(), local_batch,
-                     recipe.drop_last || (config.cuda_graph && device.is_cuda()));
   const EpochPosition& at = session.position;
-  RunForecast forecast(steps_per_epoch * (config.epochs - at.epoch + 1) - at.first_step,
+  RunForecast forecast(shape.steps * (config.epochs - at.epoch + 1) - at.first_step,
                        device.is_cpu());
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.config = config,
@@ -70,8 +89,9 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                         .outputs = outputs ? &*outputs : nullptr,
                         .threads = threads,
                         .forecast = forecast,
-                        .cpu = cpu};
-  TrainResult result = run_epochs(job, device, local_batch);
+                        .cpu = cpu,
+                        .shape = shape};
+  TrainResult result = run_epochs(job, device);
   if (threads.tuning()) spdlog::info("{}", threads.summary());
   if (outputs) {
     outputs->finished(true);

@@ -10,38 +10,11 @@
 // batch; with one process every exchange returns at once.
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
-#include <string>
-#include <thread>
-#include <vector>
-
-#include "cifar/dist/distributed.h"
-#include "cifar/report/metrics.h"
-#include "cifar/train/config.h"
+#include "cifar/config/train_config.h"
+#include "cifar/train/run_env.h"
+#include "cifar/train/train_result.h"
 
 namespace cifar {
-
-// What the app knows about how it was started; the library reads no
-// environment of its own.
-struct RunEnv {
-  std::string program = "cifar-train";  // argv[0], for the hints the tool prints
-  bool progress_bar = false;            // stderr is a terminal
-  int64_t hardware_threads = std::thread::hardware_concurrency();
-  int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (torchrun sets 1), used when --threads is 0
-  DistEnv dist;                 // the launcher's RANK, WORLD_SIZE, ... (one process by default)
-};
-
-struct TrainResult {
-  std::string model;
-  std::string device;
-  std::vector<EpochMetrics> history;  // epochs run by this invocation
-  EvalResult final_eval;
-  std::vector<std::string> class_names;
-  std::filesystem::path checkpoint;
-  std::filesystem::path best_checkpoint;
-  std::filesystem::path run_dir;
-};
 
 TrainResult train(const TrainConfig& config, const RunEnv& env = {});
 

@@ -1,0 +1,120 @@
+// help_format.cpp: wrapped --help, and the option a typo meant (help_format.h).
+#include "cifar/app/help_format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+namespace cifar {
+namespace {
+
+// The edit distance (insertions, deletions, substitutions) of a and b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "--name" of "--name=value".
+std::string option_name(const std::string& arg) {
+  return arg.substr(0, arg.find('='));
+}
+
+}  // namespace
+
+std::vector<std::string> wrap_words(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream paragraphs(text);
+  std::string paragraph;
+  while (std::getline(paragraphs, paragraph)) {
+    std::istringstream words(paragraph);
+    std::string word;
+    std::string line;
+    while (words >> word) {
+      if (!line.empty() && line.size() + 1 + word.size() > width) {
+        lines.push_back(line);
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + word;
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+HelpFormatter::HelpFormatter(std::size_t width) : width_(width) {
+  column_width(30);
+}
+
+std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
+  const std::string left = "  " + make_option_name(opt, is_positional) + make_option_opts(opt);
+  const std::string description = make_option_desc(opt);
+  const std::size_t column = get_column_width();
+  std::string out;
+  std::vector<std::string> lines = wrap_words(description, width_ - column);
+  if (left.size() >= column) {  // the name and value on lines of their own
+    const std::vector<std::string> parts = wrap_words(left.substr(2), width_ - 6);
+    for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "  " : "      ") + parts[i] + "\n";
+  } else if (!lines.empty()) {
+    out = fmt::format("{:<{}}{}\n", left, column, lines.front());
+    lines.erase(lines.begin());
+  } else {
+    return left + "\n";
+  }
+  for (const std::string& line : lines) out += fmt::format("{:<{}}{}\n", "", column, line);
+  return out;
+}
+
+std::string HelpFormatter::make_description(const CLI::App* app) const {
+  const std::string description = app->get_description();
+  if (description.empty()) return "";
+  std::string out;
+  for (const std::string& line : wrap_words(description, width_)) out += line + "\n";
+  return out + "\n";
+}
+
+std::string suggest_option(const CLI::App& app, const std::string& typed) {
+  const std::string name = option_name(typed).substr(2);
+  if (name.empty()) return "";
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  std::vector<std::string> prefixed;
+  for (const CLI::Option* opt : app.get_options()) {
+    for (const std::string& candidate : opt->get_lnames()) {
+      if (candidate.rfind(name, 0) == 0) prefixed.push_back(candidate);
+      const std::size_t d = edit_distance(name, candidate);
+      if (d < best_distance) {
+        best_distance = d;
+        best = candidate;
+      }
+    }
+  }
+  if (best.empty() && prefixed.size() == 1) best = prefixed.front();
+  return best.empty() ? "" : "--" + best;
+}
+
+std::string unknown_option_message(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() < 3 || arg.rfind("--", 0) != 0) continue;
+    const std::string name = option_name(arg);
+    if (app.get_option_no_throw(name) != nullptr) continue;
+    const std::string suggestion = suggest_option(app, name);
+    return suggestion.empty() ? fmt::format("unknown option {}", name)
+                              : fmt::format("unknown option {}: did you mean {}?", name, suggestion);
+  }
+  return "";
+}
+
+}  // namespace cifar

@@ -1,0 +1,88 @@
+// option_groups.h: the option groups several tools share.
+//
+// model_group (where a trained model comes from: cifar-eval, cifar-predict,
+// cifar-export), data_group and device_group (cifar-train, cifar-eval) and
+// tta_option (cifar-train, and cifar-eval with the checkpoint's own level),
+// each written once and called by the tools' tables (option_tables.h), with
+// the names of the --help groups they share.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cifar/config/train_config.h"
+#include "cifar/infer/evaluate.h"
+#include "cifar/infer/model_input.h"
+#include "cifar/config/option_values.h"
+#include "cifar/config/option_visitors.h"
+
+namespace cifar::options {
+
+// --- Groups the tools share ----------------------------------------------------------
+
+inline constexpr const char* kModel = "Model";
+inline constexpr const char* kData = "Data";
+inline constexpr const char* kDevice = "Device and speed";
+inline constexpr const char* kEvaluation = "Evaluation";
+inline constexpr const char* kOutput = "Output";
+
+// Where a trained model comes from: cifar-eval, cifar-predict, cifar-export.
+template <class In, class V>
+void model_group(In& in, V&& v) {
+  v.text(Opt{"-c,--checkpoint", kModel, "Checkpoint written by cifar-train"}, in.checkpoint);
+  v.text(Opt{"-w,--weights", kModel,
+             "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
+             "checkpoint"},
+         in.weights);
+  v.parsed(Opt{"-m,--model", kModel,
+               "With --weights: net, resnet18 or airbench94 (default: the file's metadata)"},
+           in.model, Parsed<std::string>{model_of, same});
+  v.parsed(Opt{"--stem", kModel,
+               "With --weights: ResNet stem, cifar or imagenet (default: metadata, else cifar)"},
+           in.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+  v.parsed(Opt{"--mean", kModel,
+               "With --weights: normalisation mean as r,g,b (default: the file's metadata, else "
+               "0.4914,0.4822,0.4465)"},
+           in.mean, Parsed<Channels>{mean_of, channels_text});
+  v.parsed(Opt{"--std", kModel,
+               "With --weights: normalisation std as r,g,b (default: the file's metadata, else "
+               "0.2470,0.2435,0.2616)"},
+           in.std, Parsed<Channels>{std_of, channels_text});
+}
+
+// cifar-train, cifar-eval.
+template <class C, class V>
+void data_group(C& c, V&& v) {
+  // Local: each process may read its own copy (the ranks compare the data itself).
+  v.text(
+      local(Opt{"--data", kData,
+                "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"}),
+      c.data_dir);
+}
+
+// cifar-train, cifar-eval.
+template <class C, class V>
+void device_group(C& c, V&& v) {
+  v.parsed(local(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"}),
+           c.device, Parsed<DeviceRequest>{device_of, device_text});
+  v.parsed(Opt{"--amp", kDevice, "Mixed precision: bf16, fp16 (with loss scaling) or off"}, c.amp,
+           Parsed<AmpMode>{parse_amp, amp_text});
+}
+
+// cifar-train (evaluations during training) and cifar-eval (which can also
+// take the level the checkpoint was trained for).
+template <class C, class V>
+void tta_option(C& c, V&& v) {
+  if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig>) {
+    v.number(Opt{"--tta", kEvaluation,
+                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates; "
+                 "-1: the checkpoint's level"},
+             c.tta, Range<int64_t>{-1, 2});
+  } else {
+    v.number(Opt{"--tta", kEvaluation,
+                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates"},
+             c.tta, Range<int64_t>{0, 2});
+  }
+}
+
+}  // namespace cifar::options

@@ -1,0 +1,201 @@
+// option_tables.h: the option tables of the four tools (included by
+// config.cpp only).
+//
+// Each option is written down once, in a group function (the shared
+// model_group, data_group, device_group, tta_option of option_groups.h, and
+// cifar-train's train_model ... train_output here) or a tool's table
+// (train_options, eval_options, predict_options, export_options) that calls
+// the groups it shares. A table hands every option, with its field, to a
+// visitor (option_visitors.h).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "cifar/config/config.h"
+#include "cifar/config/option_groups.h"
+#include "cifar/config/option_values.h"
+#include "cifar/config/option_visitors.h"
+
+namespace cifar::options {
+
+// --- The tools' tables ---------------------------------------------------------------
+
+// cifar-train: where the model comes from and what it is.
+template <class Config, class V>
+void train_model(Config& c, V&& v) {
+  v.parsed(fixed(Opt{"--recipe", kModel,
+                     "classic (SGD on all parameters) or airbench94 (Muon + SGD, the speedrun's "
+                     "schedule and augmentation)"}),
+           c.recipe, Parsed<RecipeName>{parse_recipe, recipe_text});
+  v.parsed(fixed(Opt{"-m,--model", kModel,
+                     "net, resnet18 or airbench94 (default: the recipe's: net, or airbench94; the "
+                     "checkpoint's with --resume)"}),
+           c.model, Parsed<std::string>{model_of, same});
+  v.parsed(
+      fixed(Opt{"--stem", kModel, "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"}),
+      c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+  v.text(Opt{.names = "--init-weights",
+             .group = kModel,
+             .help = "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
+                     "instead of a fresh model",
+             .saved = false},
+         c.init_weights);
+  v.text(Opt{.names = "--resume",
+             .group = kModel,
+             .help = "Continue training from this checkpoint (model, optimiser, position)",
+             .saved = false},
+         c.resume);
+}
+
+// cifar-train: what it trains on.
+template <class Config, class V>
+void train_data(Config& c, V&& v) {
+  data_group(c, v);
+  v.number(
+      fixed_mid_epoch(Opt{"--train-limit", kData, "Train on the first N images only (0: all)"}),
+      c.train_limit, Range<int64_t>{0, kMaxCount});
+  v.number(Opt{"--test-limit", kData,
+               "Evaluate on the first N test images only, for quick checks; the accuracy is then "
+               "not the test set's (0: all)"},
+           c.test_limit, Range<int64_t>{0, kMaxCount});
+  v.number(fixed_mid_epoch(
+               Opt{"--val-split", kData,
+                   "Hold out N training images (chosen by --seed) as a validation set; best.pt is "
+                   "chosen on it (0: none, and best.pt is chosen on the test set)"}),
+           c.val_split, Range<int64_t>{0, kMaxCount});
+  v.flag(Opt{"--augment", kData, "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
+}
+
+// cifar-train: where and how fast; --deterministic trades speed for repeatability.
+template <class Config, class V>
+void train_device(Config& c, V&& v) {
+  device_group(c, v);
+  v.number(
+      local(Opt{"--threads", kDevice, "CPU threads for intra-op work (0: chosen at run time)"}),
+      c.threads, Range<int64_t>{0, 4096});
+  v.flag(
+      local(Opt{
+          "--channels-last", kDevice,
+          "NHWC images and weights (on a CPU: slower at small batches, faster at large ones)"}),
+      c.channels_last);
+  v.flag(local(Opt{"--cuda-graph", kDevice, "Capture the training step in a CUDA graph, GPU only"}),
+         c.cuda_graph);
+  v.flag(local(Opt{"--cudnn-benchmark", kDevice, "Let cuDNN time its algorithms"}),
+         c.cudnn_benchmark);
+  v.flag(local(Opt{"--tf32", kDevice, "TF32 matrix products on GPUs that have them"}), c.tf32);
+  v.flag(Opt{"--deterministic", kDevice,
+             "Repeatable runs: a fixed thread count (no measuring), cuDNN benchmark off, "
+             "deterministic algorithms only"},
+         c.deterministic);
+}
+
+// cifar-train: the optimiser, its schedule and the seed.
+template <class Config, class V>
+void train_optimisation(Config& c, V&& v) {
+  v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
+           c.epochs, Range<int64_t>{1, 1'000'000});
+  v.number(fixed_mid_epoch(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}),
+           c.batch_size, Range<int64_t>{1, kMaxCount});
+  v.number(Opt{"--lr", "Optimisation", "Peak learning rate"}, c.lr,
+           Range<double>{0, kMaxReal, true});
+  v.number(Opt{"--momentum", "Optimisation", "SGD momentum"}, c.momentum,
+           Range<double>{0, 1, false, true});
+  v.flag(Opt{"--nesterov", "Optimisation", "Nesterov momentum"}, c.nesterov);
+  v.number(Opt{"--weight-decay", "Optimisation", "L2 weight decay"}, c.weight_decay,
+           Range<double>{0, kMaxReal});
+  v.parsed(Opt{"--schedule", "Optimisation", "constant, step, cosine, onecycle or linear"},
+           c.schedule, Parsed<Schedule>{parse_schedule, schedule_text});
+  v.number(Opt{"--warmup-epochs", "Optimisation", "Linear warm-up length in epochs"},
+           c.warmup_epochs, Range<double>{0, 1'000'000});
+  v.number(Opt{"--label-smoothing", "Optimisation", "Cross-entropy label smoothing"},
+           c.label_smoothing, Range<double>{0, 1, false, true});
+  v.number(fixed_mid_epoch(Opt{"--seed", "Optimisation",
+                               "Seed for initialisation, shuffling and augmentation"}),
+           c.seed, Range<uint64_t>{0, std::numeric_limits<uint64_t>::max()});
+}
+
+// cifar-train: when and how the test set is evaluated.
+template <class Config, class V>
+void train_evaluation(Config& c, V&& v) {
+  v.number(
+      Opt{"--eval-every", kEvaluation, "Evaluate after every N-th epoch (the last epoch always)"},
+      c.eval_every, Range<int64_t>{1, kMaxCount});
+  v.number(Opt{"--eval-batch-size", kEvaluation, "Batch size for evaluation"}, c.eval_batch_size,
+           Range<int64_t>{1, kMaxCount});
+  tta_option(c, v);
+}
+
+// cifar-train: where results go, and how processes wait for each other.
+template <class Config, class V>
+void train_output(Config& c, V&& v) {
+  v.text(
+      local(Opt{"-o,--checkpoint", kOutput, "Where the trained model goes (default: <model>.pt)"}),
+      c.checkpoint);
+  v.text(local(Opt{"--run-dir", kOutput,
+                   "Folder for config.toml, metrics.csv, last.pt and best.pt (default: runs/...)"}),
+         c.run_dir);
+  v.flag(Opt{.names = "--overwrite",
+             .group = kOutput,
+             .help = "Replace the results of an earlier run in --run-dir (config.toml, "
+                     "metrics.csv, last.pt, best.pt) instead of refusing to start",
+             .saved = false},
+         c.overwrite);
+  v.number(local(Opt{"--log-interval", kOutput,
+                     "Seconds between progress lines when stderr is not a terminal"}),
+           c.log_interval_s, Range<double>{0, 1'000'000, true});
+  v.flag(local(Opt{"--tensorboard", kOutput,
+                   "TensorBoard event files in the run folder (view: tensorboard --logdir runs/)"}),
+         c.tensorboard);
+  v.number(local(Opt{"--dist-timeout", "Several processes",
+                     "Seconds start-up and each exchange may wait for the other processes"}),
+           c.dist_timeout_s, Range<double>{0, 86'400, true});
+}
+
+// Config is TrainConfig, or const TrainConfig for the visitors that only read.
+// The order here is the order of --help's groups and of config.toml.
+template <class Config, class V>
+void train_options(Config& c, V&& v) {
+  train_model(c, v);
+  train_data(c, v);
+  train_device(c, v);
+  train_optimisation(c, v);
+  train_evaluation(c, v);
+  train_output(c, v);
+}
+
+template <class Config, class V>
+void eval_options(Config& c, V&& v) {
+  model_group(c, v);
+  data_group(c, v);
+  device_group(c, v);
+  v.number(Opt{"-b,--batch-size", kEvaluation, "Evaluation batch size"}, c.batch_size,
+           Range<int64_t>{1, kMaxCount});
+  tta_option(c, v);
+  v.flag(Opt{"--json", kOutput, "Print one JSON object instead of tables"}, c.json);
+}
+
+template <class Config, class V>
+void predict_options(Config& c, V&& v) {
+  model_group(c, v);
+  v.positional(Opt{.names = "images", .group = "", .help = "PNG or JPEG files", .required = true},
+               c.images);
+  v.number(Opt{"-b,--batch-size", kDevice, "Images per forward pass"}, c.predict.batch_size,
+           Range<int64_t>{1, kMaxCount});
+  v.number(Opt{"-k,--top-k", kOutput, "Classes to report per image"}, c.predict.top_k,
+           Range<int64_t>{1, kMaxCount});
+  v.flag(Opt{"--json", kOutput, "Print one JSON array, an object per image"}, c.json);
+  v.flag(Opt{"--logits", kOutput, "With --json: add each image's raw logits"}, c.predict.logits);
+}
+
+template <class Config, class V>
+void export_options(Config& c, V&& v) {
+  model_group(c, v);
+  v.text(Opt{.names = "-o,--out",
+             .group = kOutput,
+             .help = "Output file: .safetensors, or .pt/.pth (a state dict for torch.load)",
+             .required = true},
+         c.out);
+}
+
+}  // namespace cifar::options

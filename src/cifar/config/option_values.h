@@ -1,0 +1,62 @@
+// option_values.h: the typed values of the option tables as text, both ways.
+//
+// For each typed option (model name, ResNet stem, schedule, device, AMP mode,
+// recipe, normalisation channels) a parse function (text to value, throwing
+// UsageError naming the option) and a format function (value to the text
+// that parses back), handed to a visitor as Parsed<T>. Included by the
+// option tables only.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "cifar/core/errors.h"
+#include "cifar/io/normalization_flags.h"
+#include "cifar/config/train_config.h"
+#include "cifar/infer/model_input.h"
+
+namespace cifar::options {
+
+// --- Parsing and formatting the typed values ----------------------------------------
+
+inline std::string model_of(const std::string& text) {
+  check_model_name(text);
+  return text;
+}
+inline std::string same(const std::string& text) {
+  return text;
+}
+inline std::string stem_text(const ResNetStem& stem) {
+  return stem == ResNetStem::kCifar ? "cifar" : "imagenet";
+}
+inline std::string schedule_text(const Schedule& s) {
+  return to_string(s);
+}
+inline std::string device_text(const DeviceRequest& d) {
+  return d.text;
+}
+inline std::string amp_text(const AmpMode& a) {
+  return to_string(a);
+}
+inline DeviceRequest device_of(const std::string& text) {
+  return parse_device(text);
+}
+inline std::string recipe_text(const RecipeName& r) {
+  return to_string(r);
+}
+inline Channels mean_of(const std::string& text) {
+  return parse_channels("--mean", text);
+}
+inline Channels std_of(const std::string& text) {
+  const Channels std = parse_channels("--std", text);
+  for (const double s : std) {
+    if (s <= 0) throw UsageError(fmt::format("--std values must be > 0, got '{}'", text));
+  }
+  return std;
+}
+inline std::string channels_text(const Channels& c) {
+  return fmt::format("{},{},{}", c[0], c[1], c[2]);
+}
+
+}  // namespace cifar::options

@@ -1,0 +1,54 @@
+// settings_check.h: two runs' saved settings compared, option by option.
+//
+// A run's settings are its config.toml (config.h's to_toml); a checkpoint's
+// header holds those it was trained with. They are compared key by key, and
+// what a difference means comes from the option's role in the table
+// (setting_role.h), not from a list kept here: --resume refuses to continue
+// with another model, stem or recipe, or mid-epoch with another batch size,
+// training subset or seed, and says in one line what else changed.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cifar/io/checkpoint.h"
+#include "cifar/config/setting_role.h"
+
+namespace cifar {
+
+struct SettingChange {
+  std::string key;     // the long option name, without "--"
+  std::string before;  // as config.toml holds it: "0.001", "cosine", "true"
+  std::string after;
+  SettingRole role = SettingRole::kShapes;
+};
+
+struct RunSetting {
+  std::string key;  // the long option name, without "--"
+  std::string value;
+  SettingRole role = SettingRole::kShapes;
+};
+
+// The settings of a config.toml text that shape the run (every role but
+// kLocal), in table order; keys the text lacks are left out. What --resume
+// compares with the checkpoint's, and processes compare with each other.
+std::vector<RunSetting> run_settings(std::string_view toml);
+
+// The keys of cifar-train's table whose values differ, in table order. kLocal
+// keys, and keys that either text lacks (a checkpoint of an older version),
+// are left out. UsageError when a text is not flat TOML.
+std::vector<SettingChange> changed_settings(std::string_view before_toml,
+                                            std::string_view after_toml);
+
+// "--lr 0.001 -> 0.01, --seed 0 -> 1".
+std::string describe_changes(const std::vector<SettingChange>& changes);
+
+// --resume `checkpoint` (its header `was`) with the settings `now_toml`.
+// Throws UsageError naming the option, both values and the way out for a
+// change that cannot be continued; returns the line that names the other
+// changes, or "" when there are none (or the checkpoint saved no settings).
+std::string check_resumed_settings(const std::string& checkpoint, const CheckpointInfo& was,
+                                   const std::string& now_toml);
+
+}  // namespace cifar

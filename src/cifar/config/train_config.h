@@ -1,0 +1,89 @@
+// train_config.h: cifar-train's settings, as typed values.
+//
+// TrainConfig holds every setting of a training run; its options (long name,
+// which is also its key in a TOML config file, group, help text, default and
+// allowed values) are declared once, in the option tables
+// (option_tables.h), from which the command line, the checks and the saved
+// config.toml derive (config.h). Fields are typed: enums for the recipe, the
+// model's stem, the schedule and mixed precision, a parsed device request;
+// strings are parsed once, at the edge. Only the job's top (train/train.h)
+// sees the whole of it: its parts take the small options struct they use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cifar/core/types.h"
+#include "cifar/model/models.h"
+#include "cifar/optim/optim.h"
+#include "cifar/platform/device.h"
+
+namespace cifar {
+
+// How the job trains: which parameters go to which optimiser at which rates,
+// the augmentation and the loss (see train/recipe.h).
+//   classic     SGD (--lr, --momentum, ...) on every parameter, --schedule,
+//               --augment: the tutorial's way, for net and resnet18
+//   airbench94  Keller Jordan's airbench94_muon: Muon on the conv filters,
+//               Nesterov SGD on biases and head, linear decay, alternating
+//               flip + 2-pixel reflect translate, label smoothing 0.2
+enum class RecipeName { kClassic, kAirbench94 };
+RecipeName parse_recipe(const std::string& text);  // UsageError when unknown
+std::string to_string(RecipeName recipe);
+
+struct TrainConfig {
+  RecipeName recipe = RecipeName::kClassic;
+  // Model: empty means "net" (the recipe's network for airbench94), or the
+  // checkpoint's model when resuming.
+  std::string model;
+  ResNetStem stem = ResNetStem::kCifar;
+  // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.
+  std::string data_dir = "data/cifar-10-batches-bin";
+  int64_t train_limit = 0;  // use only the first N training images (0: all)
+  int64_t test_limit = 0;   // evaluate on the first N test images only (0: all)
+  int64_t val_split = 0;    // hold out N training images for validation (best.pt chosen on them)
+  bool augment = false;
+  // Device and threads
+  DeviceRequest device;  // auto
+  int64_t threads = 0;   // 0: chosen at run time (see cpu_plan.h)
+  // Optimisation (defaults: the PyTorch tutorial)
+  int64_t epochs = 2;
+  int64_t batch_size = 4;
+  double lr = 0.001;
+  double momentum = 0.9;
+  bool nesterov = false;
+  double weight_decay = 0.0;
+  Schedule schedule = Schedule::kConstant;
+  double warmup_epochs = 0.0;
+  double label_smoothing = 0.0;
+  uint64_t seed = 0;
+  // Speed
+  AmpMode amp = AmpMode::kOff;
+  bool channels_last = false;
+  bool cuda_graph = false;
+  bool cudnn_benchmark = true;
+  bool tf32 = true;
+  // Repeatable runs: a fixed thread count (no tuning), cuDNN benchmark off,
+  // deterministic algorithms only (train.cpp; CUBLAS_WORKSPACE_CONFIG, the app).
+  bool deterministic = false;
+  // 100: on the CPU, much larger evaluation batches of ResNet-18 run slower
+  // (the allocator maps and zeroes each large activation afresh; figures in
+  // docs/benchmarks.md); the net does not care.
+  int64_t eval_batch_size = 100;
+  int64_t eval_every = 1;  // evaluate after every N-th epoch (the last epoch always)
+  int64_t tta = 0;         // test-time augmentation: 0 none, 1 mirror, 2 mirror + translates
+  // Outputs
+  std::string checkpoint;    // default: <model>.pt
+  std::string run_dir;       // default: runs/<date>-<time>-<model>
+  std::string resume;        // a checkpoint to continue from (not saved in config.toml)
+  bool overwrite = false;    // replace an earlier run's results in run_dir (not saved)
+  std::string init_weights;  // start from these weights (.safetensors/.pt; not saved)
+  double log_interval_s = 10;
+  bool tensorboard = true;  // event files in the run folder
+  // Several processes (torchrun): how long start-up and each exchange may wait.
+  double dist_timeout_s = 300;
+
+  bool operator==(const TrainConfig&) const = default;
+};
+
+}  // namespace cifar

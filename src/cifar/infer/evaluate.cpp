@@ -1,0 +1,192 @@
+// evaluate.cpp: evaluation of a model, and of a checkpoint file.
+#include "cifar/infer/evaluate.h"
+
+#include <spdlog/spdlog.h>
+
+#include "cifar/core/errors.h"
+#include "cifar/data/shard.h"
+#include "cifar/dist/distributed.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/io/weights.h"
+#include "cifar/platform/autocast.h"
+#include "cifar/platform/device.h"
+#include "cifar/platform/heap_reuse.h"
+#include "cifar/platform/interrupt.h"
+#include "cifar/platform/oom.h"
+
+namespace cifar {
+namespace F = torch::nn::functional;
+
+namespace {
+// Whether a stop was requested on any rank. One process: no communication.
+bool any_rank_stops(Distributed& group, const torch::Device& device) {
+  const bool mine = stop_requested();
+  if (group.world_size() == 1) return mine;
+  const torch::InferenceMode normal_tensors(false);  // collectives change them in place
+  auto flag =
+      torch::full({1}, mine ? 1.0 : 0.0, torch::TensorOptions(torch::kDouble).device(device));
+  group.all_reduce_sum(flag);
+  return flag.item<double>() > 0;  // the one host sync per evaluation batch
+}
+}  // namespace
+
+ProgressBarOptions eval_progress_options(std::optional<bool> interactive,
+                                         double log_interval_seconds) {
+  ProgressBarOptions o;
+  o.interactive = interactive;
+  o.delay_seconds = 2;
+  o.log_interval_seconds = log_interval_seconds;
+  return o;
+}
+
+void check_tta_level(int64_t level) {
+  if (level < 0 || level > kMaxTta) {
+    throw UsageError(fmt::format(
+        "test-time augmentation level {} is not one of 0 (none), 1 (mirror), 2 (mirror and "
+        "translates)",
+        level));
+  }
+}
+
+torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int64_t tta,
+                         AmpMode amp) {
+  check_tta_level(tta);
+  // Every view in the batch's own layout (channels-last stays channels-last).
+  const auto format = images.suggest_memory_format();
+  auto f = [&](const torch::Tensor& x) {
+    AutocastScope autocast(x.device(), amp);
+    return model.forward(x.contiguous(format)).to(torch::kFloat);  // (B, C)
+  };
+  auto mirror = [&](const torch::Tensor& x) { return 0.5 * f(x) + 0.5 * f(x.flip({-1})); };
+  if (tta == 0) return f(images);
+  if (tta == 1) return mirror(images);
+  const int64_t h = images.size(2), w = images.size(3);
+  const auto padded = torch::reflection_pad2d(images, {1, 1, 1, 1});  // (B, 3, H + 2, W + 2)
+  const auto up_left = padded.slice(2, 0, h).slice(3, 0, w);
+  const auto down_right = padded.slice(2, 2, h + 2).slice(3, 2, w + 2);
+  const auto translated = torch::stack({mirror(up_left), mirror(down_right)}).mean(0);
+  return 0.5 * mirror(images) + 0.5 * translated;
+}
+
+EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
+                    AmpMode amp, int64_t num_classes, Distributed* dist,
+                    const ProgressBarOptions* progress, int64_t tta) {
+  return evaluate(model, data,
+                  EvalOptions{.batch_size = batch_size,
+                              .amp = amp,
+                              .num_classes = num_classes,
+                              .tta = tta,
+                              .dist = dist,
+                              .progress = progress});
+}
+
+EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const EvalOptions& options) {
+  const auto& [batch_size, amp, num_classes, tta, dist, progress] = options;
+  check_tta_level(tta);
+  const auto device = data.device();
+  Distributed alone(DistEnv{}, device);  // one process: its collectives return at once
+  Distributed& group = dist != nullptr ? *dist : alone;
+  const int64_t n = data.size();
+  const SampleRange share = eval_range(n, group.rank(), group.world_size());
+  // Rank 0's BatchNorm statistics on every rank: each rank's last training
+  // forward updated its own, and the shards must be judged by one model.
+  group.broadcast_buffers(model);
+  const bool was_training = model.is_training();
+  model.eval();
+  EvalResult result;
+  result.num_classes = num_classes;
+  result.tta = tta;
+  torch::Tensor packed;  // (C * C + 1) double: the confusion matrix, then the loss sum
+  {
+    torch::InferenceMode inference;
+    const auto i64 = torch::TensorOptions().dtype(torch::kInt64).device(device);
+    auto confusion = torch::zeros({num_classes * num_classes}, i64);
+    auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+    const auto plan = data.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
+    // Every rank runs the same number of batches (its share may be one
+    // sample shorter), so that the stop check below is a collective they all
+    // reach: a Ctrl-C seen by one rank stops them all at the same batch.
+    const int64_t largest_share = (n + group.world_size() - 1) / group.world_size();
+    const int64_t batches = (largest_share + batch_size - 1) / batch_size;
+    std::optional<ProgressBar> bar;
+    if (progress != nullptr) bar.emplace("evaluating", share.end - share.begin, *progress);
+    for (int64_t b = 0; b < batches; ++b) {
+      if (any_rank_stops(group, device)) {
+        model.train(was_training);
+        throw Interrupted("interrupted during evaluation");
+      }
+      const int64_t start = share.begin + b * batch_size;
+      if (start >= share.end) continue;
+      const Batch batch = data.batch(plan, start, std::min(batch_size, share.end - start));
+      const auto logits = tta_logits(model, batch.images, tta, amp);  // (B, C) float
+      loss_sum.add_(F::cross_entropy(logits, batch.labels,
+                                     F::CrossEntropyFuncOptions().reduction(torch::kSum)));
+      if (bar) bar->update(start + batch.labels.size(0) - share.begin);
+      const auto pred = logits.argmax(1);  // (B)
+      confusion.add_(
+          torch::bincount(batch.labels * num_classes + pred, {}, num_classes * num_classes));
+    }
+    packed = torch::cat({confusion.to(torch::kDouble), loss_sum.reshape({1})});
+  }
+  packed = packed.clone();  // a normal tensor: inference tensors cannot be reduced in place
+  group.all_reduce_sum(packed);
+  const auto host = packed.cpu();  // one read-back for the whole split
+  const double* values = host.data_ptr<double>();
+  for (int64_t i = 0; i < num_classes * num_classes; ++i) {
+    result.confusion.push_back(static_cast<int64_t>(values[i]));
+  }
+  result.total = n;
+  for (int64_t c = 0; c < num_classes; ++c) {
+    result.correct += result.confusion[static_cast<size_t>(c * num_classes + c)];
+  }
+  result.loss = n > 0 ? values[num_classes * num_classes] / static_cast<double>(n) : 0.0;
+  model.train(was_training);
+  return result;
+}
+
+namespace {
+// A checkpoint, or weights from elsewhere dressed as one (no optimizer state).
+LoadedCheckpoint load_model_file(const EvalConfig& config) {
+  // model_input.h: checks the Model options, logs the file; CIFAR-10's classes
+  return load_model_input(config, kNumClasses);
+}
+
+// "level 2, the checkpoint's": the level, and where it came from.
+std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
+  if (!from_file) return fmt::format("level {} (--tta)", tta);
+  if (!config.weights.empty()) return fmt::format("level {} (--weights files carry none)", tta);
+  return fmt::format("level {}, the checkpoint's (--tta to choose another)", tta);
+}
+}  // namespace
+
+EvalReport evaluate_checkpoint(const EvalConfig& config) {
+  const torch::Device device = use_device(config.device);
+  std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped
+  if (device.is_cpu()) heap_reuse.emplace();
+  LoadedCheckpoint checkpoint = load_model_file(config);
+  const auto& info = checkpoint.info;
+  if (config.tta != -1) check_tta_level(config.tta);
+  const int64_t tta = config.tta == -1 ? info.tta : config.tta;
+  spdlog::info("test-time augmentation: {}", tta_source(tta, config.tta == -1, config));
+  const DeviceDataset test_data(read_cifar10(config.data_dir, Split::kTest), device,
+                                info.normalization);
+  checkpoint.model->to(device);
+  EvalReport report;
+  report.model = info.model;
+  report.device = device.str();
+  report.class_names = info.class_names;
+  const OomAdvice advice{"--batch-size", config.batch_size, info.model,
+                         device,         config.amp,        test_data.size()};
+  report.result = with_oom_advice(advice, [&] {
+    const ProgressBarOptions progress = eval_progress_options(config.progress_bar);
+    return evaluate(*checkpoint.model, test_data,
+                    {.batch_size = config.batch_size,
+                     .amp = config.amp,
+                     .num_classes = info.num_classes,
+                     .tta = tta,
+                     .progress = &progress});
+  });
+  return report;
+}
+
+}  // namespace cifar

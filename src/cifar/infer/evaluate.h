@@ -1,0 +1,99 @@
+// evaluate.h: accuracy, loss and confusion matrix of a model on a split.
+//
+// evaluate() runs a model over a whole split in inference mode, batch by
+// batch, with the counts kept on the device and read back once at the end.
+// evaluate_checkpoint() is cifar-eval: the checkpoint alone says which model
+// to build, how the images were normalised and which test-time augmentation
+// to use. Nothing here depends on the training code.
+//
+// Test-time augmentation (TTA), as airbench's infer(tta_level):
+//   0  f(x)
+//   1  mirror(x) = 0.5 f(x) + 0.5 f(flip(x))
+//   2  0.5 mirror(x) + 0.5 mean(mirror(p[:, :, 0:32, 0:32]), mirror(p[:, :, 2:34, 2:34]))
+//      where p = x padded by 1 pixel with reflection (a shift up-left and one
+//      down-right)
+// The views' logits are combined before the argmax; the loss reported is the
+// cross-entropy of the combined logits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cifar/core/types.h"
+#include "cifar/data/loader.h"
+#include "cifar/infer/model_input.h"
+#include "cifar/model/models.h"
+#include "cifar/platform/device.h"
+#include "cifar/report/metrics.h"
+#include "cifar/report/progress_bar.h"
+
+namespace cifar {
+
+class Distributed;
+
+inline constexpr int64_t kMaxTta = 2;
+
+// UsageError unless 0 <= level <= kMaxTta.
+void check_tta_level(int64_t level);
+
+// The logits (B, C), float, of normalised images (B, 3, H, W) at a TTA level
+// (see above): one forward pass per view, each under autocast with `amp`.
+torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int64_t tta,
+                         AmpMode amp = AmpMode::kOff);
+
+struct EvalOptions {
+  int64_t batch_size = 100;
+  AmpMode amp = AmpMode::kOff;
+  int64_t num_classes = 10;
+  int64_t tta = 0;  // test-time augmentation level, 0..kMaxTta (above)
+  // With several processes (`dist`), each evaluates its share of the split
+  // and the counts are summed, so every process gets the whole split's result.
+  Distributed* dist = nullptr;
+  // With `progress`, a bar (or a plain line per interval) labelled
+  // "evaluating" shows this process's share once the evaluation has taken
+  // delay_seconds.
+  const ProgressBarOptions* progress = nullptr;
+};
+
+// Stops with cifar::Interrupted between batches when a stop was requested.
+// The result's tta is options.tta.
+EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const EvalOptions& options);
+
+// The same, with the options in a row.
+EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
+                    AmpMode amp = AmpMode::kOff, int64_t num_classes = 10,
+                    Distributed* dist = nullptr, const ProgressBarOptions* progress = nullptr,
+                    int64_t tta = 0);
+
+// How evaluations show progress: after 2 s, on a terminal when there is one.
+ProgressBarOptions eval_progress_options(std::optional<bool> interactive = std::nullopt,
+                                         double log_interval_seconds = 10);
+
+// cifar-eval: a checkpoint or weights file (ModelInput, the "Model" group
+// that cifar-predict and cifar-export share) evaluated on the test split.
+struct EvalConfig : ModelInput {
+  std::string data_dir = "data/cifar-10-batches-bin";
+  DeviceRequest device;
+  AmpMode amp = AmpMode::kOff;
+  int64_t batch_size = 100;  // see TrainConfig::eval_batch_size
+  int64_t tta = -1;          // -1: the level the checkpoint was trained for
+  bool json = false;         // one JSON object instead of tables
+  // Not an option: a progress bar on a terminal when unset; the app sets
+  // false for --quiet.
+  std::optional<bool> progress_bar;
+};
+
+struct EvalReport {
+  std::string model;
+  std::string device;
+  EvalResult result;  // result.tta: the level used
+  std::vector<std::string> class_names;
+};
+
+// The TTA level is config.tta, or when that is -1 the checkpoint's (0 for
+// --weights files).
+EvalReport evaluate_checkpoint(const EvalConfig& config);
+
+}  // namespace cifar

@@ -1,0 +1,74 @@
+// model_input.cpp: see model_input.h.
+#include "cifar/infer/model_input.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+#include "cifar/core/errors.h"
+#include "cifar/io/weights.h"
+
+namespace cifar {
+
+void validate(const ModelInput& input) {
+  if (input.checkpoint.empty() && input.weights.empty()) {
+    throw UsageError(
+        "give --checkpoint FILE (written by cifar-train) or --weights FILE "
+        "(.safetensors, .pt, .pth), one of them");
+  }
+  if (!input.checkpoint.empty() && !input.weights.empty()) {
+    throw UsageError(
+        "--checkpoint and --weights both name the model: give one of them (a checkpoint "
+        "written by cifar-train, or a weights file)");
+  }
+  if (!input.checkpoint.empty()) {
+    std::vector<std::string> given;
+    if (input.model) given.emplace_back("--model");
+    if (input.stem) given.emplace_back("--stem");
+    if (input.mean) given.emplace_back("--mean");
+    if (input.std) given.emplace_back("--std");
+    if (!given.empty()) {
+      throw UsageError(fmt::format(
+          "{} go{} with --weights; a checkpoint carries its own model, stem and normalisation",
+          fmt::join(given, ", "), given.size() == 1 ? "es" : ""));
+    }
+  }
+  if (input.mean.has_value() != input.std.has_value()) {
+    throw UsageError(
+        fmt::format("--mean and --std go together: give {} too", input.mean ? "--std" : "--mean"));
+  }
+}
+
+std::optional<Normalization> normalization(const ModelInput& input) {
+  if (!input.mean || !input.std) return std::nullopt;
+  return Normalization{*input.mean, *input.std};
+}
+
+LoadedCheckpoint load_model_input(const ModelInput& input, std::optional<int64_t> num_classes) {
+  validate(input);
+  if (!input.checkpoint.empty()) {
+    LoadedCheckpoint checkpoint = load_checkpoint(input.checkpoint);
+    const auto& info = checkpoint.info;
+    spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", input.checkpoint, info.model,
+                 info.epoch, info.libtorch_version);
+    return checkpoint;
+  }
+  WeightsOptions options;
+  options.model = input.model;
+  if (input.stem) options.stem = *input.stem == ResNetStem::kImageNet ? "imagenet" : "cifar";
+  options.normalization = normalization(input);
+  options.num_classes = num_classes;
+  ImportedWeights weights = import_weights(input.weights, options);
+  const Normalization& n = weights.normalization;
+  spdlog::info("weights: {} ({}); normalisation: mean [{}] std [{}], {}", input.weights,
+               weights.model_name, fmt::join(n.mean, ", "), fmt::join(n.std, ", "),
+               weights.normalization_note);
+  LoadedCheckpoint loaded;  // no optimiser state: nothing to resume
+  loaded.info = weights_info(weights);
+  loaded.model = weights.model;
+  return loaded;
+}
+
+}  // namespace cifar

@@ -1,0 +1,54 @@
+// model_input.h: the trained model that cifar-eval, cifar-predict and
+// cifar-export work on, and loading it.
+//
+// Exactly one file gives it: a checkpoint written by cifar-train
+// (--checkpoint), which says everything about the model itself, or a weights
+// file (--weights: .safetensors, .pt, .pth, e.g. saved in Python), for which
+// --model, --stem, --mean and --std fill in what its metadata does not say.
+// The fields are parsed values (the "Model" group of config/option_groups.h
+// parses the text).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "cifar/core/types.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/model/models.h"
+
+namespace cifar {
+
+using Channels = std::array<double, 3>;  // red, green, blue
+
+struct ModelInput {
+  std::string checkpoint;
+  std::string weights;
+  std::optional<std::string> model;  // a name make_model knows (checked when parsed)
+  std::optional<ResNetStem> stem;
+  std::optional<Channels> mean;  // --mean and --std come together
+  std::optional<Channels> std;   // each > 0
+
+  bool operator==(const ModelInput&) const = default;
+};
+
+// cifar-export: the model and where its weights go.
+struct ExportConfig : ModelInput {
+  std::string out;  // .safetensors, .pt or .pth
+};
+
+// UsageError unless exactly one of checkpoint and weights is given, and
+// model, stem, mean and std come only with weights (mean and std together).
+void validate(const ModelInput& input);
+
+// mean and std as one Normalization; none when neither is given.
+std::optional<Normalization> normalization(const ModelInput& input);
+
+// Checks it (validate), then loads the model on the CPU: the checkpoint, or
+// the weights dressed as a checkpoint (no optimiser state); logs which file,
+// which model and, for weights, the normalisation and where it came from.
+// num_classes: the outputs the caller needs (WeightsOptions::num_classes).
+LoadedCheckpoint load_model_input(const ModelInput& input,
+                                  std::optional<int64_t> num_classes = std::nullopt);
+
+}  // namespace cifar

@@ -1,0 +1,93 @@
+// predict.cpp: see predict.h.
+#include "cifar/infer/predict.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cifar/core/errors.h"
+#include "cifar/formats/image.h"
+
+namespace cifar {
+
+std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInfo& info,
+                                      const std::vector<std::string>& files,
+                                      const PredictOptions& options) {
+  if (options.top_k < 1) {
+    throw UsageError(fmt::format("--top-k must be at least 1, got {}", options.top_k));
+  }
+  const int64_t k = std::min<int64_t>(options.top_k, info.num_classes);
+  std::vector<Prediction> out(files.size());
+  std::vector<size_t> pending;        // indices of decoded images not yet classified
+  std::vector<torch::Tensor> inputs;  // their (3, 32, 32) inputs
+  const auto classify = [&] {
+    if (pending.empty()) return;
+    torch::NoGradGuard no_grad;
+    const auto logits = model.forward(torch::stack(inputs)).to(torch::kFloat);  // (B, C)
+    const auto probs = torch::softmax(logits, 1);
+    const auto [values, indices] = probs.topk(k, 1);
+    for (size_t b = 0; b < pending.size(); ++b) {
+      auto& p = out[pending[b]];
+      const auto batch_row = static_cast<int64_t>(b);
+      for (int64_t j = 0; j < k; ++j) {
+        const auto c = static_cast<size_t>(indices[batch_row][j].item<int64_t>());  // in [0, C)
+        p.top_k.emplace_back(info.class_names.at(c), values[batch_row][j].item<double>());
+      }
+      if (options.logits) {
+        const auto row = logits[batch_row].contiguous();
+        p.logits.assign(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+      }
+    }
+    pending.clear();
+    inputs.clear();
+  };
+  for (size_t i = 0; i < files.size(); ++i) {
+    out[i].file = files[i];
+    try {
+      inputs.push_back(
+          image_to_input(read_image(files[i], options.max_pixels), info.normalization));
+      pending.push_back(i);
+    } catch (const std::exception& e) {
+      out[i].error = first_line(e.what());
+    }
+    if (static_cast<int64_t>(pending.size()) >= options.batch_size) classify();
+  }
+  classify();
+  return out;
+}
+
+std::string format_prediction(const Prediction& p) {
+  if (!p.error.empty()) return fmt::format("{}: error: {}", p.file, p.error);
+  std::string line =
+      fmt::format("{}: {} {:.1f}%", p.file, p.top_k[0].first, 100 * p.top_k[0].second);
+  if (p.top_k.size() > 1) {
+    std::vector<std::string> rest;
+    for (size_t j = 1; j < p.top_k.size(); ++j) {
+      rest.push_back(fmt::format("{} {:.1f}%", p.top_k[j].first, 100 * p.top_k[j].second));
+    }
+    line += fmt::format(" (then {})", fmt::join(rest, ", "));
+  }
+  return line;
+}
+
+std::string predictions_to_json(const std::vector<Prediction>& predictions) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& p : predictions) {
+    nlohmann::json j{{"file", p.file}};
+    if (!p.error.empty()) {
+      j["error"] = p.error;
+    } else {
+      j["class"] = p.top_k[0].first;
+      j["probability"] = p.top_k[0].second;
+      j["top_k"] = nlohmann::json::array();
+      for (const auto& [name, prob] : p.top_k)
+        j["top_k"].push_back({{"class", name}, {"probability", prob}});
+      if (!p.logits.empty()) j["logits"] = p.logits;
+    }
+    array.push_back(std::move(j));
+  }
+  return array.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace cifar

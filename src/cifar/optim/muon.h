@@ -1,0 +1,64 @@
+// muon.h: the Muon optimiser as airbench94_muon.py uses it for the conv
+// filters: SGD momentum whose update is orthogonalised by a few Newton-Schulz
+// iterations, on weights renormalised before each step.
+//
+// For each parameter p with a gradient g (momentum m, learning rate lr):
+//   buf = m * buf + g
+//   d   = nesterov ? g + m * buf : buf
+//   p  *= sqrt(p.size(0)) / ||p||                      (Frobenius norm)
+//   p  -= lr * newton_schulz(d.reshape(p.size(0), -1)).reshape(p.shape)
+// Parameters without a gradient are left alone (not renormalised either).
+// The momentum buffers are zeros made at construction, one per parameter, so
+// that a checkpoint's optimiser state has a fixed layout.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cifar/optim/optimizer.h"
+
+namespace cifar {
+
+// The reference's zeropower_via_newtonschulz5: for a matrix G (rows, cols),
+// X = G / (||G|| + eps) in bfloat16, then `steps` times (on X^T when rows >
+// cols) A = X X^T, B = b A + (c A) A, X = a X + B X with (a, b, c) =
+// (3.4445, -4.7750, 2.0315). Returns a bfloat16 matrix of G's shape whose
+// singular values lie roughly in [0.5, 1.5]: about U V^T for G = U S V^T.
+// G itself is not modified.
+torch::Tensor newton_schulz(const torch::Tensor& g, int64_t steps = 3, double eps = 1e-7);
+
+struct MuonOptions {
+  TORCH_ARG(double, momentum) = 0.6;
+  TORCH_ARG(bool, nesterov) = true;
+  TORCH_ARG(int64_t, ns_steps) = 3;  // Newton-Schulz iterations per update
+};
+
+class Muon : public Optimizer {
+ public:
+  // Every parameter must have at least two dimensions (matrices, conv
+  // filters): the update treats dimension 0 as the rows.
+  explicit Muon(std::vector<torch::Tensor> params, MuonOptions options = {});
+
+  // Sets every gradient to none (undefined).
+  void zero_grad() override;
+  // One update at learning rate `lr` (>= 0); parameters without a gradient
+  // are skipped.
+  void step(double lr) override;
+  const char* name() const override { return "muon"; }
+
+  const MuonOptions& options() const { return options_; }
+  const std::vector<torch::Tensor>& params() const { return params_; }
+  // The momentum buffers, written as momentum.0, momentum.1, ... (in
+  // parameter order), as Sgd writes its own.
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
+
+ private:
+  std::vector<torch::Tensor> params_;
+  std::vector<torch::Tensor> momentum_;  // one buffer per parameter, zeros at start
+  MuonOptions options_;
+};
+
+}  // namespace cifar

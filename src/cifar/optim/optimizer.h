@@ -1,0 +1,23 @@
+// optimizer.h: what the training step asks of an optimiser.
+//
+// An optimiser owns a list of parameters and the state it keeps for them
+// (momentum buffers); step(lr) updates the parameters that have a gradient
+// at learning rate lr, and zero_grad() drops the gradients (sets them to
+// none). The learning rate comes from outside, a pure function of the
+// global step (param_groups.h), so a resumed run needs no scheduler state.
+// Implementations: Sgd (optim.h), Muon (muon.h).
+#pragma once
+
+#include "cifar/core/stateful.h"
+
+namespace cifar {
+
+class Optimizer : public Stateful {
+ public:
+  virtual void zero_grad() = 0;
+  virtual void step(double lr) = 0;
+  // "sgd", "muon": for the log.
+  virtual const char* name() const = 0;
+};
+
+}  // namespace cifar

@@ -1,0 +1,72 @@
+// ignored_options.cpp: options that do nothing in this run (ignored_options.h).
+#include "cifar/train/ignored_options.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "cifar/config/config.h"
+#include "cifar/config/settings_check.h"
+
+namespace cifar {
+namespace {
+
+bool sets_itself(const Recipe& recipe, const std::string& key) {
+  return std::ranges::find(recipe.own_settings, key) != recipe.own_settings.end();
+}
+
+// The recipe's own settings given other values than their defaults, in
+// table order ("--lr, --momentum").
+std::vector<std::string> overridden(const TrainConfig& c, const Recipe& recipe) {
+  std::vector<std::string> given;
+  if (recipe.own_settings.empty()) return given;
+  for (const SettingChange& change : changed_settings(to_toml(TrainConfig{}), to_toml(c))) {
+    if (sets_itself(recipe, change.key)) given.push_back("--" + change.key);
+  }
+  return given;
+}
+
+}  // namespace
+
+void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string& model,
+                  const torch::Device& device) {
+  if (model == "net" && c.stem != ResNetStem::kCifar) {
+    spdlog::warn("--stem only applies to resnet18; the net model ignores it");
+  }
+  if (c.cuda_graph && !device.is_cuda()) {
+    spdlog::warn("--cuda-graph needs a CUDA device; training eagerly on {}", device.str());
+  }
+  if (device.is_cpu() && c.amp == AmpMode::kBf16 && model == "net") {
+    spdlog::warn(
+        "--amp bf16 on the CPU: supported, but slower than float32 for the small net "
+        "(use --amp off for speed)");
+  }
+  if (device.is_cpu() && c.amp == AmpMode::kFp16) {
+    spdlog::warn(
+        "--amp fp16 on the CPU: works, but on CPUs without avx512_fp16 several times slower than "
+        "float32 (docs/benchmarks.md); it is meant for GPUs without fast bf16 (T4, V100)");
+  }
+  if (!sets_itself(recipe, "warmup-epochs") && c.warmup_epochs > static_cast<double>(c.epochs)) {
+    const double reached = c.schedule == Schedule::kOneCycle
+                               ? c.lr
+                               : c.lr * static_cast<double>(c.epochs) / c.warmup_epochs;
+    spdlog::warn(
+        "--warmup-epochs {} is longer than the run's {} epochs: the learning rate climbs for the "
+        "whole run{}; give --warmup-epochs below {} or train longer",
+        c.warmup_epochs, c.epochs,
+        c.schedule == Schedule::kOneCycle
+            ? fmt::format(" and peaks at --lr {:g} only at the last step", reached)
+            : fmt::format(" and ends at {:.3g}, never reaching --lr {:g}", reached, c.lr),
+        c.epochs);
+  }
+  if (const auto given = overridden(c, recipe); !given.empty()) {
+    spdlog::warn("the {} recipe sets {} itself: the value{} given {} ignored", recipe.name,
+                 fmt::format("{}", fmt::join(given, ", ")), given.size() > 1 ? "s" : "",
+                 given.size() > 1 ? "are" : "is");
+  }
+}
+
+}  // namespace cifar

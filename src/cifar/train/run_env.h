@@ -1,0 +1,24 @@
+// run_env.h: what the app knows about how cifar-train was started.
+//
+// The library reads no environment of its own: the app fills this in (its
+// program name, whether stderr is a terminal, the cores, $OMP_NUM_THREADS
+// and the launcher's variables) and hands it to train().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "cifar/dist/distributed.h"
+
+namespace cifar {
+
+struct RunEnv {
+  std::string program = "cifar-train";  // argv[0], for the hints the tool prints
+  bool progress_bar = false;            // stderr is a terminal
+  int64_t hardware_threads = std::thread::hardware_concurrency();
+  int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (torchrun sets 1), used when --threads is 0
+  DistEnv dist;                 // the launcher's RANK, WORLD_SIZE, ... (one process by default)
+};
+
+}  // namespace cifar

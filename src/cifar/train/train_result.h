@@ -1,0 +1,23 @@
+// train_result.h: what a training run returns to its caller.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cifar/report/metrics.h"
+
+namespace cifar {
+
+struct TrainResult {
+  std::string model;
+  std::string device;
+  std::vector<EpochMetrics> history;  // epochs run by this invocation
+  EvalResult final_eval;
+  std::vector<std::string> class_names;
+  std::filesystem::path checkpoint;
+  std::filesystem::path best_checkpoint;
+  std::filesystem::path run_dir;
+};
+
+}  // namespace cifar

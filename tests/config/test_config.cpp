@@ -1,0 +1,97 @@
+// test_config.cpp: each option's checks, the command line's range errors and
+// the shipped configs. config.toml read back: test_config_toml.cpp; the
+// options of cifar-eval, cifar-predict and cifar-export: test_tool_options.cpp.
+#include <catch2/catch.hpp>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+
+#include "cifar/core/errors.h"
+#include "cifar/config/config.h"
+#include "config/parse_train.h"
+
+using namespace cifar;
+using test::parse;
+
+namespace {
+std::string parse_error(const std::vector<std::string>& args) {
+  try {
+    parse(args);
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("every option is checked, naming the flag and the value", "[config]") {
+  auto bad = [](auto mutate, const std::string& message) {
+    TrainConfig c;
+    mutate(c);
+    INFO(message);
+    CHECK_THROWS_AS(validate(c), UsageError);
+    CHECK_THROWS_WITH(validate(c), Catch::Contains(message));
+  };
+  bad([](TrainConfig& c) { c.epochs = 0; }, "--epochs must be at least 1, got 0");
+  bad([](TrainConfig& c) { c.batch_size = -3; }, "--batch-size must be at least 1, got -3");
+  bad([](TrainConfig& c) { c.lr = 0; }, "--lr must be positive, got 0");
+  bad([](TrainConfig& c) { c.lr = 1e308; }, "--lr must be in (0, 1e+30], got 1e+308");
+  bad([](TrainConfig& c) { c.threads = -1; }, "--threads must be at least 0, got -1");
+  bad([](TrainConfig& c) { c.momentum = 1.0; }, "--momentum must be in [0, 1), got 1");
+  bad([](TrainConfig& c) { c.momentum = -0.5; }, "--momentum must be at least 0, got -0.5");
+  bad([](TrainConfig& c) { c.weight_decay = -1e-4; }, "--weight-decay must be at least 0");
+  bad([](TrainConfig& c) { c.warmup_epochs = -1; }, "--warmup-epochs must be at least 0, got -1");
+  bad([](TrainConfig& c) { c.eval_batch_size = 0; }, "--eval-batch-size must be at least 1, got 0");
+  bad([](TrainConfig& c) { c.train_limit = -5; }, "--train-limit must be at least 0, got -5");
+  bad([](TrainConfig& c) { c.test_limit = -7; }, "--test-limit must be at least 0, got -7");
+  bad([](TrainConfig& c) { c.log_interval_s = 0; }, "--log-interval must be positive, got 0");
+  bad([](TrainConfig& c) { c.label_smoothing = 1.5; }, "--label-smoothing must be in [0, 1)");
+  bad([](TrainConfig& c) { c.lr = std::nan(""); }, "--lr must be a finite number");
+  bad(
+      [](TrainConfig& c) {
+        c.nesterov = true;
+        c.momentum = 0;
+      },
+      "--nesterov needs --momentum above 0");
+  bad([](TrainConfig& c) { c.model = "vgg"; }, "unknown model 'vgg'");
+  CHECK_NOTHROW(validate(TrainConfig{}));
+}
+
+TEST_CASE("the command line refuses what does not fit, naming what was typed", "[config]") {
+  CHECK_THAT(parse_error({"--epochs", "99999999999999999999"}),
+             Catch::Contains("--epochs") && Catch::Contains("got 99999999999999999999"));
+  CHECK_THAT(parse_error({"--seed", "-1"}), Catch::Contains("--seed") && Catch::Contains("got -1"));
+  CHECK_THAT(parse_error({"--lr", "1e308"}), Catch::Contains("in (0, 1e+30]"));
+  CHECK_THAT(parse_error({"--threads", "100000"}), Catch::Contains("--threads"));
+  CHECK_THAT(parse_error({"--device", "tpu"}), Catch::Contains("'tpu' is not a device"));
+  CHECK_THAT(parse_error({"--amp", "fp8"}), Catch::Contains("choose bf16, fp16 or off"));
+  CHECK(parse({"--amp", "fp16"}).amp == AmpMode::kFp16);
+  TrainConfig graphed_fp16 = parse({"--amp", "fp16", "--cuda-graph"});
+  CHECK_THROWS_WITH(validate(graphed_fp16),
+                    Catch::Contains("--amp fp16 cannot be used with --cuda-graph") &&
+                        Catch::Contains("use --amp bf16 with --cuda-graph"));
+  CHECK_THAT(parse_error({"--schedule", "exponential"}), Catch::Contains("unknown schedule"));
+  CHECK_THAT(parse_error({"--lr", "abc"}), Catch::Contains("Could not convert"));
+  CHECK(parse_error({"--epochs", "3", "--seed", "18446744073709551615"}).empty());
+  const TrainConfig c = parse({"--stem", "imagenet", "--schedule", "onecycle", "--amp", "bf16",
+                               "--device", "cuda:1", "--no-tf32"});
+  CHECK(c.stem == ResNetStem::kImageNet);
+  CHECK(c.schedule == Schedule::kOneCycle);
+  CHECK(c.amp == AmpMode::kBf16);
+  CHECK(c.device.kind == DeviceRequest::Kind::kCuda);
+  CHECK(c.device.index == 1);
+  CHECK_FALSE(c.tf32);
+}
+
+TEST_CASE("the shipped configs parse and validate", "[config]") {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CIFAR_SOURCE_DIR "/configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    INFO(entry.path().string());
+    TrainConfig c;
+    REQUIRE_NOTHROW(c = parse({"--config", entry.path().string()}));
+    CHECK_NOTHROW(validate(c));
+    ++checked;
+  }
+  CHECK(checked >= 3);
+}
