@@ -63,10 +63,14 @@ std::string read_checkpoint_file(const fs::path& path) {
                    fmt::format("train one with cifar-train --checkpoint {}", path.string()));
 }
 
+// The payload's archive, every tensor on the CPU whatever device it was
+// saved from (a GPU run saves from cuda:N): a checkpoint loads on any
+// machine, and the caller moves the model where it runs.
 torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const std::string& src) {
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(c.bytes.data() + c.header.payload_offset, c.header.payload_size);
+    archive.load_from(c.bytes.data() + c.header.payload_offset, c.header.payload_size,
+                      torch::Device(torch::kCPU));
   } catch (const c10::Error& e) {
     fail(src,
          fmt::format("the weights cannot be read ({}); the file is damaged", first_line(e.what())));
