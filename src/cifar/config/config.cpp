@@ -77,6 +77,14 @@ void validate(const TrainConfig& config) {
         "gradients is decided on the host, which a captured graph cannot do; use --amp bf16 "
         "with --cuda-graph (no loss scaling needed), or drop --cuda-graph");
   }
+  if (config.recipe == RecipeName::kAirbench94 && config.cuda_graph) {
+    // Refused on every device and before anything starts: the CPU, where
+    // --cuda-graph only warns, must not hide what a GPU run would refuse.
+    throw UsageError(
+        "--cuda-graph captures one SGD parameter group (the classic recipe); the airbench94 "
+        "recipe trains four (Muon on the filters, SGD on the biases and the head), which the "
+        "graph cannot run yet: drop --cuda-graph, or use --recipe classic");
+  }
 }
 
 std::string to_toml(const TrainConfig& config) {
