@@ -2,7 +2,10 @@
 # kit_complete.sh: proves a GPU check kit (scripts/gpu/prepare.sh) complete
 # without a GPU: every binary is there and CUDA-enabled, every shared library
 # it needs resolves, in a clean environment, from the kit, the torch wheel or
-# glibc alone (none from this system's other packages), and each binary starts.
+# glibc alone (none from this system's other packages), each binary's search
+# path is an RPATH of the kit's own lib/ ($ORIGIN-relative) and nothing else
+# (no empty entry, which the loader reads as the current directory), and each
+# binary starts.
 # Used by check.sh as its first step, and by CI (ctest gpu_kit.complete).
 #
 #   scripts/gpu/kit_complete.sh [KIT]     (default .gpu-kit; exit 0 complete, 1 not)
@@ -28,6 +31,10 @@ for name in "${KIT_BINARIES[@]}"; do
     fail "$name: missing from $kit/bin"
     continue
   fi
+  runpath=$(kit_runpath_entries "$binary" | paste -sd:)
+  [[ "$runpath" == "$KIT_RPATH" && "$(readelf -d "$binary")" == *"(RPATH)"* ]] ||
+    fail "$name: its search path is '$runpath', not an RPATH of $KIT_RPATH alone" \
+      "(prepare.sh sets it)"
   resolved=$("${clean[@]}" ldd "$binary" 2>&1)
   from_kit=0 from_wheel=0 from_glibc=0
   while read -r lib _ path _; do

@@ -3,6 +3,14 @@
 # LibTorch and the CUDA libraries, the library search path the kit's binaries
 # run with, and which libraries may come from the system rather than the kit.
 #
+# Where the binaries find libraries: the kit's own (lib/: spdlog, fmt, libz,
+# libcrypto, ...) through their RPATH, $ORIGIN/../lib, which prepare.sh
+# writes in place of the build tree's RUNPATH (an RPATH also serves the kit
+# libraries' own dependencies); LibTorch and the CUDA runtime through
+# LD_LIBRARY_PATH, which holds only the GPU machine's torch wheel folders (and
+# lib/compat where the system's libstdc++ is too old), so that check.sh's
+# Python steps, which share that environment, never load the kit's libraries.
+#
 # Kit layout (.gpu-kit/ by default, git-ignored):
 #   bin/          cifar-train, cifar-eval, cifar-predict, cifar-export,
 #                 cifar_cuda_tests, cifar_dist_driver (stripped, CUDA-enabled)
@@ -13,6 +21,8 @@
 #   kit.env       what the kit was built from (shell variables)
 
 KIT_BINARIES=(cifar-train cifar-eval cifar-predict cifar-export cifar_cuda_tests cifar_dist_driver)
+# The only entry of the kit binaries' RPATH (literally: the loader expands $ORIGIN).
+KIT_RPATH='$ORIGIN/../lib'
 
 # Libraries every x86-64 glibc system has; all others come from the kit or
 # the torch wheel.
@@ -42,15 +52,16 @@ kit_site_packages() {
   "$1" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))'
 }
 
-# The search path the kit's binaries run with: the compat folder when the
-# system's libstdc++ is too old, the kit's libraries, LibTorch, and the CUDA
-# runtime from the nvidia-* wheels.
+# LD_LIBRARY_PATH for the kit's binaries (and whatever else check.sh runs):
+# the compat folder when the system's libstdc++ is too old, LibTorch, and the
+# CUDA runtime from the nvidia-* wheels. Not the kit's lib/: the binaries'
+# RPATH finds it, and nothing else should.
 kit_library_path() {
   local kit="$1" site="$2"
   # The binaries need libcudart directly: the nvidia-* wheel's copy, wherever it is.
   local cudart
   cudart=$(find "$site/nvidia" -name 'libcudart.so.*' -print -quit 2>/dev/null)
-  local path="$kit/lib:$site/torch/lib:$(dirname "${cudart:-$site/nvidia/cu13/lib/x}")"
+  local path="$site/torch/lib:$(dirname "${cudart:-$site/nvidia/cu13/lib/x}")"
   # compat first, when needed at all: it must shadow the system's libstdc++.
   if ! kit_system_libstdcxx_ok "$kit"; then path="$kit/lib/compat:$path"; fi
   echo "$path"
@@ -73,4 +84,11 @@ kit_newest_version() {
   shift
   objdump -T "$@" 2>/dev/null | grep -o "${prefix}[0-9][0-9.]*" | sed "s/^$prefix//" |
     sort -V | tail -1
+}
+
+# The entries of FILE's RUNPATH (or RPATH), one a line; an empty entry (the
+# current directory, to the loader) as an empty line.
+kit_runpath_entries() {
+  readelf -d "$1" 2>/dev/null | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]$/\2/p' |
+    awk -F: '{ if (NF == 0) print ""; for (i = 1; i <= NF; i++) print $i }'
 }

@@ -66,10 +66,19 @@ site=$(kit_site_packages "$python")
 staging="$kit.new"
 rm -rf "$staging"
 mkdir -p "$staging/bin" "$staging/lib/compat" "$staging/data"
+# Each binary's search path becomes $ORIGIN/../lib alone (kit_lib.bash), as
+# an RPATH, which also serves the kit libraries' own dependencies (libpng's
+# libz): the build tree's RUNPATH names this machine's wheel, which the GPU
+# machine reaches through LD_LIBRARY_PATH instead.
+runpath_script="$staging/set_runpath.cmake"
+echo 'file(RPATH_SET FILE "${FILE}" NEW_RPATH "${RUNPATH}")' >"$runpath_script"
 for name in "${KIT_BINARIES[@]}"; do
   cp "$build/${source_of[$name]}/$name" "$staging/bin/$name"
   strip --strip-unneeded "$staging/bin/$name"
+  cmake -DFILE="$staging/bin/$name" -DRUNPATH="$KIT_RPATH" -P "$runpath_script" >/dev/null
+  "$python" "$here/rpath_tag.py" "$staging/bin/$name"
 done
+rm "$runpath_script"
 [[ "$(readelf -d "$staging/bin/cifar-train")" == *"[libtorch_cuda.so]"* ]] ||
   die "$build's cifar-train does not link libtorch_cuda: configure against the CUDA wheel"
 
