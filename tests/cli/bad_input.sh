@@ -52,7 +52,11 @@ expect 2 "--lr must be in \\(0, 1e\\+30\\], got 1e308" -- "$TRAIN" "${ok[@]}" --
 expect 2 "--momentum must be in \\[0, 1\\), got 1.5" -- "$TRAIN" "${ok[@]}" --momentum 1.5
 expect 0 "--batch-size 60000 is more than the 100 training images: .*allows --batch-size 100 at most" -- "$TRAIN" "${ok[@]}" --batch-size 60000 --run-dir run-big --checkpoint big.pt
 expect 0 "--threads 1000 capped at the [0-9]+ hardware threads" -- "$TRAIN" "${ok[@]:0:${#ok[@]}-1}" --threads 1000 --run-dir run-threads --checkpoint threads.pt
-expect 2 "Could not convert: --lr = abc" -- "$TRAIN" "${ok[@]}" --lr abc
+expect 2 "--lr must be a number in decimal or scientific notation \\(e.g. 0.01 or 1e-3\\), got 'abc'" -- "$TRAIN" "${ok[@]}" --lr abc
+# Numbers are read in base 10 as typed (CLI11 read 010 as 8 and ' -1' as 2^64-1).
+expect 2 "--seed must be a whole number in base 10 \\(digits only, e.g. 10\\), got ' -1'" -- "$TRAIN" "${ok[@]}" --seed ' -1'
+expect 2 "--epochs must be a whole number in base 10 .*got '0x10'" -- "$TRAIN" "${ok[@]}" --epochs 0x10
+expect 0 "epoch 10/10" -- "$TRAIN" "${ok[@]:0:${#ok[@]}-1}" --epochs 010 --run-dir run-010 --checkpoint e010.pt
 expect 2 "The following argument was not expected: --bogus|bogus" -- "$TRAIN" "${ok[@]}" --bogus
 expect 2 "--batch-size must be at least 1, got 0" -- "$EVAL" --checkpoint x.pt --batch-size 0
 expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$EVAL"
@@ -66,7 +70,7 @@ expect 2 "--config broken.toml: line 1, column [0-9]+: .*expected '='" -- "$TRAI
 printf 'momentum = 0.9.1\n' >badsyntax.toml
 expect 2 "--config badsyntax.toml: line 1, column [0-9]+: " -- "$TRAIN" --config badsyntax.toml "${ok[@]}"
 printf 'momentum = "0.9.1"\n' >badvalue.toml
-expect 2 "Could not convert: --momentum = 0.9.1 \\(--config badvalue.toml, line 1\\)" -- "$TRAIN" --config badvalue.toml "${ok[@]}"
+expect 2 "--momentum must be a number in decimal .*got '0.9.1' \\(--config badvalue.toml, line 1\\)" -- "$TRAIN" --config badvalue.toml "${ok[@]}"
 printf 'epochs = 1\nlearning-rate = 0.1\n' >unknown.toml
 expect 2 "--config unknown.toml: line 2: unknown key 'learning-rate'" -- "$TRAIN" --config unknown.toml "${ok[@]}"
 

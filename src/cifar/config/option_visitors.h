@@ -1,12 +1,13 @@
 // option_visitors.h: the machinery behind the option tables (option_tables.h).
 //
 // An option is written down once, as a call on a visitor: number (with its
-// Range, option_spec.h), flag, text, parsed (a typed value, or an optional
-// one, with its parse and format functions) or positional. Three visitors turn a table
-// into what a tool needs: OptionDeclarer declares CLI11 options (with range
-// validators that check the text as typed, so an overflow is an error and not
-// a clamped value), RangeChecker checks a config filled in code, TomlWriter
-// writes the saved config.toml (with toml++, so any UTF-8 text reads back).
+// Range, option_spec.h; its text read once, in base 10, by read_number),
+// flag, text, parsed (a typed value, or an optional one, with its parse and
+// format functions) or positional. Three visitors turn a table into what a
+// tool needs: OptionDeclarer declares CLI11 options (the text checked and
+// read as typed, so an overflow is an error and not a clamped value, and 010
+// is ten), RangeChecker checks a config filled in code, TomlWriter writes the
+// saved config.toml (with toml++, so any UTF-8 text reads back).
 // Each option also says what it is to the run (Opt::role, setting_role.h);
 // RoleLister hands those to --resume's and the ranks' comparisons.
 // Included by config.cpp only.
@@ -30,30 +31,53 @@
 
 namespace cifar::options {
 
-// --- CLI11 checks of the text a user typed ----------------------------------------
+// --- One reading of numbers --------------------------------------------------------
 
-// Checks the text of a number before CLI11 converts it, so that an overflow
-// ("99999999999999999999", "-1" for an unsigned) is a range error naming the
-// typed value, not a silently clamped one. Text that is not a number at all is
-// left to CLI11's "Could not convert" error.
+// A number as typed, read once for the command line and config files alike
+// (config_file.cpp hands a TOML number over as its decimal text): an
+// integer in base 10 (digits, with '-' where negatives are allowed), a real
+// in decimal or scientific notation, the whole text and nothing around it.
+// CLI11 never converts it: it reads integers with base 0 (010 as 8, 0x10 as
+// 16) and an unsigned ' -1' as 2^64-1. `error` is "" when `value` is
+// allowed, else why not, in the words out_of_range uses.
+template <class T>
+struct TypedNumber {
+  T value{};
+  std::string error;
+};
+
+template <class T>
+TypedNumber<T> read_number(const std::string& text, const Range<T>& r) {
+  TypedNumber<T> out;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  if (std::is_unsigned_v<T> && !text.empty() && text[0] == '-') {
+    out.error = fmt::format("must be at least 0, got {}", text);
+    return out;
+  }
+  const auto [end, ec] = std::from_chars(first, last, out.value);
+  if (ec == std::errc::result_out_of_range) {
+    out.error = fmt::format("must be {}, got {}", describe(r), text);
+  } else if (ec != std::errc() || end != last) {
+    out.error = std::is_integral_v<T>
+                    ? fmt::format(
+                          "must be a whole number in base 10 (digits only, e.g. 10), "
+                          "got '{}'",
+                          text)
+                    : fmt::format(
+                          "must be a number in decimal or scientific notation (e.g. "
+                          "0.01 or 1e-3), got '{}'",
+                          text);
+  } else {
+    out.error = out_of_range(r, out.value, text);
+  }
+  return out;
+}
+
+// CLI11's check of a number's text: read_number's error.
 template <class T>
 CLI::Validator range_validator(Range<T> r) {
-  return CLI::Validator(
-      [r](std::string& text) -> std::string {
-        T value{};
-        const char* first = text.data();
-        const char* last = first + text.size();
-        if (std::is_unsigned_v<T> && !text.empty() && text[0] == '-') {
-          return fmt::format("must be at least 0, got {}", text);
-        }
-        const auto [end, ec] = std::from_chars(first, last, value);
-        if (ec == std::errc::result_out_of_range) {
-          return fmt::format("must be {}, got {}", describe(r), text);
-        }
-        if (ec != std::errc() || end != last) return "";  // CLI11 reports what it cannot convert
-        return out_of_range(r, value, text);
-      },
-      describe(r));
+  return CLI::Validator([r](std::string& text) { return read_number(text, r).error; }, describe(r));
 }
 
 // The CLI11 check of a Parsed option: its parse function's UsageError.
@@ -77,10 +101,14 @@ CLI::Validator parse_validator(Parsed<T> p) {
 struct OptionDeclarer {
   CLI::App& app;
 
+  // The text is kept as text and read by read_number, never by CLI11.
   template <class T>
   void number(const Opt& o, T& field, Range<T> r) {
-    app.add_option(o.names, field, fmt::format("{} (default: {})", o.help, field))
+    app.add_option_function<std::string>(
+           o.names, [&field, r](const std::string& text) { field = read_number(text, r).value; },
+           fmt::format("{} (default: {})", o.help, field))
         ->check(range_validator(r))
+        ->type_name(CLI::detail::type_name<T>())
         ->required(o.required)
         ->group(o.group);
   }
