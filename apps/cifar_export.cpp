@@ -11,6 +11,7 @@
 
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
+#include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/io/weights.h"
 #include "cifar/config/config.h"
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
 
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::validate(config);
+    // Before the model is read: --out's folder is not made for it.
+    cifar::ensure_writable(config.out, "--out", /*make_folder=*/false);
     const auto loaded = cifar::load_model_input(config);
     cifar::export_weights(loaded, config.out);
     spdlog::info("wrote {} ({} model, {} tensors)", config.out, loaded.info.model,

@@ -81,3 +81,30 @@ for r in 0 1; do
     fail "rank $r alone took ${took} s to give up with a 3 s timeout"
   pass "rank $r alone gave up after ${took} s"
 done
+
+# A MASTER_ADDR:MASTER_PORT that accepts connections and never answers (not
+# a c10d store): the store's handshake waited on it forever (still waiting
+# after 300 s with --dist-timeout 5); now one line within the timeout and 5 s.
+port=$(free_port)
+python3 - "$port" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(16)
+held = []
+while True:
+    held.append(s.accept()[0])  # accepted, never answered
+PY
+silent=$!
+sleep 0.5
+start=$(now)
+expect 1 "distributed set-up failed on rank 1 of 2 .*no answer from the store at 127.0.0.1:$port within 8 s" -- \
+  timeout 60 env -u LOCAL_RANK -u TORCHELASTIC_USE_AGENT_STORE WORLD_SIZE=2 RANK=1 \
+  MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" "$DRIVER" setup --dist-timeout 3
+took=$(elapsed "$start" "$(now)")
+kill "$silent"
+wait "$silent" 2>/dev/null
+python3 -c "import sys; sys.exit(float(sys.argv[1]) > 15)" "$took" ||
+  fail "a silent store held rank 1 for ${took} s with a 3 s timeout"
+pass "a port that never answers: rank 1 gave up after ${took} s"

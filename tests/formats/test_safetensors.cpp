@@ -74,6 +74,10 @@ TEST_CASE("safetensors headers that lie are refused with the problem named", "[s
   refuse(file_with_header({{"w", entry("F32", {2}, 0, 4)}}, 4), "need 8");
   refuse(file_with_header({{"w", entry("Q7", {1}, 0, 4)}}, 4), "dtype 'Q7'");
   refuse(file_with_header({{"w", entry("F32", {-1}, 0, 4)}}, 4), "bad size");
+  // No elements, but sizes whose product overflows LibTorch's strides (it
+  // stopped with "Stride calculation overflowed", naming no file).
+  refuse(file_with_header({{"w", entry("F32", {0, 1LL << 40, 1LL << 40}, 0, 0)}}, 0),
+         "entry 'w' has a shape too large to hold ([0,1099511627776,1099511627776])");
   refuse(file_with_header({{"w", entry("F32", {1}, 4, 0)}}, 4), "before it begins");
   refuse(file_with_header({{"a", entry("F32", {2}, 0, 8)}, {"b", entry("F32", {1}, 4, 8)}}, 8),
          "overlaps");

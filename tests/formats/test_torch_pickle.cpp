@@ -140,6 +140,16 @@ std::string tensor_ref(const std::string& storage, uint32_t offset, uint32_t siz
          "\x85" + pickle_int(stride) + "\x85tR";
 }
 
+// The same with sizes (s0, s1, s2) and strides 0, as 8-byte LONG1 integers.
+std::string pickle_long(int64_t v) {
+  return "\x8a\x08"s + std::string(reinterpret_cast<const char*>(&v), 8);  // little-endian host
+}
+std::string tensor_ref3(const std::string& storage, int64_t s0, int64_t s1, int64_t s2) {
+  return "ctorch._utils\n_rebuild_tensor_v2\n("s + storage + pickle_int(0) + "("s +
+         pickle_long(s0) + pickle_long(s1) + pickle_long(s2) + "t(" + pickle_long(0) +
+         pickle_long(0) + pickle_long(0) + "ttR";
+}
+
 struct CountingLoader {
   int calls = 0;
   pickle::StorageLoader loader() {
@@ -193,6 +203,11 @@ TEST_CASE("the unpickler bounds the bytes its storages and tensor copies take", 
   // A tensor of stride 0 over a one-element storage.
   CHECK_THROWS_WITH(run(load, tensor_ref(storage_ref("0", 1), 0, 1u << 24, 0)),
                     Catch::Contains("a tensor of size [16777216]"));
+  // No elements, but sizes whose product overflows LibTorch's strides (it
+  // stopped with "Stride calculation overflowed").
+  CHECK_THROWS_WITH(run(load, tensor_ref3(storage_ref("0", 1), 0, 1LL << 40, 1LL << 40)),
+                    Catch::Contains("a tensor of size [0, 1099511627776, 1099511627776] is too "
+                                    "large to hold"));
   // The same storage referenced ten times is read once and counted once...
   std::string list = "]("s;
   for (int i = 0; i < 10; ++i) list += tensor_ref(storage_ref("0", 200), 0, 200, 1);

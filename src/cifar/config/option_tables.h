@@ -33,7 +33,9 @@ void train_model(Config& c, V&& v) {
                      "checkpoint's with --resume)"}),
            c.model, Parsed<std::string>{model_of, same});
   v.parsed(
-      fixed(Opt{"--stem", kModel, "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool)"}),
+      fixed(Opt{"--stem", kModel,
+                "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool) (default: the "
+                "--init-weights file's metadata, else cifar)"}),
       c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
   v.text(Opt{.names = "--init-weights",
              .group = kModel,

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cifar/core/types.h"
@@ -36,7 +37,8 @@ struct TrainConfig {
   // Model: empty means "net" (the recipe's network for airbench94), or the
   // checkpoint's model when resuming.
   std::string model;
-  ResNetStem stem = ResNetStem::kCifar;
+  // Unset: the --init-weights file's metadata, else (or for a fresh model) cifar.
+  std::optional<ResNetStem> stem;
   // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.
   std::string data_dir = "data/cifar-10-batches-bin";
   int64_t train_limit = 0;  // use only the first N training images (0: all)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -22,6 +23,21 @@ std::string errno_text(int err) {
 
 fs::path parent_of(const fs::path& path) {
   return path.has_parent_path() ? path.parent_path() : fs::path(".");
+}
+
+// The end of an error writing `path`: why (when its folder is the reason)
+// and what to do, naming the option that chose the path.
+std::string write_advice(const fs::path& path, int err, const std::string& option) {
+  std::string why;
+  std::error_code ec;
+  if (err == ENOENT) {
+    why = fs::is_directory(parent_of(path), ec)
+              ? " (its folder does not accept new files)"
+              : fmt::format(" (its folder {} does not exist)", parent_of(path).string());
+  }
+  return why + "; " +
+         (option.empty() ? std::string("choose another path, or make its folder writable")
+                         : fmt::format("choose a writable {}", option));
 }
 
 // The first folder on the way to `path` that this process may not enter
@@ -91,6 +107,25 @@ void check_readable_directory(const fs::path& path, const std::string& what,
   }
 }
 
+int open_regular_file(const fs::path& path, const std::string& what,
+                      const std::string& missing_hint) {
+  check_readable_file(path, what, missing_hint);
+  // O_NONBLOCK: open(2) of a FIFO without a writer would wait forever (and
+  // a file swapped for one since the check above is caught below, on the
+  // descriptor itself).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) throw_stat_failure(path, errno, what, missing_hint);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(
+        fmt::format("{} {} is not a regular file (a device, FIFO or socket); pass a regular file",
+                    what, path.string()));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 std::string read_file(const fs::path& path, uint64_t max_bytes, const std::string& what,
                       const std::string& missing_hint) {
   const uint64_t size = check_readable_file(path, what, missing_hint);
@@ -98,17 +133,22 @@ std::string read_file(const fs::path& path, uint64_t max_bytes, const std::strin
     throw std::runtime_error(fmt::format("{} {} is {} bytes, more than the {} a {} can be", what,
                                          path.string(), size, max_bytes, what));
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_stat_failure(path, errno, what, missing_hint);
+  return read_front(path, max_bytes + 1, what, missing_hint, /*whole=*/true);
+}
+
+std::string read_front(const fs::path& path, uint64_t max_bytes, const std::string& what,
+                       const std::string& missing_hint, bool whole) {
+  const int fd = open_regular_file(path, what, missing_hint);
+  struct stat st {};
+  const uint64_t size = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   std::string bytes;
-  bytes.resize(static_cast<size_t>(size));
   size_t done = 0;
-  // Reads until end of file, so a file that grows or shrinks meanwhile is
-  // seen as it is; more than max_bytes is refused.
+  // Reads until end of file (or max_bytes), so a file that grows or shrinks
+  // meanwhile is seen as it is.
   for (;;) {
     if (done == bytes.size()) {
-      if (bytes.size() >= max_bytes + 1) break;
-      bytes.resize(std::min<uint64_t>(max_bytes + 1, bytes.size() + 65536));
+      if (bytes.size() >= max_bytes) break;
+      bytes.resize(std::min<uint64_t>(max_bytes, std::max<uint64_t>(size + 1, done + 65536)));
     }
     const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
@@ -122,9 +162,9 @@ std::string read_file(const fs::path& path, uint64_t max_bytes, const std::strin
     done += static_cast<size_t>(n);
   }
   ::close(fd);
-  if (done > max_bytes) {
+  if (whole && done >= max_bytes) {
     throw std::runtime_error(fmt::format("{} {} is more than the {} bytes a {} can be", what,
-                                         path.string(), max_bytes, what));
+                                         path.string(), max_bytes - 1, what));
   }
   bytes.resize(done);
   return bytes;
@@ -144,16 +184,15 @@ int create_temp_beside(const fs::path& path, fs::path& tmp) {
   }
 }
 
-void write_file_atomically(const fs::path& path, const std::string& bytes) {
+void write_file_atomically(const fs::path& path, const std::string& bytes,
+                           const std::string& option) {
   const fs::path dir = parent_of(path);
   fs::path tmp;
   const int fd = create_temp_beside(path, tmp);
   if (fd < 0) {
     const int err = errno;
-    throw std::runtime_error(fmt::format(
-        "cannot write {}: {}{}; choose a writable --checkpoint or --run-dir", path.string(),
-        errno_text(err),
-        err == ENOENT && fs::is_directory(dir) ? " (its folder does not accept new files)" : ""));
+    throw std::runtime_error(fmt::format("cannot write {}: {}{}", path.string(), errno_text(err),
+                                         write_advice(path, err, option)));
   }
   size_t done = 0;
   while (done < bytes.size()) {
@@ -186,14 +225,13 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
   }
 }
 
-void ensure_writable(const fs::path& path) {
+void ensure_writable(const fs::path& path, const std::string& option, bool make_folder) {
   const fs::path dir = parent_of(path);
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  if (make_folder) fs::create_directories(dir, ec);
   if (ec) {
-    throw std::runtime_error(
-        fmt::format("cannot create directory {}: {}; choose a writable --checkpoint or --run-dir",
-                    dir.string(), ec.message()));
+    throw std::runtime_error(fmt::format("cannot create directory {}: {}{}", dir.string(),
+                                         ec.message(), write_advice(path, 0, option)));
   }
   if (fs::is_directory(path, ec)) {
     throw std::runtime_error(fmt::format(
@@ -217,9 +255,8 @@ void ensure_writable(const fs::path& path) {
     }
   }
   if (err != 0) {
-    throw std::runtime_error(fmt::format(
-        "cannot write {}: {}{}; choose a writable --checkpoint or --run-dir", path.string(),
-        errno_text(err), err == ENOENT ? " (its folder does not accept new files)" : ""));
+    throw std::runtime_error(fmt::format("cannot write {}: {}{}", path.string(), errno_text(err),
+                                         write_advice(path, err, option)));
   }
 }
 

@@ -1,10 +1,11 @@
 // file_io.h: reading and writing whole files, with errors that name the cause.
 //
-// Every file cifar-train reads whole (data batches, checkpoints) goes through
-// read_file, which tells apart the four ways a read goes wrong: the path does
-// not exist, it is not a regular file (a folder, a device such as /dev/zero,
-// a FIFO), permission is denied (on the file, or on a folder on the way to
-// it), or it is larger than the caller accepts. Each message names the path
+// Every file the tools read (data batches, class names, checkpoints,
+// weights, images) is opened by open_regular_file, which tells apart the
+// four ways a read goes wrong: the path does not exist, it is not a regular
+// file (a folder, a device such as /dev/zero, a FIFO: refused, never waited
+// on), permission is denied (on the file, or on a folder on the way to it),
+// or it is larger than the caller accepts. Each message names the path
 // once, as the user gave it. Writes are atomic (temporary file in the same
 // folder, fsync, rename), so a kill at any moment leaves the old file whole.
 #pragma once
@@ -27,18 +28,36 @@ uint64_t check_readable_file(const std::filesystem::path& path, const std::strin
 void check_readable_directory(const std::filesystem::path& path, const std::string& what,
                               const std::string& missing_hint = "");
 
-// Reads the whole regular file at `path` (checked as above), refusing one
+// Opens the regular file at `path` for reading (checked as above, then
+// again on the descriptor: a FIFO or device is refused, never waited on) and
+// returns its descriptor, which the caller closes. Every file the tools read
+// is opened here.
+int open_regular_file(const std::filesystem::path& path, const std::string& what,
+                      const std::string& missing_hint = "");
+
+// Reads the whole regular file at `path` (opened as above), refusing one
 // larger than max_bytes.
 std::string read_file(const std::filesystem::path& path, uint64_t max_bytes,
                       const std::string& what, const std::string& missing_hint = "");
 
-// Writes bytes to path atomically (temporary file, fsync, rename). Errors
-// name `path`, never the temporary file.
-void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
+// The first max_bytes of the regular file at `path` (all of it if shorter);
+// with `whole`, a file of max_bytes or more is refused instead.
+std::string read_front(const std::filesystem::path& path, uint64_t max_bytes,
+                       const std::string& what, const std::string& missing_hint = "",
+                       bool whole = false);
 
-// Checks, before any training starts, that a file can be created at path:
-// creates its folder if needed and refuses a path that is a folder. Errors
-// name `path` as given, once.
-void ensure_writable(const std::filesystem::path& path);
+// Writes bytes to path atomically (temporary file, fsync, rename). Errors
+// name `path`, never the temporary file, and end with a hint naming
+// `option`, the option that chose the path ("--checkpoint", "--run-dir",
+// "--out"; empty: a hint without one).
+void write_file_atomically(const std::filesystem::path& path, const std::string& bytes,
+                           const std::string& option = "");
+
+// Checks, before anything is written, that a file can be created at path:
+// creates its folder if needed (unless `make_folder` is false, as for
+// cifar-export's --out) and refuses a path that is a folder. Errors name
+// `path` as given, once, and `option` as above.
+void ensure_writable(const std::filesystem::path& path, const std::string& option = "",
+                     bool make_folder = true);
 
 }  // namespace cifar

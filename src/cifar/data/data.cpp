@@ -8,7 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
@@ -25,6 +25,7 @@ constexpr const char* kDownloadHint =
 
 // A batch file is 30,730,000 bytes; anything far larger is not one.
 constexpr uint64_t kMaxBatchFileBytes = 64 << 20;
+constexpr uint64_t kMaxMetaFileBytes = 1 << 20;  // ten names, with room to spare
 
 }  // namespace
 
@@ -121,8 +122,11 @@ TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t 
 }
 
 std::vector<std::string> read_class_names(const fs::path& dir) {
-  std::ifstream in(dir / "batches.meta.txt");
-  if (!in) return default_class_names();
+  const fs::path path = dir / "batches.meta.txt";
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return default_class_names();
+  // Checked before it is opened: a FIFO or device there is an error, not a wait.
+  std::istringstream in(read_file(path, kMaxMetaFileBytes, "CIFAR-10 class-name file"));
   std::vector<std::string> names;
   int line_number = 0;
   for (std::string line; std::getline(in, line);) {

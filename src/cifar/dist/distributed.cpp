@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <future>
 #include <limits>
 #include <optional>
 #include <thread>
@@ -27,6 +28,32 @@ namespace {
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+constexpr std::chrono::seconds kStoreGrace{5};
+
+// The TCPStore, made on a thread of its own and waited for at most
+// --dist-timeout and kStoreGrace: its connection retries end at the timeout,
+// but its handshake then waits for the server's reply with no bound, so a
+// MASTER_ADDR:MASTER_PORT that accepts connections and never answers would
+// hold this process forever. On time-out the thread is left behind (blocked
+// in a read; the process is about to end with the error).
+c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host,
+                                                 const c10d::TCPStoreOptions& options) {
+  std::packaged_task<c10::intrusive_ptr<c10d::TCPStore>()> task(
+      [host, options] { return c10::make_intrusive<c10d::TCPStore>(host, options); });
+  auto result = task.get_future();
+  std::thread(std::move(task)).detach();
+  const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout) +
+                     std::chrono::milliseconds(kStoreGrace);
+  if (result.wait_for(limit) == std::future_status::timeout) {
+    throw std::runtime_error(fmt::format(
+        "no answer from the store at {}:{} within {} s (--dist-timeout and {} s more): something "
+        "accepts connections there but does not answer as a c10d store (another program on "
+        "that port?)",
+        host, options.port, limit.count() / 1000, kStoreGrace.count()));
+  }
+  return result.get();
 }
 
 }  // namespace
@@ -88,7 +115,7 @@ Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions o
     if (!env_.use_agent_store) store_options.numWorkers = static_cast<std::size_t>(env_.world_size);
     store_options.waitWorkers = !env_.use_agent_store;
     store_options.timeout = options_.timeout;
-    auto tcp = c10::make_intrusive<c10d::TCPStore>(env_.master_addr, store_options);
+    auto tcp = connect_store(env_.master_addr, store_options);
     state->store = c10::make_intrusive<c10d::PrefixStore>(
         fmt::format("cifar-train/attempt_{}", env_.restart_count), tcp);
     if (device.is_cuda()) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -26,15 +27,18 @@ std::vector<int64_t> int_tuple(const Value& value, const char* what) {
   return out;
 }
 
-// Elements a tensor of `size` holds, or -1 past 2^62.
+// Elements a tensor of `size` holds, or -1 when the sizes multiply past 2^62
+// (zeros counted as ones, as LibTorch's strides count them: an empty tensor
+// of such sizes overflows them too).
 int64_t count_elements(const std::vector<int64_t>& size) {
-  int64_t n = 1;
+  int64_t span = 1;
+  bool empty = false;
   for (int64_t s : size) {
-    if (s == 0) return 0;
-    if (n > (int64_t{1} << 62) / s) return -1;
-    n *= s;
+    if (s == 0) empty = true;
+    if (std::max<int64_t>(s, 1) > (int64_t{1} << 62) / span) return -1;
+    span *= std::max<int64_t>(s, 1);
   }
-  return n;
+  return empty ? 0 : span;
 }
 
 }  // namespace
@@ -82,6 +86,11 @@ torch::Tensor rebuild_tensor(const Value& args, ByteBudget& budget) {
   if (size.size() != stride.size())
     throw std::runtime_error("a tensor's size and stride differ in length");
   const int64_t numel = count_elements(size);
+  if (numel < 0) {
+    throw std::runtime_error(fmt::format(
+        "a tensor of size [{}] is too large to hold, even with no elements: the file is damaged",
+        fmt::join(size, ", ")));
+  }
   const torch::Tensor& data = storage->data;  // [storage elements]
   if (numel == 0) return torch::empty(size, data.options());
   // The furthest element the view touches, checked step by step (no overflow).

@@ -64,14 +64,18 @@ SafetensorsEntry parse_entry(const std::string& name, const json& j, const std::
     fail(source, fmt::format("entry '{}' has no shape list (of at most 16 sizes)", name));
   }
   uint64_t numel = 1;
+  uint64_t span = 1;  // the sizes' product with zeros as ones: what LibTorch's strides reach
   for (const auto& d : *shape) {
     if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 40)) {
       fail(source, fmt::format("entry '{}' has a bad size {} in its shape", name, d.dump()));
     }
     const uint64_t size = d.get<uint64_t>();
-    if (size != 0 && numel > std::numeric_limits<uint64_t>::max() / 16 / size) {
-      fail(source, fmt::format("entry '{}' has a shape too large to hold", name));
+    if (std::max<uint64_t>(size, 1) > std::numeric_limits<uint64_t>::max() / 16 / span) {
+      fail(source, fmt::format("entry '{}' has a shape too large to hold ({}), even with no "
+                               "elements: the file is damaged",
+                               name, shape->dump()));
     }
+    span *= std::max<uint64_t>(size, 1);
     numel *= size;
     e.shape.push_back(static_cast<int64_t>(size));
   }

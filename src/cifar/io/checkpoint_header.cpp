@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <fstream>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/checkpoint_bytes.h"
@@ -235,10 +235,8 @@ std::optional<CheckpointInfo> peek_checkpoint_info(const fs::path& path) {
   const std::string source = path.string();
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec)) && !fs::exists(path, ec)) return std::nullopt;
-  check_readable_file(path, "checkpoint");
-  std::ifstream in(path, std::ios::binary);
-  std::string front(kFixed, '\0');
-  if (!in.read(front.data(), kFixed) ||
+  const std::string front = read_front(path, kFixed, "checkpoint");
+  if (front.size() < kFixed ||
       std::memcmp(front.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) != 0) {
     fail(source, "not a cifar-train checkpoint (no CIFARTRN magic at the start)");
   }
@@ -250,8 +248,9 @@ std::optional<CheckpointInfo> peek_checkpoint_info(const fs::path& path) {
                              "not one this cifar-train reads",
                              version, header_len));
   }
-  std::string header(header_len, '\0');
-  if (!in.read(header.data(), header_len)) fail(source, "the header is truncated");
+  const std::string with_header = read_front(path, kFixed + header_len, "checkpoint");
+  if (with_header.size() < kFixed + header_len) fail(source, "the header is truncated");
+  const std::string header = with_header.substr(kFixed);
   json j = json::parse(header, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) fail(source, "header is not valid JSON; the file is damaged");
   return checkpoint_info_from_json(j, source);

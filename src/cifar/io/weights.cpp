@@ -5,10 +5,10 @@
 #include <fmt/ranges.h>
 
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/data/data.h"
 
@@ -35,10 +35,14 @@ pickle::Limits torch_file_limits(const std::string& model_name, ResNetStem stem)
                              model_name, values)};
 }
 
+// A FIFO or device is refused here, before anything waits on it; a missing
+// file is left to the reader of its format, which says so.
 bool is_checkpoint(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[sizeof(kCheckpointMagic)] = {};
-  return in.read(magic, sizeof(magic)) && std::memcmp(magic, kCheckpointMagic, sizeof(magic)) == 0;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;
+  const std::string front = read_front(path, sizeof(kCheckpointMagic), "weights file");
+  return front.size() == sizeof(kCheckpointMagic) &&
+         std::memcmp(front.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) == 0;
 }
 
 // The tensors and what the file says of them: a weights file's metadata, or a
@@ -94,6 +98,34 @@ void check_class_list(const TensorMap& tensors, const ImportedWeights& out,
   }
 }
 
+// When the tensors fit the model with the other ResNet stem, the stem is
+// the mismatch: the end of the error, naming where the stem used came from.
+std::string stem_hint(const TensorMap& tensors, const ImportedWeights& out,
+                      const WeightsOptions& options, const WeightsMetadata& meta) {
+  if (out.model_name != "resnet18") return "";
+  const ResNetStem other =
+      out.stem == ResNetStem::kCifar ? ResNetStem::kImageNet : ResNetStem::kCifar;
+  try {
+    apply_weights(*make_model(ModelOptions(out.model_name)
+                                  .num_classes(static_cast<int64_t>(out.class_names.size()))
+                                  .stem(other)),
+                  tensors, out.model_name, "");
+  } catch (const std::runtime_error&) {
+    return "";  // not the stem, or not only
+  }
+  const std::string is = fmt::format("; the file is a resnet18 with the {} stem", to_string(other));
+  if (options.stem) {
+    return fmt::format(
+        "{}{}, and --stem {} was given: pass --stem {}{}", is,
+        meta.stem ? fmt::format(" (its metadata says {})", to_string(*meta.stem)) : "",
+        to_string(out.stem), to_string(other), meta.stem == other ? " or leave --stem out" : "");
+  }
+  return fmt::format("{}, {}: pass --stem {}", is,
+                     meta.stem ? "though its metadata says " + to_string(*meta.stem)
+                               : "and its metadata does not say which",
+                     to_string(other));
+}
+
 }  // namespace
 
 ImportedWeights import_weights(const fs::path& path, const WeightsOptions& options) {
@@ -140,8 +172,11 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
                              .stem(out.stem));
   try {
     apply_weights(*out.model, tensors, out.model_name, source);
-  } catch (const std::runtime_error&) {
+  } catch (const std::runtime_error& e) {
     if (meta.class_names) check_class_list(tensors, out, source);
+    if (const std::string hint = stem_hint(tensors, out, options, meta); !hint.empty()) {
+      throw std::runtime_error(e.what() + hint);
+    }
     throw;
   }
   out.model->eval();

@@ -33,7 +33,7 @@ std::vector<std::string> overridden(const TrainConfig& c, const Recipe& recipe) 
 
 void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string& model,
                   const torch::Device& device) {
-  if (model == "net" && c.stem != ResNetStem::kCifar) {
+  if (model == "net" && c.stem.value_or(ResNetStem::kCifar) != ResNetStem::kCifar) {
     spdlog::warn("--stem only applies to resnet18; the net model ignores it");
   }
   if (c.cuda_graph && !device.is_cuda()) {

@@ -44,7 +44,7 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
   if (!config.init_weights.empty()) {
     WeightsOptions options;
     if (!config.model.empty()) options.model = config.model;
-    options.stem = to_string(config.stem);
+    if (config.stem) options.stem = to_string(*config.stem);  // else the file's metadata
     options.num_classes = kNumClasses;  // trained on CIFAR-10
     ImportedWeights w = import_weights(config.init_weights, options);
     spdlog::info("init weights: {} ({}); {}", config.init_weights, w.model_name,
@@ -56,7 +56,7 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
             .resumed = std::nullopt};
   }
   return {.model_name = config.model.empty() ? default_network : config.model,
-          .stem = config.stem,
+          .stem = config.stem.value_or(ResNetStem::kCifar),
           .normalization = Normalization{},
           .model = nullptr,
           .resumed = std::nullopt};

@@ -74,7 +74,7 @@ CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization&
                                const std::string& config_toml) {
   CheckpointInfo info;
   info.model = resolved.model;
-  info.stem = to_string(resolved.stem);
+  info.stem = to_string(resolved.stem.value_or(ResNetStem::kCifar));  // resolved: always set
   info.normalization = norm;
   info.class_names = class_names;
   info.config_toml = config_toml;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Errors name their cause (issue 30, item 7): --init-weights with an
+# imagenet-stem ResNet-18 takes the stem from the file's metadata (the
+# default --stem cifar overrode it and the load failed on a shape), and a
+# --stem that does not fit the file says so; cifar-export into a missing
+# folder names --out (it said "choose a writable --checkpoint or
+# --run-dir", options it does not have); a weights file whose empty tensor
+# has sizes that overflow LibTorch's strides names the file and the tensor
+# (it ended with LibTorch's "Stride calculation overflowed").
+source "$(dirname "$0")/lib/common.bash"
+EXPORT=$(cd "$(dirname "$TRAIN")" && pwd)/cifar-export
+make_fake_data data
+ok=(--data data --device cpu --train-limit 64 --test-limit 64 --epochs 1 --batch-size 32 -q)
+
+# --- the stem of --init-weights --------------------------------------------------
+expect 0 "" -- "$TRAIN" "${ok[@]}" --model resnet18 --stem imagenet --run-dir r18 --checkpoint r18.pt
+expect 0 "" -- "$TRAIN" "${ok[@]}" --init-weights r18/model.safetensors --run-dir from-meta \
+  --checkpoint from-meta.pt
+grep -q '^stem = "imagenet"' from-meta/config.toml || fail "the run did not take the file's stem"
+pass "--init-weights takes the imagenet stem from the file's metadata"
+expect 1 "the file is a resnet18 with the imagenet stem \(its metadata says imagenet\), and --stem cifar was given: pass --stem imagenet or leave --stem out" -- \
+  "$TRAIN" "${ok[@]}" --init-weights r18/model.safetensors --stem cifar --run-dir given \
+  --checkpoint given.pt
+
+# --- cifar-export into a folder that does not exist ------------------------------
+expect 0 "" -- "$TRAIN" "${ok[@]}" --run-dir net --checkpoint net.pt
+out=$("$EXPORT" --checkpoint net.pt --out nowhere/net.safetensors 2>&1)
+status=$?
+[[ $status -eq 1 ]] || fail "cifar-export into a missing folder exited $status: $out"
+grep -q "cannot write nowhere/net.safetensors: .*(its folder nowhere does not exist); choose a writable --out" <<<"$out" ||
+  fail "cifar-export's message does not name the folder and --out: $out"
+! grep -q -- "--run-dir" <<<"$out" || fail "cifar-export names --run-dir, which it does not have: $out"
+[[ ! -e nowhere ]] || fail "cifar-export made the folder"
+pass "cifar-export into a missing folder: $out"
+
+# --- an empty tensor whose sizes overflow ------------------------------------------
+python3 - huge.safetensors <<'PY'
+import json, struct, sys
+header = json.dumps({"fc.weight": {"dtype": "F32", "shape": [0, 1 << 40, 1 << 40],
+                                   "data_offsets": [0, 0]}}).encode()
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header)
+PY
+expect 1 "huge.safetensors.*entry 'fc.weight' has a shape too large to hold" -- \
+  "$EVAL" --weights huge.safetensors --model net --data data
