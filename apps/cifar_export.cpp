@@ -11,6 +11,7 @@
 
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
+#include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/io/weights.h"
@@ -30,7 +31,11 @@ int main(int argc, char** argv) {
 
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::validate(config);
-    // Before the model is read: --out's folder is not made for it.
+    // Before the model is read: --out replaces only an export of its own,
+    // and its folder is not made for it.
+    if (const std::string problem = cifar::export_replace_problem(config.out); !problem.empty()) {
+      throw cifar::UsageError(problem);
+    }
     cifar::ensure_writable(config.out, "--out", /*make_folder=*/false);
     const auto loaded = cifar::load_model_input(config);
     cifar::export_weights(loaded, config.out);

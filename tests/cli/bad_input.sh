@@ -101,7 +101,7 @@ touch blocker
 start=$(date +%s)
 expect 1 "cannot create directory blocker" -- "$TRAIN" "${ok[@]}" --run-dir blocker/run
 expect 1 "cannot create directory blocker" -- "$TRAIN" "${ok[@]}" --run-dir run3 --checkpoint blocker/x.pt
-expect 1 "is a directory" -- "$TRAIN" "${ok[@]}" --run-dir run4 --checkpoint run
+expect 2 "--checkpoint run is a folder, not a checkpoint file" -- "$TRAIN" "${ok[@]}" --run-dir run4 --checkpoint run
 [[ ! -e run3/metrics.csv ]] || fail "training started although the checkpoint path was unwritable"
 pass "unwritable outputs are refused before any training ($(( $(date +%s) - start ))s for three runs)"
 

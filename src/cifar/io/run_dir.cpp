@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/io/checkpoint.h"
 
 namespace cifar {
@@ -91,22 +92,36 @@ RunDirLock::~RunDirLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
 }
 
-std::vector<std::string> prepare_fresh_run_dir(const fs::path& dir, bool overwrite) {
+namespace {
+
+std::vector<std::string> results_in(const fs::path& dir) {
   std::vector<std::string> found;
   std::error_code ec;
   for (const auto& name : run_result_files()) {
     if (fs::exists(fs::symlink_status(dir / name, ec))) found.push_back(name);
   }
-  if (found.empty()) return found;
-  std::string list;
-  for (const auto& name : found) list += (list.empty() ? "" : ", ") + name;
-  if (!overwrite) {
-    throw UsageError(fmt::format(
-        "--run-dir {} already holds another run's results ({}); continue that run with "
-        "--config RUN_DIR/config.toml --resume RUN_DIR/last.pt, choose another --run-dir, or "
-        "pass --overwrite to replace them",
-        dir.string(), list));
+  return found;
+}
+
+// Whether `dir` holds the results of run `run_id`: it is the folder the run
+// started in, or its last.pt or best.pt says the run wrote it.
+bool holds_run(const fs::path& dir, const std::string& run_id) {
+  std::error_code ec;
+  if (!run_id.empty() && fs::equivalent(dir, run_folder_of_id(run_id), ec)) return true;
+  for (const char* name : {"last.pt", "best.pt"}) {
+    try {
+      const auto info = peek_checkpoint_info(dir / name);
+      if (info && !run_id.empty() && info->run_id == run_id) return true;
+    } catch (const std::runtime_error&) {
+    }
   }
+  return false;
+}
+
+// Removes the earlier run's results for --overwrite, returning their names.
+std::vector<std::string> remove_results(const fs::path& dir,
+                                        const std::vector<std::string>& found) {
+  std::error_code ec;
   for (const auto& name : found) {
     fs::remove(dir / name, ec);
     if (ec) {
@@ -115,6 +130,41 @@ std::vector<std::string> prepare_fresh_run_dir(const fs::path& dir, bool overwri
     }
   }
   return found;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+}  // namespace
+
+std::vector<std::string> prepare_fresh_run_dir(const fs::path& dir, bool overwrite) {
+  const std::vector<std::string> found = results_in(dir);
+  if (found.empty()) return found;
+  if (!overwrite) {
+    throw UsageError(fmt::format(
+        "--run-dir {} already holds another run's results ({}); continue that run with "
+        "--config RUN_DIR/config.toml --resume RUN_DIR/last.pt, choose another --run-dir, or "
+        "pass --overwrite to replace them",
+        dir.string(), listed(found)));
+  }
+  return remove_results(dir, found);
+}
+
+std::vector<std::string> prepare_resumed_run_dir(const fs::path& dir, const std::string& run_id,
+                                                 bool overwrite) {
+  const std::vector<std::string> found = results_in(dir);
+  if (found.empty() || holds_run(dir, run_id)) return {};
+  if (!overwrite) {
+    throw UsageError(fmt::format(
+        "--run-dir {} holds another run's results ({}), not those of the run being resumed: "
+        "resume into that run's own folder (--config RUN_DIR/config.toml names it), choose a "
+        "new --run-dir, or pass --overwrite to replace them",
+        dir.string(), listed(found)));
+  }
+  return remove_results(dir, found);
 }
 
 std::string make_run_id(const fs::path& run_dir) {
@@ -149,6 +199,80 @@ std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
     what += fmt::format(", test accuracy {:.1f}%", 100 * info->test_accuracy);
   }
   return fmt::format("replacing {} ({}) written by another run", path.string(), what);
+}
+
+std::string non_file_kind(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+  if (S_ISDIR(st.st_mode)) return "a folder";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::optional<fs::path> run_folder_of(const fs::path& path) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(dir / kRunDirLockFile, ec))) return dir;
+  try {  // the first line of every config.toml cifar-train writes
+    const std::string front = read_front(dir / "config.toml", 64, "config.toml");
+    if (front.starts_with("# cifar-train settings")) return dir;
+  } catch (const std::runtime_error&) {
+  }
+  return std::nullopt;
+}
+
+bool run_folder_in_use(const fs::path& dir) {
+  const fs::path lock = dir / kRunDirLockFile;
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the shared lock, if taken
+  return held;
+}
+
+fs::path run_folder_of_id(const std::string& run_id) {
+  const auto at = run_id.rfind(" started ");
+  return at == std::string::npos ? fs::path() : fs::path(run_id.substr(0, at));
+}
+
+std::string checkpoint_replace_problem(const fs::path& path, const std::string& option,
+                                       const fs::path& run_dir, const std::string& run_id) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return "";
+  const std::string hint = fmt::format(
+      "cifar-train replaces only its own checkpoints: choose another {}, or move the file away "
+      "yourself",
+      option);
+  if (const std::string kind = non_file_kind(path); !kind.empty()) {
+    return fmt::format("{} {} is {}, not a checkpoint file; {}", option, path.string(), kind, hint);
+  }
+  if (const auto folder = run_folder_of(path); folder && !fs::equivalent(*folder, run_dir, ec)) {
+    return fmt::format("{} {} is a file of run folder {}, another run's output{}; {}", option,
+                       path.string(), folder->string(),
+                       run_folder_in_use(*folder) ? " (that run is still training)" : "", hint);
+  }
+  std::optional<CheckpointInfo> info;
+  try {
+    info = peek_checkpoint_info(path);
+  } catch (const std::runtime_error&) {
+    const std::string front = read_front(path, sizeof(kCheckpointMagic), option);
+    if (front == std::string(kCheckpointMagic, sizeof(kCheckpointMagic))) return "";  // damaged
+    return fmt::format("{} {} is not a cifar-train checkpoint (it holds something else); {}",
+                       option, path.string(), hint);
+  }
+  if (!info || info->run_id.empty() || info->run_id == run_id) return "";
+  const fs::path writer = run_folder_of_id(info->run_id);
+  if (!writer.empty() && !fs::equivalent(writer, run_dir, ec) && run_folder_in_use(writer)) {
+    return fmt::format(
+        "{} {} is being written by another run, still training (run folder {}); "
+        "two runs would replace each other's checkpoint at every epoch: choose "
+        "another {}",
+        option, path.string(), writer.string(), option);
+  }
+  return "";
 }
 
 }  // namespace cifar

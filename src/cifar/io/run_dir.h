@@ -43,6 +43,14 @@ inline constexpr const char* kRunDirLockFile = ".cifar-train.lock";
 // (for a log line). Call it while holding the folder's RunDirLock.
 std::vector<std::string> prepare_fresh_run_dir(const std::filesystem::path& dir, bool overwrite);
 
+// For a resumed run of `run_id`: if `dir` holds results of another run (its
+// last.pt or best.pt written by another run, or results without either, in
+// a folder that is not the run's own), throws a UsageError naming them and
+// the ways out, unless `overwrite` (then they are removed, and their names
+// returned). Call it while holding the folder's RunDirLock.
+std::vector<std::string> prepare_resumed_run_dir(const std::filesystem::path& dir,
+                                                 const std::string& run_id, bool overwrite);
+
 // A new run's identity for CheckpointInfo::run_id: the run folder's absolute
 // path, the UTC start time (microseconds) and the process id.
 std::string make_run_id(const std::filesystem::path& run_dir);
@@ -54,5 +62,33 @@ std::string make_run_id(const std::filesystem::path& run_dir);
 // Reads only the file's header.
 std::optional<std::string> note_if_replacing_other_run(const std::filesystem::path& path,
                                                        const std::string& run_id);
+
+// --- What an output may replace -------------------------------------------------
+// An output replaces only a file that is its tool's own output. These say
+// what an existing file is, for the refusals (report/run_outputs,
+// io/weights_export).
+
+// "a folder", "a character device", "a FIFO", ... for what is at `path`
+// (links followed), "" for a regular file or nothing at all.
+std::string non_file_kind(const std::filesystem::path& path);
+
+// The run folder `path` is a file of: its folder, when that holds a run's
+// lock file or a config.toml that cifar-train wrote.
+std::optional<std::filesystem::path> run_folder_of(const std::filesystem::path& path);
+
+// Whether a cifar-train process holds the lock of run folder `dir` now.
+bool run_folder_in_use(const std::filesystem::path& dir);
+
+// The run folder a checkpoint's run_id names (make_run_id's first part).
+std::filesystem::path run_folder_of_id(const std::string& run_id);
+
+// Why cifar-train may not replace the file at `path` with a checkpoint of
+// run `run_id` in run folder `run_dir` (`option` names the path for the
+// message, e.g. "--checkpoint"), or "" when it may: nothing is there, or
+// one of cifar-train's checkpoints that is not another run folder's file
+// and not being written by a run still training.
+std::string checkpoint_replace_problem(const std::filesystem::path& path, const std::string& option,
+                                       const std::filesystem::path& run_dir,
+                                       const std::string& run_id);
 
 }  // namespace cifar

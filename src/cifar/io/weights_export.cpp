@@ -1,6 +1,12 @@
 // weights_export.cpp: models to weights files (see weights_export.h).
 #include "cifar/io/weights_export.h"
 
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cifar/core/file_io.h"
+#include "cifar/io/run_dir.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/io/weights_metadata.h"
 #include "cifar/model/state_dict.h"
@@ -14,6 +20,51 @@ void export_weights(const CheckpointInfo& info, ClassifierImpl& model, const fs:
 
 void export_weights(const LoadedCheckpoint& checkpoint, const fs::path& path) {
   export_weights(checkpoint.info, *checkpoint.model, path);
+}
+
+namespace {
+
+// Whether the file at `path` is a weights file cifar-export writes.
+bool written_by_export(const fs::path& path) {
+  const std::string front = read_front(path, 64, "--out");
+  if (weights_format(path) == WeightsFormat::kTorch) {
+    // A zip whose first record is "archive/data.pkl": LibTorch's writer
+    // names its records so; torch.save names them after the file.
+    constexpr std::string_view kRecord = "archive/data.pkl";
+    constexpr size_t kName = 30;  // where a zip's local file header holds the name
+    return front.starts_with("PK\x03\x04") && front.size() >= kName + kRecord.size() &&
+           std::string_view(front).substr(kName, kRecord.size()) == kRecord;
+  }
+  if (front.size() < 8) return false;
+  uint64_t length = 0;
+  for (size_t i = 8; i-- > 0;) length = length << 8 | static_cast<unsigned char>(front[i]);
+  if (length > (uint64_t{100} << 20)) return false;
+  const std::string header = read_front(path, 8 + length, "--out").substr(8);
+  const auto j = nlohmann::json::parse(header, nullptr, /*allow_exceptions=*/false);
+  const auto meta = j.is_object() ? j.find("__metadata__") : j.end();
+  return meta != j.end() && meta->is_object() && meta->contains("cifar_train_version");
+}
+
+}  // namespace
+
+std::string export_replace_problem(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return "";
+  const std::string hint =
+      "cifar-export replaces only weights files it wrote: choose another --out, or move the file "
+      "away yourself";
+  if (const std::string kind = non_file_kind(path); !kind.empty()) {
+    return fmt::format("--out {} is {}, not a weights file; {}", path.string(), kind, hint);
+  }
+  if (const auto folder = run_folder_of(path)) {
+    return fmt::format("--out {} is a file of run folder {}, that run's output; {}", path.string(),
+                       folder->string(), hint);
+  }
+  if (!written_by_export(path)) {
+    return fmt::format("--out {} holds something cifar-export did not write; {}", path.string(),
+                       hint);
+  }
+  return "";
 }
 
 fs::path write_run_weights(const fs::path& run_dir, const CheckpointInfo& info,

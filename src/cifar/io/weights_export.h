@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
@@ -19,6 +20,12 @@ namespace cifar {
 void export_weights(const CheckpointInfo& info, ClassifierImpl& model,
                     const std::filesystem::path& path);
 void export_weights(const LoadedCheckpoint& checkpoint, const std::filesystem::path& path);
+
+// Why cifar-export may not replace the file at `path` (its --out), or ""
+// when it may: nothing is there, or a weights file cifar-export wrote (a
+// .safetensors whose metadata names cifar-train's version, a .pt/.pth whose
+// records are under LibTorch's "archive/"), not a file of a run folder.
+std::string export_replace_problem(const std::filesystem::path& path);
 
 // At the end of training: writes run_dir/model.safetensors, returns its path.
 std::filesystem::path write_run_weights(const std::filesystem::path& run_dir,

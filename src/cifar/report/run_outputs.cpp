@@ -6,6 +6,7 @@
 
 #include <ctime>
 
+#include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/confusion_file.h"
 #include "cifar/report/tensorboard_epoch.h"
@@ -16,27 +17,46 @@ namespace fs = std::filesystem;
 namespace {
 // Every output is checked writable before config.toml is written and
 // metrics.csv opened.
+// Nothing is removed or written before every check has passed.
 fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::string& config_toml,
-                  bool fresh, bool overwrite, const std::vector<NamedFile>& inputs) {
+                  const std::optional<std::string>& resumed_run_id, bool overwrite,
+                  const std::vector<NamedFile>& inputs) {
   const std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
   check_distinct_files(inputs, outputs);
-  if (fresh) {
-    for (const auto& file : prepare_fresh_run_dir(run_dir, overwrite)) {
-      spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
-    }
+  const std::string run_id = resumed_run_id.value_or("");
+  if (const std::string problem =
+          checkpoint_replace_problem(checkpoint, "--checkpoint", run_dir, run_id);
+      !problem.empty()) {
+    throw UsageError(problem);
   }
-  for (const auto& output : outputs) ensure_writable(output.path);
-  write_file_atomically(run_dir / "config.toml", config_toml);
+  for (const auto& output : outputs) {
+    if (const std::string kind = non_file_kind(output.path); !kind.empty()) {
+      throw UsageError(
+          fmt::format("{} {} is {}, not a file cifar-train wrote; remove it, or "
+                      "choose another --run-dir",
+                      output.role, output.path.string(), kind));
+    }
+    ensure_writable(output.path, output.role.starts_with("--") ? output.role : "--run-dir");
+  }
+  const auto removed = resumed_run_id ? prepare_resumed_run_dir(run_dir, run_id, overwrite)
+                                      : prepare_fresh_run_dir(run_dir, overwrite);
+  for (const auto& file : removed) {
+    spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
+  }
+  if (auto note = note_if_replacing_other_run(checkpoint, run_id)) spdlog::warn("{}", *note);
+  write_file_atomically(run_dir / "config.toml", config_toml, "--run-dir");
   return run_dir;
 }
 }  // namespace
 
 RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml,
-                       bool tensorboard, bool fresh, bool overwrite,
-                       const std::vector<NamedFile>& inputs)
+                       bool tensorboard, const std::optional<std::string>& resumed_run_id,
+                       bool overwrite, const std::vector<NamedFile>& inputs)
     : lock_(run_dir),
-      run_dir_(prepared(std::move(run_dir), checkpoint, config_toml, fresh, overwrite, inputs)),
+      run_dir_(
+          prepared(std::move(run_dir), checkpoint, config_toml, resumed_run_id, overwrite, inputs)),
       checkpoint_(std::move(checkpoint)),
+      run_id_(resumed_run_id.value_or("")),
       csv_(run_dir_ / "metrics.csv"),
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
 
@@ -64,9 +84,23 @@ void RunOutputs::finished(bool success) {
   board_->flush();
 }
 
+void RunOutputs::own(const std::string& run_id) {
+  run_id_ = run_id;
+}
+
 void RunOutputs::save_latest(const std::string& bytes) {
-  write_file_atomically(run_dir_ / "last.pt", bytes);
-  write_file_atomically(checkpoint_, bytes);
+  write_file_atomically(run_dir_ / "last.pt", bytes, "--run-dir");
+  if (!write_checkpoint_) return;
+  // Checked before every write: another run may have started on it since.
+  if (const std::string problem =
+          checkpoint_replace_problem(checkpoint_, "--checkpoint", run_dir_, run_id_);
+      !problem.empty()) {
+    write_checkpoint_ = false;
+    spdlog::warn("{}; this run no longer writes it (its latest state is {})", problem,
+                 (run_dir_ / "last.pt").string());
+    return;
+  }
+  write_file_atomically(checkpoint_, bytes, "--checkpoint");
 }
 
 void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
@@ -78,7 +112,7 @@ void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
     write_confusion_csv(run_dir_ / "confusion.csv", test->confusion, class_names);
   }
   save_latest(bytes);
-  if (best) write_file_atomically(this->best(), bytes);
+  if (best) write_file_atomically(this->best(), bytes, "--run-dir");
 }
 
 std::vector<NamedFile> run_output_files(const fs::path& run_dir, const fs::path& checkpoint) {

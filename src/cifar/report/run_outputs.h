@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,22 @@ namespace cifar {
 class RunOutputs {
  public:
   // Locks the run folder for this run's lifetime (another run on it fails at
-  // once); for a fresh run, refuses a folder that holds another run's results
-  // unless `overwrite`; refuses outputs that are the same file as one of
-  // `inputs` or as each other (run_output_files); writes config.toml and
-  // opens metrics.csv (appending when resuming into the same folder).
+  // once); refuses a folder that holds another run's results (for a resumed
+  // run, of a run other than `resumed_run_id`'s) unless `overwrite`, which
+  // removes them only once every output is known writable; refuses outputs
+  // that are the same file as one of `inputs` or as each other
+  // (run_output_files), and a --checkpoint that is not cifar-train's own to
+  // replace (checkpoint_replace_problem); writes config.toml and opens
+  // metrics.csv (appending when resuming into the same folder).
   RunOutputs(std::filesystem::path run_dir, std::filesystem::path checkpoint,
-             const std::string& config_toml, bool tensorboard, bool fresh, bool overwrite,
+             const std::string& config_toml, bool tensorboard,
+             const std::optional<std::string>& resumed_run_id, bool overwrite,
              const std::vector<NamedFile>& inputs);
+
+  // The run's id (CheckpointInfo::run_id), once known: the --checkpoint file
+  // is written only while it holds this run's checkpoint (or nothing); one
+  // that another run wrote since is left to it, with one warning.
+  void own(const std::string& run_id);
 
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const std::filesystem::path& checkpoint() const { return checkpoint_; }
@@ -61,6 +71,8 @@ class RunOutputs {
   RunDirLock lock_;  // first: taken before anything in the folder is touched
   std::filesystem::path run_dir_;
   std::filesystem::path checkpoint_;
+  std::string run_id_;
+  bool write_checkpoint_ = true;  // false once another run took --checkpoint over
   MetricsCsv csv_;
   std::unique_ptr<TensorBoardWriter> board_;  // null with --no-tensorboard
 };

@@ -35,8 +35,7 @@ namespace {
 // How every epoch of this process is cut into steps; a run whose epochs
 // would take no step is refused before anything is written.
 EpochShape plan_epochs(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
-                       const torch::Device& device, const Distributed& dist,
-                       int64_t local_batch) {
+                       const torch::Device& device, const Distributed& dist, int64_t local_batch) {
   const bool graphed = config.cuda_graph && device.is_cuda();
   const int64_t share = plan.train.size() / dist.world_size();
   const EpochShape shape = epoch_shape(share, local_batch, recipe.drop_last, graphed);
