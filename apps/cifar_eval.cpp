@@ -6,12 +6,14 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include <thread>
+
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
-#include "cifar/core/version.h"
-#include "cifar/report/reporting.h"
 #include "cifar/config/config.h"
+#include "cifar/core/version.h"
 #include "cifar/infer/evaluate.h"
+#include "cifar/report/reporting.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::resolve_data_env(app, config.data_dir);
     if (log.quiet) config.progress_bar = false;  // as quiet as cifar-train -q
+    config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     cifar::validate(config);
     const auto report = cifar::evaluate_checkpoint(config);
     if (config.json) {

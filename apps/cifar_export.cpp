@@ -11,12 +11,12 @@
 
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
+#include "cifar/config/config.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
-#include "cifar/io/weights.h"
-#include "cifar/config/config.h"
 #include "cifar/infer/model_input.h"
+#include "cifar/io/weights.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)

@@ -5,15 +5,18 @@
 // share (src/cifar/config/option_groups.h). One line per image, or one JSON array.
 #include <spdlog/spdlog.h>
 
+#include <thread>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
-#include "cifar/core/version.h"
 #include "cifar/config/config.h"
+#include "cifar/core/version.h"
 #include "cifar/infer/model_input.h"
 #include "cifar/infer/predict.h"
+#include "cifar/platform/device.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
@@ -28,7 +31,10 @@ int main(int argc, char** argv) {
 
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::validate(config);
-    cifar::LoadedCheckpoint loaded = cifar::load_model_input(config);
+    config.predict.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
+    cifar::LoadedCheckpoint loaded = cifar::load_model_input(config);  // on the CPU
+    config.predict.device = cifar::use_device(config.device);
+    loaded.model->to(config.predict.device);
     loaded.model->eval();
     const auto predictions =
         cifar::predict_files(*loaded.model, loaded.info, config.images, config.predict);

@@ -15,10 +15,10 @@
 #include "cifar/app/cli.h"
 #include "cifar/app/config_file.h"
 #include "cifar/app/std_streams.h"
+#include "cifar/config/config.h"
 #include "cifar/core/version.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/reporting.h"
-#include "cifar/config/config.h"
 #include "cifar/train/train.h"
 
 int main(int argc, char** argv) {

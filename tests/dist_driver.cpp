@@ -18,10 +18,10 @@
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
 #include "cifar/dist/grad_averager.h"
-#include "cifar/model/models.h"
-#include "cifar/train/epoch.h"
 #include "cifar/infer/evaluate.h"
+#include "cifar/model/models.h"
 #include "cifar/optim/optim.h"
+#include "cifar/train/epoch.h"
 #include "cifar/train/step.h"
 
 using namespace cifar;

@@ -21,9 +21,9 @@
 #include <string>
 
 #include "cifar/formats/safetensors.h"
-#include "cifar/platform/autocast.h"
 #include "cifar/optim/grad_scaler.h"
 #include "cifar/optim/param_groups.h"
+#include "cifar/platform/autocast.h"
 
 using namespace cifar;
 

@@ -10,8 +10,10 @@ grep -Eq '^Accuracy of the network on the 10000 test images: [0-9.]+ %$' train.o
 pass "cifar-train prints the overall and ten per-class lines"
 "$EVAL" --checkpoint m.pt --data data --device cpu >eval.out 2>/dev/null || fail "cifar-eval failed"
 grep -q '^Confusion matrix' eval.out || fail "no confusion matrix"
-[[ $(grep -Ec '^ *(airplane|automobile|bird|cat|deer|dog|frog|horse|ship|truck)( +[0-9]+){10}$' eval.out) -eq 10 ]] \
+[[ $(grep -Ec '^[0-9] (airplane|automobile|bird|cat|deer|dog|frog|horse|ship|truck)( +[0-9]+){10}$' eval.out) -eq 10 ]] \
   || fail "confusion matrix does not have ten rows of ten counts"
+grep -Eq '^ +0 +1 +2 +3 +4 +5 +6 +7 +8 +9$' eval.out || fail "confusion matrix has no column numbers"
+awk 'length > 80 {exit 1}' eval.out || fail "the confusion matrix is wider than 80 columns"
 pass "cifar-eval prints the confusion matrix"
 "$EVAL" --checkpoint m.pt --data data --device cpu --json >eval.json 2>/dev/null || fail "cifar-eval --json failed"
 python3 - eval.json <<'PY' || fail "bad JSON report"

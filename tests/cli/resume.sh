@@ -2,7 +2,9 @@
 # On the CPU with a fixed seed, a resumed run is bit-identical to the straight
 # one: 2 epochs straight, 1 epoch + --resume, and an interrupt in the middle of
 # epoch 1 + --resume all end with the same weights (the same test loss and
-# accuracy, to the last digit cifar-eval prints).
+# accuracy, to the last digit cifar-eval prints). Resumed without --run-dir,
+# a run goes on in its own run folder; the epoch an interrupt split in two
+# gets one metrics row for the whole epoch.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 common=(--data "$REAL_DATA" --device cpu --threads 2 --model net --batch-size 32 --lr 0.01
@@ -11,10 +13,11 @@ common=(--data "$REAL_DATA" --device cpu --threads 2 --model net --batch-size 32
   || fail "straight run failed"
 "$TRAIN" "${common[@]}" -q --epochs 1 --checkpoint split.pt --run-dir split >/dev/null \
   || fail "first half failed"
-"$TRAIN" "${common[@]}" -q --epochs 2 --resume split.pt --checkpoint split.pt --run-dir split \
+"$TRAIN" "${common[@]}" -q --epochs 2 --resume split.pt --checkpoint split.pt \
   >/dev/null || fail "resumed half failed"
 rows=$(wc -l <split/metrics.csv)
-[[ $rows -eq 3 ]] || fail "the resumed run's metrics.csv should hold 2 epochs, has $((rows - 1))"
+[[ $rows -eq 3 ]] || fail "the resumed run's metrics.csv (no --run-dir) should hold 2 epochs, has $((rows - 1))"
+pass "resumed without --run-dir, the run went on in its own folder"
 
 # Interrupted mid-epoch: SIGINT once the first progress line shows.
 "$TRAIN" "${common[@]}" --epochs 2 --checkpoint mid.pt --run-dir mid >mid.out 2>mid.err &
@@ -40,3 +43,14 @@ cmp -s straight.json split.json || fail "1 epoch + --resume differs from the str
 pass "1 epoch + --resume is bit-identical to 2 epochs straight"
 cmp -s straight.json mid.json || fail "an interrupt after step $step + --resume differs from the straight run"
 pass "an interrupt after step $step + --resume is bit-identical to the straight run"
+
+# The interrupted epoch's row covers all of it: the straight run's loss and
+# accuracy (the loss summed in another order: equal to 5 decimals).
+row() { sed -n 2p "$1/metrics.csv" | cut -d, -f1-3; }
+echo "epoch 1, straight: $(row straight); interrupted + resumed: $(row mid)"
+awk -F, -v a="$(row straight)" -v b="$(row mid)" 'BEGIN {
+  split(a, x, ","); split(b, y, ",");
+  d = x[2] - y[2]; if (d < 0) d = -d;
+  exit !(x[1] == y[1] && d < 1e-5 && x[3] == y[3]) }' ||
+  fail "the interrupted epoch's metrics row differs from the straight run's"
+pass "the interrupted epoch's metrics row is the whole epoch's"

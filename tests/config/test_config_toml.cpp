@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cifar/core/errors.h"
 #include "cifar/config/config.h"
+#include "cifar/core/errors.h"
 #include "config/parse_train.h"
 #include "test_helpers.h"
 

@@ -2,10 +2,10 @@
 // table (--resume's refusals and note), and the ranks' fingerprints compared.
 #include <catch2/catch.hpp>
 
-#include "cifar/core/errors.h"
 #include "cifar/config/config.h"
-#include "cifar/train/rank_agreement.h"
 #include "cifar/config/settings_check.h"
+#include "cifar/core/errors.h"
+#include "cifar/train/rank_agreement.h"
 
 using namespace cifar;
 

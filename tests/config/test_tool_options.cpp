@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "cifar/core/errors.h"
 #include "cifar/config/config.h"
+#include "cifar/core/errors.h"
 
 using namespace cifar;
 

@@ -7,9 +7,9 @@
 #include "cifar/dist/distributed.h"
 #include "cifar/dist/grad_averager.h"
 #include "cifar/dist/nccl_backend.h"
+#include "cifar/infer/evaluate.h"
 #include "cifar/platform/gpu.h"
 #include "cifar/train/epoch.h"
-#include "cifar/infer/evaluate.h"
 #include "test_helpers.h"
 
 using namespace cifar;

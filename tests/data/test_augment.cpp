@@ -29,7 +29,9 @@ Normalization identity() {
   n.std = {1.0 / 255, 1.0 / 255, 1.0 / 255};
   return n;
 }
-torch::Tensor pixels(const torch::Tensor& batch) { return batch.round().to(torch::kUInt8); }
+torch::Tensor pixels(const torch::Tensor& batch) {
+  return batch.round().to(torch::kUInt8);
+}
 
 // The obvious per-sample reference: reflection-pad with PyTorch's own
 // padding, slice the crop, then flip.
@@ -87,8 +89,8 @@ TEST_CASE("crop_flip plans are the draws --augment has always made", "[augment]"
     const auto order = torch::randperm(300, gen, i64);
     const auto offsets = torch::randint(0, 9, {300, 2}, gen, i64);
     const auto flips = torch::randint(0, 2, {300}, gen, i64).to(torch::kBool);
-    for (const EpochPlan& plan :
-         {data.plan_epoch(true, true, seed, epoch), data.plan_epoch(true, kCropFlip, seed, epoch)}) {
+    for (const EpochPlan& plan : {data.plan_epoch(true, true, seed, epoch),
+                                  data.plan_epoch(true, kCropFlip, seed, epoch)}) {
       CHECK(torch::equal(plan.order, order));
       CHECK(torch::equal(plan.offsets, offsets));
       CHECK(torch::equal(plan.flips, flips));
@@ -125,8 +127,8 @@ TEST_CASE("reflect translation: crops of the reflection-padded image", "[augment
   const auto none = torch::zeros({64}, torch::kBool);
   // Offset (0, 0) is the top-left corner of the padded image, whose border
   // is the reflection: row -1 is row 1, row -2 is row 2 (the edge is not repeated).
-  const auto corner = translate_and_flip(x, torch::zeros({64, 2}, torch::kInt64), none, 2,
-                                         PadMode::kReflect);
+  const auto corner =
+      translate_and_flip(x, torch::zeros({64, 2}, torch::kInt64), none, 2, PadMode::kReflect);
   const auto padded =
       F::pad(x.to(torch::kFloat), F::PadFuncOptions({2, 2, 2, 2}).mode(torch::kReflect));
   CHECK(torch::equal(corner.to(torch::kFloat), padded.slice(2, 0, 32).slice(3, 0, 32)));

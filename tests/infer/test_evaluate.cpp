@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cifar/config/config.h"
 #include "cifar/core/errors.h"
+#include "cifar/infer/evaluate.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/reporting.h"
-#include "cifar/config/config.h"
-#include "cifar/infer/evaluate.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -37,9 +37,7 @@ Cifar10Dataset random_split(int64_t n) {
 torch::Tensor expected_logits(LinearModel& model, const torch::Tensor& x, int64_t level) {
   torch::NoGradGuard no_grad;
   auto f = [&](const torch::Tensor& v) { return model.forward(v.contiguous()); };
-  auto mirror = [&](const torch::Tensor& v) {
-    return 0.5 * f(v) + 0.5 * f(torch::flip(v, {3}));
-  };
+  auto mirror = [&](const torch::Tensor& v) { return 0.5 * f(v) + 0.5 * f(torch::flip(v, {3})); };
   if (level == 0) return f(x);
   if (level == 1) return mirror(x);
   const auto p = F::pad(x, F::PadFuncOptions({1, 1, 1, 1}).mode(torch::kReflect));

@@ -305,3 +305,18 @@ TEST_CASE("the run identity and world size round-trip and the header can be read
   CHECK_THROWS_WITH(peek_checkpoint_info(dir.path() / "junk.pt"),
                     Catch::Contains("not a cifar-train checkpoint"));
 }
+
+TEST_CASE("a mid-epoch checkpoint carries the figures of the epoch so far", "[checkpoint]") {
+  TempDir dir;
+  torch::manual_seed(0);
+  SteppedNet stepped;
+  CheckpointInfo info = sample_info();
+  info.step_in_epoch = 5;
+  info.epoch_so_far = {
+      .images = 80, .loss_sum = 150.5, .correct = 21, .seconds = 1.25, .skipped_steps = 1};
+  save_checkpoint(dir.path() / "mid.pt", info, *stepped.model, &stepped.sgd);
+  CHECK(load_checkpoint(dir.path() / "mid.pt").info.epoch_so_far == info.epoch_so_far);
+  info.step_in_epoch = 0;  // at an epoch's end there is nothing to carry
+  save_checkpoint(dir.path() / "end.pt", info, *stepped.model, &stepped.sgd);
+  CHECK(load_checkpoint(dir.path() / "end.pt").info.epoch_so_far == EpochSoFar{});
+}

@@ -10,8 +10,8 @@
 
 #include "cifar/optim/grad_scaler.h"
 #include "cifar/train/step.h"
-#include "train/lone_learner.h"
 #include "test_helpers.h"
+#include "train/lone_learner.h"
 
 using namespace cifar;
 

@@ -17,8 +17,7 @@ void compare_with_libtorch(double momentum, bool nesterov, double weight_decay) 
   auto w2 = w1.detach().clone().requires_grad_();
   auto b2 = b1.detach().clone().requires_grad_();
   const double lr = 0.05;
-  Sgd ours({w1, b1},
-           SgdOptions().momentum(momentum).nesterov(nesterov).weight_decay(weight_decay));
+  Sgd ours({w1, b1}, SgdOptions().momentum(momentum).nesterov(nesterov).weight_decay(weight_decay));
   torch::optim::SGD theirs(
       {w2, b2}, torch::optim::SGDOptions(lr).momentum(momentum).nesterov(nesterov).weight_decay(
                     weight_decay));

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/guards.h"
@@ -41,16 +43,41 @@ TEST_CASE("SeedGuard seeds, then gives the generator its old state back", "[guar
   CHECK_FALSE(torch::equal(next, expected));
 }
 
-TEST_CASE("CudaMathGuard restores cuDNN and TF32 settings", "[guards]") {
-  const bool benchmark = at::globalContext().benchmarkCuDNN();
-  const bool tf32 = at::globalContext().allowTF32CuBLAS();
-  {
-    const CudaMathGuard guard(!benchmark, !tf32);
-    CHECK(at::globalContext().benchmarkCuDNN() == !benchmark);
-    CHECK(at::globalContext().allowTF32CuBLAS() == !tf32);
+namespace {
+// Collects LibTorch's warnings (TORCH_WARN) while alive.
+struct TorchWarnings final : c10::WarningHandler {
+  std::vector<std::string> seen;
+  void process(const c10::Warning& warning) override { seen.push_back(warning.msg()); }
+};
+}  // namespace
+
+TEST_CASE("CudaMathGuard sets cuDNN benchmark and TF32, through the current API, and restores them",
+          "[guards]") {
+  using at::Float32Backend;
+  using at::Float32Op;
+  using at::Float32Precision;
+  auto& context = at::globalContext();
+  TorchWarnings warnings;
+  const c10::WarningUtils::WarningHandlerGuard collect(&warnings);
+  const bool benchmark = context.benchmarkCuDNN();
+  const auto matmul = context.float32Precision(Float32Backend::CUDA, Float32Op::MATMUL);
+  const auto conv = context.float32Precision(Float32Backend::CUDA, Float32Op::CONV);
+  for (const bool tf32 : {true, false}) {
+    INFO("tf32 " << tf32);
+    {
+      const CudaMathGuard guard(!benchmark, tf32);
+      const auto want = tf32 ? Float32Precision::TF32 : Float32Precision::IEEE;
+      CHECK(context.benchmarkCuDNN() == !benchmark);
+      CHECK(context.float32Precision(Float32Backend::CUDA, Float32Op::MATMUL) == want);
+      CHECK(context.float32Precision(Float32Backend::CUDA, Float32Op::CONV) == want);
+    }
+    CHECK(context.benchmarkCuDNN() == benchmark);
+    CHECK(context.float32Precision(Float32Backend::CUDA, Float32Op::MATMUL) == matmul);
+    CHECK(context.float32Precision(Float32Backend::CUDA, Float32Op::CONV) == conv);
   }
-  CHECK(at::globalContext().benchmarkCuDNN() == benchmark);
-  CHECK(at::globalContext().allowTF32CuBLAS() == tf32);
+  // The deprecated getters and setters (allowTF32CuBLAS, ...) warn, once.
+  for (const auto& w : warnings.seen) INFO("LibTorch warned: " << w);
+  CHECK(warnings.seen.empty());
 }
 
 TEST_CASE("the CPU plan caps threads at the machine and says why", "[guards]") {

@@ -11,8 +11,8 @@
 namespace cifar::test {
 
 inline TrainConfig small_run(const std::filesystem::path& data_dir,
-                             const std::filesystem::path& out, int64_t train_limit,
-                             int64_t epochs, double lr) {
+                             const std::filesystem::path& out, int64_t train_limit, int64_t epochs,
+                             double lr) {
   TrainConfig c;
   c.model = "net";
   c.data_dir = data_dir.string();

@@ -4,10 +4,13 @@
 
 #include <ATen/autocast_mode.h>
 
-#include "cifar/train/epoch.h"
+#include <csignal>
+
 #include "cifar/infer/evaluate.h"
-#include "train/lone_learner.h"
+#include "cifar/platform/interrupt.h"
+#include "cifar/train/epoch.h"
 #include "test_helpers.h"
+#include "train/lone_learner.h"
 
 using namespace cifar;
 using cifar::test::LoneLearner;
@@ -114,4 +117,39 @@ TEST_CASE("bf16 autocast trains on the CPU and restores the autocast state", "[e
   CHECK(std::isfinite(stats.loss));
   CHECK_FALSE(at::autocast::is_autocast_enabled(at::kCPU));
   CHECK(model->named_parameters()["fc3.weight"].dtype() == torch::kFloat);
+}
+
+TEST_CASE("an epoch cut by an interrupt and resumed reports the whole epoch's figures", "[epoch]") {
+  const DeviceDataset train(synthetic(100, 3), torch::kCPU, Normalization{});
+  const EpochPlan plan = train.plan_epoch(true, false, 0, 1);
+  torch::manual_seed(0);
+  LoneLearner straight(make_model(ModelOptions("net")), 0.01);
+  const EpochStats whole =
+      train_one_epoch(straight.learner, train, plan, options_for(100, 16), EpochPosition{});
+
+  torch::manual_seed(0);
+  LoneLearner cut(make_model(ModelOptions("net")), 0.01);
+  EpochStats first;
+  {
+    const InterruptGuard guard;
+    EpochOptions o = options_for(100, 16);
+    int64_t steps = 0;
+    o.after_step = [&](int64_t) {
+      if (++steps == 3) std::raise(SIGINT);  // Ctrl-C during the third step
+    };
+    first = train_one_epoch(cut.learner, train, plan, o, EpochPosition{});
+  }
+  REQUIRE(first.interrupted);
+  EpochPosition resumed{1, 1, first.steps, first.steps};
+  resumed.so_far = so_far_of(first);
+  const InterruptGuard no_request;  // a new guard starts with no stop request
+  const EpochStats rest = train_one_epoch(cut.learner, train, plan, options_for(100, 16), resumed);
+  CHECK(rest.images == 100 - 16 * first.steps);
+  const EpochStats total = add_earlier_steps(rest, resumed.so_far);
+  CHECK(total.images == whole.images);
+  CHECK(total.accuracy == Approx(whole.accuracy).epsilon(1e-12));
+  CHECK(total.loss == Approx(whole.loss).epsilon(1e-6));
+  CHECK(total.seconds == Approx(first.seconds + rest.seconds));
+  // Without the earlier steps the figures would be the rest's alone.
+  CHECK(add_earlier_steps(rest, EpochSoFar{}).images == rest.images);
 }

@@ -14,8 +14,8 @@
 #include "cifar/train/epoch.h"
 #include "cifar/train/thread_choice.h"
 #include "cifar/train/thread_probe.h"
-#include "train/lone_learner.h"
 #include "test_helpers.h"
+#include "train/lone_learner.h"
 
 using namespace cifar;
 using cifar::test::LoneLearner;

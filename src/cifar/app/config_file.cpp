@@ -92,7 +92,7 @@ std::string TomlConfig::to_config(const CLI::App* app, bool default_also, bool w
 }
 
 void add_config_option(CLI::App& app, const std::string& help) {
-  app.set_config("--config", "", help);
+  app.set_config("--config", "", help)->option_text("FILE");
   app.config_formatter(std::make_shared<TomlConfig>(app));
   app.allow_config_extras(CLI::config_extras_mode::error);
 }

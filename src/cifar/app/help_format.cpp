@@ -64,7 +64,8 @@ std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positiona
   std::vector<std::string> lines = wrap_words(description, width_ - column);
   if (left.size() >= column) {  // the name and value on lines of their own
     const std::vector<std::string> parts = wrap_words(left.substr(2), width_ - 6);
-    for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "  " : "      ") + parts[i] + "\n";
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      out += (i == 0 ? "  " : "      ") + parts[i] + "\n";
   } else if (!lines.empty()) {
     out = fmt::format("{:<{}}{}\n", left, column, lines.front());
     lines.erase(lines.begin());
@@ -111,8 +112,9 @@ std::string unknown_option_message(const CLI::App& app, int argc, char** argv) {
     const std::string name = option_name(arg);
     if (app.get_option_no_throw(name) != nullptr) continue;
     const std::string suggestion = suggest_option(app, name);
-    return suggestion.empty() ? fmt::format("unknown option {}", name)
-                              : fmt::format("unknown option {}: did you mean {}?", name, suggestion);
+    return suggestion.empty()
+               ? fmt::format("unknown option {}", name)
+               : fmt::format("unknown option {}: did you mean {}?", name, suggestion);
   }
   return "";
 }

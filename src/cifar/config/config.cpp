@@ -13,9 +13,9 @@
 #include <limits>
 #include <type_traits>
 
+#include "cifar/config/option_tables.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/file_identity.h"
-#include "cifar/config/option_tables.h"
 
 namespace cifar {
 using namespace options;
@@ -33,7 +33,8 @@ std::string to_string(RecipeName recipe) {
 // The settings as they will be saved: the model the run really trains, and
 // absolute paths, so that config.toml resumes the run from any folder.
 TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem,
-                              const std::filesystem::path& run_dir, const std::filesystem::path& checkpoint) {
+                              const std::filesystem::path& run_dir,
+                              const std::filesystem::path& checkpoint) {
   TrainConfig r = c;
   r.model = model;
   r.stem = stem;

@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cifar/config/option_values.h"
+#include "cifar/config/option_visitors.h"
 #include "cifar/config/train_config.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/infer/model_input.h"
-#include "cifar/config/option_values.h"
-#include "cifar/config/option_visitors.h"
 
 namespace cifar::options {
 
@@ -34,9 +34,10 @@ void model_group(In& in, V&& v) {
              "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
              "checkpoint"},
          in.weights);
-  v.parsed(Opt{"-m,--model", kModel,
-               "With --weights: net, resnet18 or airbench94 (default: the file's metadata)"},
-           in.model, Parsed<std::string>{model_of, same});
+  static const std::string model_help =
+      "With --weights: " + models_in_words() + " (default: the file's metadata)";
+  v.parsed(Opt{"-m,--model", kModel, model_help.c_str()}, in.model,
+           Parsed<std::string>{model_of, same});
   v.parsed(Opt{"--stem", kModel,
                "With --weights: ResNet stem, cifar or imagenet (default: metadata, else cifar)"},
            in.stem, Parsed<ResNetStem>{parse_stem, stem_text});
@@ -67,6 +68,14 @@ void device_group(C& c, V&& v) {
            c.device, Parsed<DeviceRequest>{device_of, device_text});
   v.parsed(Opt{"--amp", kDevice, "Mixed precision: bf16, fp16 (with loss scaling) or off"}, c.amp,
            Parsed<AmpMode>{parse_amp, amp_text});
+}
+
+// cifar-train, cifar-eval, cifar-predict.
+template <class C, class V>
+void threads_option(C& threads, V&& v) {
+  v.number(
+      local(Opt{"--threads", kDevice, "CPU threads for intra-op work (0: chosen at run time)"}),
+      threads, Range<int64_t>{0, 4096});
 }
 
 // cifar-train (evaluations during training) and cifar-eval (which can also

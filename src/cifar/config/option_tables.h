@@ -28,15 +28,15 @@ void train_model(Config& c, V&& v) {
                      "classic (SGD on all parameters) or airbench94 (Muon + SGD, the speedrun's "
                      "schedule and augmentation)"}),
            c.recipe, Parsed<RecipeName>{parse_recipe, recipe_text});
-  v.parsed(fixed(Opt{"-m,--model", kModel,
-                     "net, resnet18 or airbench94 (default: the recipe's: net, or airbench94; the "
-                     "checkpoint's with --resume)"}),
-           c.model, Parsed<std::string>{model_of, same});
-  v.parsed(
-      fixed(Opt{"--stem", kModel,
-                "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool) (default: the "
-                "--init-weights file's metadata, else cifar)"}),
-      c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+  static const std::string model_help =
+      models_in_words() +
+      " (default: the recipe's: net, or airbench94; the checkpoint's with --resume)";
+  v.parsed(fixed(Opt{"-m,--model", kModel, model_help.c_str()}), c.model,
+           Parsed<std::string>{model_of, same});
+  v.parsed(fixed(Opt{"--stem", kModel,
+                     "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool) (default: the "
+                     "--init-weights file's metadata, else cifar)"}),
+           c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
   v.text(Opt{.names = "--init-weights",
              .group = kModel,
              .help = "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
@@ -73,14 +73,11 @@ void train_data(Config& c, V&& v) {
 template <class Config, class V>
 void train_device(Config& c, V&& v) {
   device_group(c, v);
-  v.number(
-      local(Opt{"--threads", kDevice, "CPU threads for intra-op work (0: chosen at run time)"}),
-      c.threads, Range<int64_t>{0, 4096});
-  v.flag(
-      local(Opt{
-          "--channels-last", kDevice,
-          "NHWC images and weights (on a CPU: slower at small batches, faster at large ones)"}),
-      c.channels_last);
+  threads_option(c.threads, v);
+  v.flag(local(Opt{
+             "--channels-last", kDevice,
+             "NHWC images and weights (on a CPU: slower at small batches, faster at large ones)"}),
+         c.channels_last);
   v.flag(local(Opt{"--cuda-graph", kDevice, "Capture the training step in a CUDA graph, GPU only"}),
          c.cuda_graph);
   v.flag(local(Opt{"--cudnn-benchmark", kDevice, "Let cuDNN time its algorithms"}),
@@ -171,6 +168,7 @@ void eval_options(Config& c, V&& v) {
   model_group(c, v);
   data_group(c, v);
   device_group(c, v);
+  threads_option(c.threads, v);
   v.number(Opt{"-b,--batch-size", kEvaluation, "Evaluation batch size"}, c.batch_size,
            Range<int64_t>{1, kMaxCount});
   tta_option(c, v);
@@ -182,8 +180,11 @@ void predict_options(Config& c, V&& v) {
   model_group(c, v);
   v.positional(Opt{.names = "images", .group = "", .help = "PNG or JPEG files", .required = true},
                c.images);
+  v.parsed(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
+           c.device, Parsed<DeviceRequest>{device_of, device_text});
   v.number(Opt{"-b,--batch-size", kDevice, "Images per forward pass"}, c.predict.batch_size,
            Range<int64_t>{1, kMaxCount});
+  threads_option(c.predict.threads, v);
   v.number(Opt{"-k,--top-k", kOutput, "Classes to report per image"}, c.predict.top_k,
            Range<int64_t>{1, kMaxCount});
   v.flag(Opt{"--json", kOutput, "Print one JSON array, an object per image"}, c.json);

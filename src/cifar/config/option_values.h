@@ -10,13 +10,27 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
-#include "cifar/core/errors.h"
-#include "cifar/io/normalization_flags.h"
 #include "cifar/config/train_config.h"
+#include "cifar/core/errors.h"
 #include "cifar/infer/model_input.h"
+#include "cifar/io/normalization_flags.h"
 
 namespace cifar::options {
+
+// "net, resnet18 or airbench94": the models make_model builds, for help texts.
+inline const std::string& models_in_words() {
+  static const std::string text = [] {
+    const std::vector<std::string>& names = model_names();
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i) {
+      out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    return out;
+  }();
+  return text;
+}
 
 // --- Parsing and formatting the typed values ----------------------------------------
 

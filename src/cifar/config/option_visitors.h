@@ -25,9 +25,9 @@
 #include <utility>
 #include <vector>
 
+#include "cifar/config/option_spec.h"
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
-#include "cifar/config/option_spec.h"
 
 namespace cifar::options {
 

@@ -5,9 +5,9 @@
 
 #include <map>
 
+#include "cifar/config/config.h"
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
-#include "cifar/config/config.h"
 
 namespace cifar {
 namespace {

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cifar/io/checkpoint.h"
 #include "cifar/config/setting_role.h"
+#include "cifar/io/checkpoint.h"
 
 namespace cifar {
 

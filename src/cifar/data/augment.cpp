@@ -8,13 +8,18 @@
 namespace cifar {
 
 namespace {
-const char* name_of(PadMode mode) { return mode == PadMode::kZero ? "zero" : "reflect"; }
+const char* name_of(PadMode mode) {
+  return mode == PadMode::kZero ? "zero" : "reflect";
+}
 
 const char* name_of(FlipMode mode) {
   switch (mode) {
-    case FlipMode::kNone: return "no flip";
-    case FlipMode::kRandom: return "random flip";
-    case FlipMode::kAlternating: return "alternating flip";
+    case FlipMode::kNone:
+      return "no flip";
+    case FlipMode::kRandom:
+      return "random flip";
+    case FlipMode::kAlternating:
+      return "alternating flip";
   }
   return "?";
 }

@@ -26,8 +26,8 @@ DeviceDataset::DeviceDataset(const Cifar10Dataset& data, torch::Device device, N
   scale_ = (1.0 / (std * 255.0)).view({1, 3, 1, 1}).to(device);
 }
 
-EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentation,
-                                    uint64_t seed, int64_t epoch) const {
+EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentation, uint64_t seed,
+                                    int64_t epoch) const {
   validate_augmentation(augmentation);
   const int64_t n = size();
   auto gen = at::detail::createCPUGenerator(seed * 1000003ULL + static_cast<uint64_t>(epoch));

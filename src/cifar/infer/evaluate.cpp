@@ -10,9 +10,11 @@
 #include "cifar/io/weights.h"
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/device.h"
+#include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
+#include "cifar/platform/thread_tuner.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
@@ -81,8 +83,13 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
 }
 
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const EvalOptions& options) {
-  const auto& [batch_size, amp, num_classes, tta, dist, progress] = options;
+  const int64_t batch_size = options.batch_size;
+  const int64_t num_classes = options.num_classes;
+  const int64_t tta = options.tta;
+  const AmpMode amp = options.amp;
   check_tta_level(tta);
+  Distributed* dist = options.dist;
+  const ProgressBarOptions* progress = options.progress;
   const auto device = data.device();
   Distributed alone(DistEnv{}, device);  // one process: its collectives return at once
   Distributed& group = dist != nullptr ? *dist : alone;
@@ -118,7 +125,13 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
       const int64_t start = share.begin + b * batch_size;
       if (start >= share.end) continue;
       const Batch batch = data.batch(plan, start, std::min(batch_size, share.end - start));
+      if (options.before_batch) {
+        options.before_batch(batch.labels.size(0), [&](int64_t images) {
+          tta_logits(model, batch.images.narrow(0, 0, images), tta, amp);  // timed, dropped
+        });
+      }
       const auto logits = tta_logits(model, batch.images, tta, amp);  // (B, C) float
+      if (options.after_batch) options.after_batch();
       loss_sum.add_(F::cross_entropy(logits, batch.labels,
                                      F::CrossEntropyFuncOptions().reduction(torch::kSum)));
       if (bar) bar->update(start + batch.labels.size(0) - share.begin);
@@ -151,6 +164,45 @@ LoadedCheckpoint load_model_file(const EvalConfig& config) {
   return load_model_input(config, kNumClasses);
 }
 
+// cifar-eval's CPU threads: --threads N fixed, else all cores, measured
+// against fewer by the thread tuner when the evaluation has batches enough
+// to pay for its probes (a round costs about as much as a few batches).
+class EvalThreads {
+ public:
+  EvalThreads(const EvalConfig& config, int64_t batches, const torch::Device& device) {
+    if (!device.is_cpu()) return;
+    const int cores = static_cast<int>(std::max<int64_t>(1, config.hardware_threads));
+    const int threads =
+        config.threads > 0 ? static_cast<int>(std::min<int64_t>(config.threads, cores)) : cores;
+    settings_.emplace(threads, /*onednn=*/true);
+    if (config.threads > 0 || cores == 1 || batches < kTunedBatches) {
+      spdlog::info("threads: {} ({})", threads,
+                   config.threads > 0 ? "--threads" : "all cores; --threads N fixes the count");
+      return;
+    }
+    ThreadTunerOptions options;
+    options.trial_seconds = 0.05;  // forward passes only: short trials rank them
+    options.trial_steps = 5;
+    tuner_.emplace(ThreadTuner::candidates_for(cores), options);
+  }
+  void hook(EvalOptions& options) {
+    if (!tuner_) return;
+    options.before_batch = [this](int64_t images, const std::function<void(int64_t)>& probe) {
+      if (!tuner_->due()) return;
+      const bool first = tuner_->rounds() == 0;
+      tuner_->run_round(images, probe);
+      spdlog::log(first ? spdlog::level::info : spdlog::level::debug, "{}",
+                  tuner_->last_decision());
+    };
+    options.after_batch = [this] { tuner_->after_step(); };
+  }
+
+ private:
+  static constexpr int64_t kTunedBatches = 20;
+  std::optional<CpuSettingsGuard> settings_;  // restores the process's count after
+  std::optional<ThreadTuner> tuner_;
+};
+
 // "level 2, the checkpoint's": the level, and where it came from.
 std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
   if (!from_file) return fmt::format("level {} (--tta)", tta);
@@ -177,14 +229,17 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   report.class_names = info.class_names;
   const OomAdvice advice{"--batch-size", config.batch_size, info.model,
                          device,         config.amp,        test_data.size()};
+  EvalThreads threads(config, (test_data.size() + config.batch_size - 1) / config.batch_size,
+                      device);
   report.result = with_oom_advice(advice, [&] {
     const ProgressBarOptions progress = eval_progress_options(config.progress_bar);
-    return evaluate(*checkpoint.model, test_data,
-                    {.batch_size = config.batch_size,
-                     .amp = config.amp,
-                     .num_classes = info.num_classes,
-                     .tta = tta,
-                     .progress = &progress});
+    EvalOptions options{.batch_size = config.batch_size,
+                        .amp = config.amp,
+                        .num_classes = info.num_classes,
+                        .tta = tta,
+                        .progress = &progress};
+    threads.hook(options);
+    return evaluate(*checkpoint.model, test_data, options);
   });
   return report;
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,11 @@ struct EvalOptions {
   // "evaluating" shows this process's share once the evaluation has taken
   // delay_seconds.
   const ProgressBarOptions* progress = nullptr;
+  // Called before each batch with its images and a probe (a forward pass of
+  // the batch's first n images whose result is dropped), which a thread
+  // tuner times at other counts; and after each batch.
+  std::function<void(int64_t, const std::function<void(int64_t)>&)> before_batch;
+  std::function<void()> after_batch;
 };
 
 // Stops with cifar::Interrupted between batches when a stop was requested.
@@ -79,10 +85,13 @@ struct EvalConfig : ModelInput {
   AmpMode amp = AmpMode::kOff;
   int64_t batch_size = 100;  // see TrainConfig::eval_batch_size
   int64_t tta = -1;          // -1: the level the checkpoint was trained for
+  int64_t threads = 0;       // CPU threads; 0: chosen at run time (evaluate_checkpoint)
   bool json = false;         // one JSON object instead of tables
   // Not an option: a progress bar on a terminal when unset; the app sets
   // false for --quiet.
   std::optional<bool> progress_bar;
+  // Not an option: the machine's hardware threads (the app's to say).
+  int64_t hardware_threads = 1;
 };
 
 struct EvalReport {
@@ -93,7 +102,12 @@ struct EvalReport {
 };
 
 // The TTA level is config.tta, or when that is -1 the checkpoint's (0 for
-// --weights files).
+// --weights files). On the CPU, --threads N fixes the thread count; without
+// it an evaluation of more than a few batches times 1, half and all cores
+// on probes (forward passes of its first batch whose results are dropped,
+// platform/thread_tuner.h) and runs on the fastest, re-checked as it goes,
+// so that evaluation on a machine other work shares is not held up by a
+// thread that lost its core; a short one runs on all cores.
 EvalReport evaluate_checkpoint(const EvalConfig& config);
 
 }  // namespace cifar

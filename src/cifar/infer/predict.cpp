@@ -3,11 +3,14 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cifar/core/errors.h"
 #include "cifar/formats/image.h"
+#include "cifar/platform/cpu_plan.h"
+#include "cifar/platform/guards.h"
 
 namespace cifar {
 
@@ -18,13 +21,19 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
     throw UsageError(fmt::format("--top-k must be at least 1, got {}", options.top_k));
   }
   const int64_t k = std::min<int64_t>(options.top_k, info.num_classes);
+  const auto images = static_cast<int64_t>(files.size());
+  const CpuPlan cpu = choose_cpu_plan(options.threads, std::min(images, options.batch_size),
+                                      options.hardware_threads);
+  spdlog::debug("threads: {} ({})", cpu.threads, cpu.why);
+  const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
   std::vector<Prediction> out(files.size());
   std::vector<size_t> pending;        // indices of decoded images not yet classified
   std::vector<torch::Tensor> inputs;  // their (3, 32, 32) inputs
   const auto classify = [&] {
     if (pending.empty()) return;
     torch::NoGradGuard no_grad;
-    const auto logits = model.forward(torch::stack(inputs)).to(torch::kFloat);  // (B, C)
+    const auto batch = torch::stack(inputs).to(options.device);
+    const auto logits = model.forward(batch).to(torch::kFloat).cpu();  // (B, C)
     const auto probs = torch::softmax(logits, 1);
     const auto [values, indices] = probs.topk(k, 1);
     for (size_t b = 0; b < pending.size(); ++b) {

@@ -10,6 +10,7 @@
 
 #include "cifar/infer/model_input.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/platform/device.h"
 
 namespace cifar {
 
@@ -18,6 +19,11 @@ struct PredictOptions {
   int64_t batch_size = 256;
   int64_t max_pixels = 64'000'000;
   bool logits = false;  // keep the raw logits (for --json)
+  // CPU threads: --threads N, else one for a handful of images and all cores
+  // for more (platform/cpu_plan.h); hardware_threads is the app's to say.
+  int64_t threads = 0;
+  int64_t hardware_threads = 1;
+  torch::Device device{torch::kCPU};  // where the model is: the images go there
 };
 
 struct Prediction {
@@ -27,8 +33,8 @@ struct Prediction {
   std::vector<float> logits;                          // only with PredictOptions::logits
 };
 
-// The model must be in eval mode on the CPU; info gives normalisation and
-// class names.
+// The model must be in eval mode on options.device; info gives normalisation
+// and class names.
 std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInfo& info,
                                       const std::vector<std::string>& files,
                                       const PredictOptions& options);
@@ -36,6 +42,7 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
 // cifar-predict: the model, the images and how to report them.
 struct PredictConfig : ModelInput {
   std::vector<std::string> images;
+  DeviceRequest device;    // --device: auto (cuda:0 when usable), cpu, cuda:N
   PredictOptions predict;  // --top-k, --batch-size, --logits
   bool json = false;       // one JSON array instead of lines
 };

@@ -58,12 +58,26 @@ inline constexpr uint64_t kMaxCheckpointBytes = uint64_t{4} << 30;
 // A header larger than this is not a cifar-train checkpoint.
 inline constexpr uint32_t kMaxHeaderBytes = 16 * 1024 * 1024;
 
+// The figures of the steps an epoch ran before an interrupt, summed over
+// the processes: a resumed epoch adds them to its own, so that its line and
+// metrics row cover the whole epoch.
+struct EpochSoFar {
+  int64_t images = 0;
+  double loss_sum = 0;  // the loss summed over those images
+  double correct = 0;   // images classified right
+  double seconds = 0;   // training time
+  int64_t skipped_steps = 0;
+
+  bool operator==(const EpochSoFar&) const = default;
+};
+
 struct CheckpointInfo {
   std::string model = "net";
   std::string stem = "cifar";  // ResNet stem
   int64_t num_classes = 10;
   int64_t epoch = 0;          // epochs completed
   int64_t step_in_epoch = 0;  // > 0 when written mid-epoch (after an interrupt)
+  EpochSoFar epoch_so_far;    // mid-epoch: the figures of its first step_in_epoch steps
   int64_t global_step = 0;
   double test_accuracy = -1;  // of this epoch, -1 when not measured
   double best_accuracy = -1;

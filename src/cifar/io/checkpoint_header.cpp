@@ -82,7 +82,7 @@ ModelOptions CheckpointInfo::model_options() const {
 }
 
 json to_json(const CheckpointInfo& info) {
-  return json{
+  json j{
       {"model", {{"name", info.model}, {"stem", info.stem}, {"num_classes", info.num_classes}}},
       {"epoch", info.epoch},
       {"step_in_epoch", info.step_in_epoch},
@@ -97,6 +97,15 @@ json to_json(const CheckpointInfo& info) {
       {"world_size", info.world_size},
       {"tta", info.tta},
   };
+  if (info.step_in_epoch > 0) {
+    const EpochSoFar& e = info.epoch_so_far;
+    j["epoch_so_far"] = {{"images", e.images},
+                         {"loss_sum", e.loss_sum},
+                         {"correct", e.correct},
+                         {"seconds", e.seconds},
+                         {"skipped_steps", e.skipped_steps}};
+  }
+  return j;
 }
 
 CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& source) {
@@ -116,8 +125,15 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     info.class_names = j.at("class_names").get<std::vector<std::string>>();
     info.config_toml = j.at("config").get<std::string>();
     info.libtorch_version = j.at("libtorch_version").get<std::string>();
-    info.run_id = j.value("run_id", std::string());       // absent in version 1
-    info.world_size = j.value("world_size", int64_t{1});  // absent before data parallelism
+    info.run_id = j.value("run_id", std::string());               // absent in version 1
+    info.world_size = j.value("world_size", int64_t{1});          // absent before data parallelism
+    if (const auto it = j.find("epoch_so_far"); it != j.end()) {  // absent before 2026-11-24
+      info.epoch_so_far = {.images = it->at("images").get<int64_t>(),
+                           .loss_sum = it->at("loss_sum").get<double>(),
+                           .correct = it->at("correct").get<double>(),
+                           .seconds = it->at("seconds").get<double>(),
+                           .skipped_steps = it->at("skipped_steps").get<int64_t>()};
+    }
   } catch (const json::exception& e) {
     fail(source, fmt::format("header is incomplete or malformed ({}); the file is damaged",
                              first_line(e.what())));

@@ -68,7 +68,7 @@ ConvGroupImpl::ConvGroupImpl(int64_t channels_in, int64_t channels_out) {
 
 torch::Tensor ConvGroupImpl::forward(torch::Tensor x) {
   x = conv1(x);
-  x = max_pool2(x);  // max_pool2d(x, 2) in one pass each way on the CPU (max_pool2.h)
+  x = max_pool2(x);           // max_pool2d(x, 2) in one pass each way on the CPU (max_pool2.h)
   x = cifar::gelu(norm1(x));  // torch::gelu by table lookup for bf16 (gelu.h)
   x = conv2(x);
   return cifar::gelu(norm2(x));

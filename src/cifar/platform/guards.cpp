@@ -21,17 +21,22 @@ CpuSettingsGuard::~CpuSettingsGuard() {
 
 CudaMathGuard::CudaMathGuard(bool cudnn_benchmark, bool tf32)
     : old_benchmark_(at::globalContext().benchmarkCuDNN()),
-      old_tf32_cublas_(at::globalContext().allowTF32CuBLAS()),
-      old_tf32_cudnn_(at::globalContext().allowTF32CuDNN()) {
-  at::globalContext().setBenchmarkCuDNN(cudnn_benchmark);
-  at::globalContext().setAllowTF32CuBLAS(tf32);
-  at::globalContext().setAllowTF32CuDNN(tf32);
+      old_matmul_(
+          at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL)),
+      old_conv_(
+          at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::CONV)) {
+  auto& context = at::globalContext();
+  const auto precision = tf32 ? at::Float32Precision::TF32 : at::Float32Precision::IEEE;
+  context.setBenchmarkCuDNN(cudnn_benchmark);
+  context.setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL, precision);
+  context.setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::CONV, precision);
 }
 
 CudaMathGuard::~CudaMathGuard() {
-  at::globalContext().setBenchmarkCuDNN(old_benchmark_);
-  at::globalContext().setAllowTF32CuBLAS(old_tf32_cublas_);
-  at::globalContext().setAllowTF32CuDNN(old_tf32_cudnn_);
+  auto& context = at::globalContext();
+  context.setBenchmarkCuDNN(old_benchmark_);
+  context.setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL, old_matmul_);
+  context.setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::CONV, old_conv_);
 }
 
 DeterministicGuard::DeterministicGuard(bool on)

@@ -8,6 +8,7 @@
 // exception passes through.
 #pragma once
 
+#include <ATen/Context.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
@@ -28,7 +29,11 @@ class CpuSettingsGuard {
   bool old_onednn_;
 };
 
-// cuDNN benchmark mode and TF32 matrix products (no-op without CUDA).
+// cuDNN benchmark mode, and TF32 for float32 matrix products and
+// convolutions on CUDA (the per-backend precision settings, which replace the
+// deprecated allowTF32CuBLAS/CuDNN; torch.backends.cuda.matmul.fp32_precision
+// and torch.backends.cudnn.conv.fp32_precision in Python): "tf32" or "ieee".
+// Only settings: nothing runs on a GPU.
 class CudaMathGuard {
  public:
   CudaMathGuard(bool cudnn_benchmark, bool tf32);
@@ -38,8 +43,8 @@ class CudaMathGuard {
 
  private:
   bool old_benchmark_;
-  bool old_tf32_cublas_;
-  bool old_tf32_cudnn_;
+  at::Float32Precision old_matmul_;
+  at::Float32Precision old_conv_;
 };
 
 // Deterministic algorithms (torch.use_deterministic_algorithms(True), and

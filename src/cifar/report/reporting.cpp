@@ -2,6 +2,7 @@
 #include "cifar/report/reporting.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -58,13 +59,23 @@ std::string describe_tta(int64_t level) {
 std::string format_confusion(const EvalResult& r, const std::vector<std::string>& names) {
   const auto n = static_cast<size_t>(r.num_classes);
   std::string out = fmt::format("Test-time augmentation: {}\n", describe_tta(r.tta));
-  out += "Confusion matrix (rows: true class, columns: predicted)\n";
-  out += fmt::format("{:>10}", "");
-  for (size_t p = 0; p < n; ++p) out += fmt::format(" {:>6.6}", names.at(p));
+  out += "Confusion matrix (rows: true class, columns: predicted class, by number)\n";
+  // Classes are numbered, so that whole names label the rows and the
+  // columns stay as narrow as the counts: ten classes fit 80 columns.
+  auto digits = [](int64_t v) { return fmt::format("{}", v).size(); };
+  size_t name_width = 0;
+  for (size_t c = 0; c < n; ++c)
+    name_width = std::max(name_width, std::min<size_t>(names.at(c).size(), 24));
+  int64_t most = 0;
+  for (const int64_t count : r.confusion) most = std::max(most, count);
+  const size_t number_width = digits(static_cast<int64_t>(n) - 1);
+  const size_t column = std::max({digits(most), number_width, size_t{4}}) + 1;
+  out += fmt::format("{:{}}", "", number_width + 1 + name_width);
+  for (size_t p = 0; p < n; ++p) out += fmt::format("{:>{}}", p, column);
   out += '\n';
   for (size_t c = 0; c < n; ++c) {
-    out += fmt::format("{:>10.10}", names.at(c));
-    for (size_t p = 0; p < n; ++p) out += fmt::format(" {:>6}", r.confusion[c * n + p]);
+    out += fmt::format("{:>{}} {:<{}.{}}", c, number_width, names.at(c), name_width, name_width);
+    for (size_t p = 0; p < n; ++p) out += fmt::format("{:>{}}", r.confusion[c * n + p], column);
     out += '\n';
   }
   return out;

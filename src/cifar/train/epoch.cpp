@@ -27,13 +27,15 @@ using Clock = std::chrono::steady_clock;
 // Refreshes the progress display (a tqdm-like bar on a terminal, else a
 // line every --log-interval seconds). The read-back of the running totals (a
 // host sync on a GPU) happens only then, and a non-finite loss stops training
-// there.
+// there. Its img/s is all processes' (each trains its equal share), as the
+// epoch line's.
 class ProgressTicker {
  public:
-  ProgressTicker(const EpochOptions& o, const EpochPosition& p, int64_t steps)
+  ProgressTicker(const EpochOptions& o, const EpochPosition& p, int64_t steps, int world_size)
       : bar_(fmt::format("epoch {}/{}", p.epoch, p.epochs), steps, bar_options(o, p)),
         options_(o),
         position_(p),
+        world_size_(world_size),
         start_(Clock::now()) {}
 
   void tick(int64_t steps_done, int64_t images, const RunningTotals& totals) {
@@ -44,7 +46,7 @@ class ProgressTicker {
         static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(images);
     const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     ProgressMetrics metrics;
-    metrics.rate = static_cast<double>(images) / seconds;
+    metrics.rate = static_cast<double>(images * world_size_) / seconds;
     metrics.loss = mean;
     metrics.accuracy = accuracy;
     bar_.update(steps_done, metrics);
@@ -73,6 +75,7 @@ class ProgressTicker {
   ProgressBar bar_;
   const EpochOptions& options_;
   const EpochPosition& position_;
+  int world_size_;
   Clock::time_point start_;
 };
 
@@ -84,6 +87,27 @@ EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graph
   return {.batch_size = batch_size,
           .steps = drop ? n / batch_size : (n + batch_size - 1) / batch_size,
           .graphed = graphed};
+}
+
+EpochStats add_earlier_steps(EpochStats later, const EpochSoFar& earlier) {
+  if (earlier.images == 0) return later;
+  const auto n = static_cast<double>(later.images);
+  const auto images = static_cast<double>(later.images + earlier.images);
+  later.loss = (later.loss * n + earlier.loss_sum) / images;
+  later.accuracy = (later.accuracy * n + earlier.correct) / images;
+  later.images += earlier.images;
+  later.seconds += earlier.seconds;
+  later.skipped_steps += earlier.skipped_steps;
+  return later;
+}
+
+EpochSoFar so_far_of(const EpochStats& stats) {
+  const auto n = static_cast<double>(stats.images);
+  return {.images = stats.images,
+          .loss_sum = stats.loss * n,
+          .correct = stats.accuracy * n,
+          .seconds = stats.seconds,
+          .skipped_steps = stats.skipped_steps};
 }
 
 EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
@@ -106,7 +130,7 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
     const auto step =
         graphed ? make_graphed_step(t, data.batch(plan, 0, batch_size), options.step, totals)
                 : make_eager_step(t, options.step, totals);
-    ProgressTicker ticker(options, position, steps);
+    ProgressTicker ticker(options, position, steps, t.dist.world_size());
     int64_t s = position.first_step;
     while (s < steps) {
       const int64_t start = s * batch_size;

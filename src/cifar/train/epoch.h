@@ -16,6 +16,7 @@
 #include <functional>
 
 #include "cifar/data/loader.h"
+#include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 #include "cifar/train/step.h"
 
@@ -60,6 +61,7 @@ struct EpochPosition {
   int64_t epochs = 1;
   int64_t first_step = 0;   // > 0 when resuming mid-epoch
   int64_t global_step = 0;  // of first_step
+  EpochSoFar so_far;        // resuming mid-epoch: the figures of the steps before first_step
 };
 
 struct EpochStats {
@@ -73,6 +75,14 @@ struct EpochStats {
   int64_t skipped_steps = 0;  // --amp fp16: steps skipped for inf/NaN gradients
   bool interrupted = false;
 };
+
+// The figures of `later` (an epoch's steps from a resumed position on) with
+// those of the steps before them added: the whole epoch's loss, accuracy,
+// images, time and skipped steps. Nothing changes when `earlier` is empty.
+EpochStats add_earlier_steps(EpochStats later, const EpochSoFar& earlier);
+
+// What a checkpoint written mid-epoch carries of the epoch's steps so far.
+EpochSoFar so_far_of(const EpochStats& stats);
 
 // `plan` is this process's share (shard_plan), of the length
 // options.shape was made for.

@@ -8,13 +8,13 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/data/shard.h"
+#include "cifar/infer/evaluate.h"
 #include "cifar/platform/device.h"
 #include "cifar/platform/gpu.h"
 #include "cifar/platform/guards.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
 #include "cifar/train/epoch.h"
-#include "cifar/infer/evaluate.h"
 
 namespace cifar {
 namespace {
@@ -53,10 +53,11 @@ EpochOptions epoch_options(const TrainingJob& job) {
 // Writes the checkpoint of the last completed step and throws Interrupted
 // with the command that resumes; every rank stops at the same step.
 [[noreturn]] void stop_run(const TrainingJob& job, int64_t epochs_done, int64_t step,
-                           const std::string& where) {
+                           const EpochSoFar& so_far, const std::string& where) {
   CheckpointInfo& info = job.session.info;
   info.epoch = epochs_done;
   info.step_in_epoch = step;
+  info.epoch_so_far = step > 0 ? so_far : EpochSoFar{};
   info.global_step = job.session.position.global_step;
   info.test_accuracy = -1;
   if (job.outputs != nullptr) {
@@ -174,16 +175,18 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
                                              job.config.seed, position.epoch),
                    job.dist.rank(), job.dist.world_size());
     job.threads.restart_clock();
-    const EpochStats stats = with_oom_advice(train_oom, [&] {
+    const EpochStats later = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
       return train_one_epoch(*job.session.learner, job.plan.train, plan, options, position);
     });
-    position.global_step += stats.steps - position.first_step;
+    position.global_step += later.steps - position.first_step;
+    const EpochStats stats = add_earlier_steps(later, position.so_far);  // the whole epoch's
     if (stats.interrupted) {
-      stop_run(job, position.epoch - 1, stats.steps,
+      stop_run(job, position.epoch - 1, stats.steps, so_far_of(stats),
                fmt::format("in epoch {} after step {}", position.epoch, stats.steps));
     }
     position.first_step = 0;
+    position.so_far = {};
     std::optional<EpochEvaluation> eval;
     try {
       eval = evaluate_epoch(job, position.epoch, device);
@@ -191,7 +194,8 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
       // A stop during evaluation keeps the epoch's training; it resumes at the next epoch.
     }
     if (!eval)
-      stop_run(job, position.epoch, 0, fmt::format("while evaluating epoch {}", position.epoch));
+      stop_run(job, position.epoch, 0, {},
+               fmt::format("while evaluating epoch {}", position.epoch));
     result.history.push_back(record_epoch(job, stats, *eval));
     if (eval->test) result.final_eval = *eval->test;
   }

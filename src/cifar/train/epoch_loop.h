@@ -14,10 +14,10 @@
 #include "cifar/report/run_outputs.h"
 #include "cifar/train/forecast.h"
 #include "cifar/train/recipe.h"
+#include "cifar/train/run_env.h"
 #include "cifar/train/run_plan.h"
 #include "cifar/train/session.h"
 #include "cifar/train/thread_choice.h"
-#include "cifar/train/run_env.h"
 #include "cifar/train/train_result.h"
 
 namespace cifar {

@@ -22,9 +22,10 @@ std::string RunForecast::after_step(Clock::time_point now) {
   said_ = true;
   const double total =
       elapsed / static_cast<double>(steps_done_) * static_cast<double>(steps_left_);
-  std::string line =
-      fmt::format("expected training time: about {} for {} steps ({:.2f} s a step)",
-                  format_span(total), steps_left_, elapsed / static_cast<double>(steps_done_));
+  const double step = elapsed / static_cast<double>(steps_done_);
+  std::string line = fmt::format(
+      "expected training time: about {} for {} steps ({} a step)", format_span(total), steps_left_,
+      step < 0.1 ? fmt::format("{:.1f} ms", step * 1000) : fmt::format("{:.2f} s", step));
   if (on_cpu_ && total > kHintSeconds) {
     line += "; on a CPU, configs/airbench94.toml or configs/net-fast-cpu.toml train in minutes";
   }

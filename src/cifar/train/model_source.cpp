@@ -3,8 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cifar/io/weights.h"
 #include "cifar/core/errors.h"
+#include "cifar/io/weights.h"
 
 namespace cifar {
 namespace {
@@ -45,7 +45,7 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
     WeightsOptions options;
     if (!config.model.empty()) options.model = config.model;
     if (config.stem) options.stem = to_string(*config.stem);  // else the file's metadata
-    options.num_classes = kNumClasses;  // trained on CIFAR-10
+    options.num_classes = kNumClasses;                        // trained on CIFAR-10
     ImportedWeights w = import_weights(config.init_weights, options);
     spdlog::info("init weights: {} ({}); {}", config.init_weights, w.model_name,
                  w.normalization_note);

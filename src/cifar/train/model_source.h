@@ -13,10 +13,10 @@
 #include <optional>
 #include <string>
 
+#include "cifar/config/config.h"
 #include "cifar/core/types.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
-#include "cifar/config/config.h"
 
 namespace cifar {
 

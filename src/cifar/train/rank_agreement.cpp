@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
 #include "cifar/formats/crc32c.h"
-#include "cifar/config/settings_check.h"
 
 namespace cifar {
 namespace {

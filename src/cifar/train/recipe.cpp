@@ -21,16 +21,14 @@ Recipe classic(const TrainConfig& c) {
             for (const auto& p : model.parameters()) {
               if (p.requires_grad()) params.push_back(p);
             }
-            return one_sgd_group(params,
-                                 SgdOptions()
-                                     .momentum(c.momentum)
-                                     .nesterov(c.nesterov)
-                                     .weight_decay(c.weight_decay),
-                                 {.schedule = c.schedule,
-                                  .base_lr = c.lr,
-                                  .warmup_epochs = c.warmup_epochs,
-                                  .epochs = c.epochs,
-                                  .steps_per_epoch = steps_per_epoch});
+            return one_sgd_group(
+                params,
+                SgdOptions().momentum(c.momentum).nesterov(c.nesterov).weight_decay(c.weight_decay),
+                {.schedule = c.schedule,
+                 .base_lr = c.lr,
+                 .warmup_epochs = c.warmup_epochs,
+                 .epochs = c.epochs,
+                 .steps_per_epoch = steps_per_epoch});
           },
       .augmentation = c.augment ? kCropFlip : kNoAugmentation,
       .loss = {.label_smoothing = c.label_smoothing, .sum = false},

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "cifar/config/train_config.h"
 #include "cifar/data/augment.h"
 #include "cifar/model/models.h"
-#include "cifar/config/train_config.h"
 #include "cifar/optim/param_groups.h"
 #include "cifar/train/step.h"
 

@@ -3,9 +3,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cifar/report/run_outputs.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/data/splits.h"
+#include "cifar/formats/toml_text.h"
+#include "cifar/io/run_dir.h"
+#include "cifar/report/run_outputs.h"
 #include "cifar/train/ignored_options.h"
 
 namespace cifar {
@@ -18,7 +20,8 @@ namespace {
 void log_data(const TrainConfig& c, const TrainValSplit& splits, int64_t test_images,
               bool main_rank, bool drop_last) {
   const int64_t train_images = splits.train.size();
-  spdlog::info("data: {} ({} training, {} validation, {} test images)", c.data_dir, train_images,
+  spdlog::info("data: {} ({} training, {} validation, {} test images)",
+               fs::absolute(c.data_dir).lexically_normal().string(), train_images,
                splits.val.size(), test_images);
   if (splits.val.size() > 0) {
     spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
@@ -34,6 +37,29 @@ void log_data(const TrainConfig& c, const TrainValSplit& splits, int64_t test_im
         "the data allows --batch-size {} at most",
         c.batch_size, train_images, train_images, train_images);
   }
+}
+
+// --run-dir; else, when resuming, the run folder the checkpoint's run wrote
+// (its saved run-dir), so that a resumed run keeps one history: one
+// metrics.csv, one TensorBoard run; else a new runs/<date>-<time>-<model>.
+fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bool main_rank) {
+  if (!config.run_dir.empty()) return config.run_dir;
+  if (source.resumed) {
+    for (const TomlEntry& entry : read_flat_toml(source.resumed->info.config_toml)) {
+      if (entry.key != "run-dir" || entry.value.empty()) continue;
+      if (fs::is_directory(entry.value)) {
+        if (main_rank) spdlog::info("run folder: {}, the resumed run's", entry.value);
+        return entry.value;
+      }
+      if (main_rank) {
+        spdlog::warn(
+            "the resumed run's folder {} is gone: this run's history starts in a new folder "
+            "(give --run-dir to choose it)",
+            entry.value);
+      }
+    }
+  }
+  return default_run_dir(source.model_name);
 }
 
 SplitOptions split_options(const TrainConfig& c) {
@@ -70,8 +96,7 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   std::optional<DeviceDataset> val;
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);
 
-  const fs::path run_dir =
-      config.run_dir.empty() ? default_run_dir(source.model_name) : fs::path(config.run_dir);
+  const fs::path run_dir = choose_run_dir(config, source, dist.is_main());
   const fs::path checkpoint =
       config.checkpoint.empty() ? fs::path(source.model_name + ".pt") : fs::path(config.checkpoint);
   TrainConfig resolved =

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "cifar/config/config.h"
 #include "cifar/core/file_identity.h"
 #include "cifar/data/loader.h"
 #include "cifar/dist/distributed.h"
-#include "cifar/config/config.h"
 #include "cifar/train/model_source.h"
 #include "cifar/train/recipe.h"
 

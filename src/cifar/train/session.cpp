@@ -3,10 +3,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cifar/core/version.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/model/airbench.h"
 #include "cifar/platform/guards.h"
-#include "cifar/core/version.h"
 
 namespace cifar {
 namespace {
@@ -36,7 +36,8 @@ EpochPosition start_position(const ModelSource& source, const TrainConfig& confi
   return {.epoch = was.epoch + 1,
           .epochs = config.epochs,
           .first_step = was.step_in_epoch,
-          .global_step = was.global_step};
+          .global_step = was.global_step,
+          .so_far = was.epoch_so_far};
 }
 
 // What a checkpoint stores under "optimizer": the groups' momentum buffers,

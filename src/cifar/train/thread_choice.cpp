@@ -18,6 +18,11 @@ void ThreadChoice::before_step(int64_t global_step, int64_t images,
   if (!tuner_ || !tuner_->due()) return;
   const int before = tuner_->threads();
   const bool first = tuner_->rounds() == 0;
+  if (first) {
+    spdlog::info(
+        "threads: timing the first batch's forward and backward at each thread count (probes "
+        "that change nothing) before the first step");
+  }
   tuner_->run_round(images, probe);
   const int now = tuner_->threads();
   if (first) first_choice_ = now;
@@ -49,9 +54,10 @@ std::string ThreadChoice::summary() const {
       "steps ran on {}",
       tuner_->rounds(), tuner_->rounds() == 1 ? "" : "s", probes, steps,
       steps > 0 ? 100 * probes / steps : 0.0,
-      changed_at_ < 0 ? fmt::format("{} threads throughout", first_choice_)
-                      : fmt::format("{} threads until step {}, then the re-checks' choices",
-                                    first_choice_, changed_at_));
+      changed_at_ < 0
+          ? fmt::format("{} thread{} throughout", first_choice_, first_choice_ == 1 ? "" : "s")
+          : fmt::format("{} threads until step {}, then the re-checks' choices", first_choice_,
+                        changed_at_));
 }
 
 }  // namespace cifar

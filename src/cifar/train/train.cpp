@@ -45,8 +45,7 @@ EpochShape plan_epochs(const RunPlan& plan, const Recipe& recipe, const TrainCon
         "--batch-size {}, and {} drops a partial batch; give --batch-size {} or less, or train "
         "on more images (--train-limit, --val-split)",
         dist.world_size() > 1 ? "each process's share of" : "the", share,
-        dist.world_size() > 1 ? fmt::format(" (of {})", plan.train.size()) : "",
-        config.batch_size,
+        dist.world_size() > 1 ? fmt::format(" (of {})", plan.train.size()) : "", config.batch_size,
         graphed ? "--cuda-graph" : fmt::format("the {} recipe", recipe.name),
         share * dist.world_size()));
   }
@@ -64,14 +63,14 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   const EpochShape shape = plan_epochs(plan, recipe, config, device, dist, local_batch);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
-    outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
-                    /*fresh=*/!plan.source.resumed, config.overwrite, run_input_files(config));
+    outputs.emplace(
+        plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
+        plan.source.resumed ? std::optional(plan.source.resumed->info.run_id) : std::nullopt,
+        config.overwrite, run_input_files(config));
   }
   TrainingSession session = make_session(plan, recipe, config, dist, device, shape);
   if (outputs) {
-    if (auto note = note_if_replacing_other_run(plan.checkpoint, session.info.run_id)) {
-      spdlog::warn("{}", *note);
-    }
+    outputs->own(session.info.run_id);
     outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step);
   }
   ThreadChoice threads(cpu, device.is_cpu());
@@ -155,8 +154,9 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   log_repeatability(config, device);
   std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped (heap_reuse.h)
   if (device.is_cpu()) heap_reuse.emplace();
-  spdlog::info("device: {}",
-               device.is_cpu() ? fmt::format("cpu, {} threads", cpu.threads) : device.str());
+  spdlog::info("device: {}", device.is_cpu() ? fmt::format("cpu, {} thread{}", cpu.threads,
+                                                           cpu.threads == 1 ? "" : "s")
+                                             : device.str());
   if (device.is_cpu()) spdlog::info("threads: {}", cpu.why);
   // Joins the other processes (with one, nothing to join).
   Distributed dist(
