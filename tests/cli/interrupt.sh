@@ -87,3 +87,34 @@ status=$?
 grep -q "second interrupt: exiting now, without a checkpoint" twice.err || { cat twice.err; fail "no word on the second interrupt"; }
 ! grep -q "checkpoint written" twice.err || fail "a later second SIGINT still wrote a checkpoint"
 pass "a second SIGINT a second later exits at once"
+
+# Ctrl-C while the last epoch is evaluated: the checkpoint keeps the epoch's
+# training, and the printed command evaluates and records it (its metrics
+# row, best.pt, model.safetensors) without training it again. Resuming it
+# with fewer --epochs than the epoch it stopped in is refused, not a crash.
+eval_args=(--data data --device cpu --threads 1 --epochs 2 --eval-every 2 --batch-size 50
+           --train-limit 2000 --lr 0.01 --eval-batch-size 1 --tta 2 --log-interval 0.2
+           --run-dir run6 --checkpoint net6.pt)
+"$TRAIN" "${eval_args[@]}" >/dev/null 2>evalstop.err &
+pid=$!
+for _ in $(seq 1 900); do
+  grep -q "^evaluating\|evaluating .*[0-9]" evalstop.err && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+kill -INT $pid
+wait $pid
+status=$?
+[[ $status -eq 130 ]] || { cat evalstop.err; fail "SIGINT during evaluation: exit $status, expected 130"; }
+grep -q "interrupted (signal 2) while evaluating epoch 2" evalstop.err || { cat evalstop.err; fail "the interrupt did not land in epoch 2's evaluation"; }
+expect 2 "net6.pt stopped in epoch 2 .*past --epochs 1: pass --epochs 2 or more" -- \
+  "$TRAIN" --config run6/config.toml --resume net6.pt --epochs 1
+resume=$(grep -o "resume with: .*" evalstop.err | sed 's/^resume with: //')
+$resume >/dev/null 2>evalresume.err || { cat evalresume.err; fail "the printed resume command failed"; }
+grep -Eq "resuming net6.pt from epoch 2 step 40" evalresume.err || { cat evalresume.err; fail "did not resume at the end of epoch 2"; }
+[[ $(grep -c '^[12],' run6/metrics.csv) -eq 2 ]] || { cat run6/metrics.csv; fail "metrics.csv should hold epochs 1 and 2"; }
+row=$(grep '^2,' run6/metrics.csv)
+[[ $(cut -d, -f2 <<<"$row") != 0.000000 && $(cut -d, -f6 <<<"$row") != 0 ]] \
+  || fail "epoch 2's row lost its training figures: $row"
+[[ -f run6/best.pt && -f run6/model.safetensors ]] || fail "the resumed run did not finish its outputs"
+pass "an interrupt during the last evaluation is completed by the printed command"

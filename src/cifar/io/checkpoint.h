@@ -67,6 +67,7 @@ struct EpochSoFar {
   double correct = 0;   // images classified right
   double seconds = 0;   // training time
   int64_t skipped_steps = 0;
+  double last_lr = 0;  // the learning rate of the last of those steps
 
   bool operator==(const EpochSoFar&) const = default;
 };

@@ -103,7 +103,7 @@ json to_json(const CheckpointInfo& info) {
                          {"loss_sum", e.loss_sum},
                          {"correct", e.correct},
                          {"seconds", e.seconds},
-                         {"skipped_steps", e.skipped_steps}};
+                         {"skipped_steps", e.skipped_steps}, {"last_lr", e.last_lr}};
   }
   return j;
 }
@@ -132,7 +132,8 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
                            .loss_sum = it->at("loss_sum").get<double>(),
                            .correct = it->at("correct").get<double>(),
                            .seconds = it->at("seconds").get<double>(),
-                           .skipped_steps = it->at("skipped_steps").get<int64_t>()};
+                           .skipped_steps = it->at("skipped_steps").get<int64_t>(),
+                           .last_lr = it->value("last_lr", 0.0)};
     }
   } catch (const json::exception& e) {
     fail(source, fmt::format("header is incomplete or malformed ({}); the file is damaged",

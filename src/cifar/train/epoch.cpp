@@ -95,6 +95,7 @@ EpochStats add_earlier_steps(EpochStats later, const EpochSoFar& earlier) {
   const auto images = static_cast<double>(later.images + earlier.images);
   later.loss = (later.loss * n + earlier.loss_sum) / images;
   later.accuracy = (later.accuracy * n + earlier.correct) / images;
+  if (later.images == 0) later.last_lr = earlier.last_lr;  // no step since: the rate then
   later.images += earlier.images;
   later.seconds += earlier.seconds;
   later.skipped_steps += earlier.skipped_steps;
@@ -107,11 +108,13 @@ EpochSoFar so_far_of(const EpochStats& stats) {
           .loss_sum = stats.loss * n,
           .correct = stats.accuracy * n,
           .seconds = stats.seconds,
-          .skipped_steps = stats.skipped_steps};
+          .skipped_steps = stats.skipped_steps,
+          .last_lr = stats.last_lr};
 }
 
 EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
-                           const EpochOptions& options, const EpochPosition& position) {
+                           const EpochOptions& options, const EpochPosition& position,
+                           EpochState* state) {
   const auto device = data.device();
   const int64_t n = plan.order.size(0);
   const bool graphed = options.shape.graphed;

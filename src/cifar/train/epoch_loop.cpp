@@ -191,11 +191,14 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
     try {
       eval = evaluate_epoch(job, position.epoch, device);
     } catch (const Interrupted&) {
-      // A stop during evaluation keeps the epoch's training; it resumes at the next epoch.
+      // A stop during evaluation keeps the epoch's training: the checkpoint
+      // is that of the epoch's last step, with its figures, so the resumed
+      // run trains nothing more of it, evaluates it and records it.
     }
-    if (!eval)
-      stop_run(job, position.epoch, 0, {},
+    if (!eval) {
+      stop_run(job, position.epoch - 1, stats.steps, so_far_of(stats),
                fmt::format("while evaluating epoch {}", position.epoch));
+    }
     result.history.push_back(record_epoch(job, stats, *eval));
     if (eval->test) result.final_eval = *eval->test;
   }

@@ -26,6 +26,12 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
                     "{} to train further",
                     c.resume, info.epoch, info.epoch));
   }
+  if (info.epoch >= c.epochs) {  // stopped inside a later epoch than --epochs
+    throw UsageError(fmt::format(
+        "--resume {} stopped in epoch {} (after step {}), past --epochs {}: pass --epochs {} "
+        "or more to finish it",
+        c.resume, info.epoch + 1, info.step_in_epoch, c.epochs, info.epoch + 1));
+  }
   return resumed;
 }
 
