@@ -1,4 +1,5 @@
-// cuda_graph.cpp: GraphedStep, and a stub for builds without CUDA.
+// cuda_graph.cpp: GraphedStep, the checks every build makes before it, and a
+// stub for builds without CUDA.
 #include "cifar/train/cuda_graph.h"
 
 #include <fmt/format.h>
@@ -10,9 +11,11 @@
 
 #ifdef CIFAR_HAS_CUDA
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
 #endif
 
 namespace cifar {
@@ -20,48 +23,67 @@ namespace cifar {
 #ifdef CIFAR_HAS_CUDA
 namespace {
 
+// After a capture failed half-way: ends the stream's capture if it is still
+// on (a stream left capturing fails every later launch on it), and stops
+// routing allocations to the graph's pool and frees it, unless capture_end
+// got that far itself (then the graph's destructor frees it). Never throws.
+void abandon_capture(const c10::cuda::CUDAStream& stream, at::cuda::MempoolId_t pool) noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream.stream(), &status) == cudaSuccess &&
+      status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t partial = nullptr;
+    if (cudaStreamEndCapture(stream.stream(), &partial) == cudaSuccess && partial != nullptr) {
+      cudaGraphDestroy(partial);
+    }
+  }
+  (void)cudaGetLastError();  // the failure is reported by the caller, not by the next launch
+  bool pool_open = true;
+  try {
+    c10::cuda::CUDACachingAllocator::endAllocateToPool(stream.device_index(), pool);
+  } catch (const c10::Error&) {
+    pool_open = false;  // capture_end had ended it: the graph owns the pool
+  }
+  if (!pool_open) return;
+  try {
+    c10::cuda::CUDACachingAllocator::releasePool(stream.device_index(), pool);
+  } catch (const c10::Error&) {  // best effort: the run stops with the capture's error
+  }
+}
+
+// Makes `waiter` wait for the work queued on `stream` so far.
+void wait_for(const c10::cuda::CUDAStream& stream, const c10::cuda::CUDAStream& waiter) {
+  c10::cuda::CUDAEvent ready;
+  ready.record(stream);
+  ready.block(waiter);
+}
+
+// Warm-up and capture run on a side stream (capture cannot use the default
+// one); replays run on the caller's current stream, like every other kernel
+// of the run, so that evaluation and checkpoints between epochs see them in
+// order.
 class GraphedStep final : public TrainStep {
  public:
   GraphedStep(ClassifierImpl& model, ParamGroups& groups, Sgd& optimizer, const Batch& example,
               const StepOptions& options, RunningTotals& totals)
-      : side_(c10::cuda::getStreamFromPool(false, example.images.device().index())),
-        guard_(wait_for_current(side_)),
-        x_(example.images.clone()),
+      : x_(example.images.clone()),
         y_(example.labels.clone()),
         lr_(torch::zeros({}, example.images.options().dtype(torch::kFloat))),
         groups_(groups) {
-    const Batch batch{x_, y_};
-    // Warm-up (cuDNN picks algorithms, autograd allocates) on throw-away
-    // totals, then restore every parameter and buffer it touched.
-    std::vector<torch::Tensor> state, saved;
-    for (const auto& t : model.parameters()) state.push_back(t);
-    for (const auto& t : model.buffers()) state.push_back(t);
+    const auto device = example.images.device().index();
+    const c10::cuda::CUDAStream caller = c10::cuda::getCurrentCUDAStream(device);
+    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device);
+    wait_for(caller, side);
     {
-      torch::NoGradGuard no_grad;
-      for (const auto& t : state) saved.push_back(t.detach().clone());
-    }
-    RunningTotals scratch(example.images.device());
-    for (int i = 0; i < 3; ++i) {
+      const c10::cuda::CUDAStreamGuard on_side(side);
+      warm_up(model, optimizer, options);
       optimizer.zero_grad();
-      forward_loss(model, batch, options, scratch, /*autocast_cache=*/false).backward();
+      capture(side, [&] {
+        forward_loss(model, Batch{x_, y_}, options, totals, /*autocast_cache=*/false).backward();
+        optimizer.step(lr_);
+      });
     }
-    {
-      torch::NoGradGuard no_grad;
-      for (size_t i = 0; i < state.size(); ++i) state[i].copy_(saved[i]);
-    }
-    optimizer.zero_grad();
-    try {
-      graph_.capture_begin();
-      forward_loss(model, batch, options, totals, /*autocast_cache=*/false).backward();
-      optimizer.step(lr_);
-      graph_.capture_end();
-    } catch (const c10::Error& e) {
-      throw std::runtime_error(fmt::format(
-          "--cuda-graph: capturing the training step failed ({}); run without --cuda-graph",
-          first_line(e.what())));
-    }
+    wait_for(side, caller);
   }
-  ~GraphedStep() override { side_.synchronize(); }
 
   // One process only (train() refuses --cuda-graph with several).
   bool run(const Batch& batch, int64_t global_step) override {
@@ -73,16 +95,42 @@ class GraphedStep final : public TrainStep {
   }
 
  private:
-  // Makes `side` wait for the work queued so far, then makes it current.
-  static c10::cuda::CUDAStream wait_for_current(c10::cuda::CUDAStream side) {
-    c10::cuda::CUDAEvent ready;
-    ready.record(c10::cuda::getCurrentCUDAStream(side.device_index()));
-    ready.block(side);
-    return side;
+  // cuDNN picks its algorithms and autograd allocates on throw-away totals;
+  // then every parameter and buffer it touched is put back.
+  void warm_up(ClassifierImpl& model, Sgd& optimizer, const StepOptions& options) {
+    std::vector<torch::Tensor> state, saved;
+    for (const auto& t : model.parameters()) state.push_back(t);
+    for (const auto& t : model.buffers()) state.push_back(t);
+    torch::NoGradGuard no_grad;
+    for (const auto& t : state) saved.push_back(t.detach().clone());
+    RunningTotals scratch(x_.device());
+    for (int i = 0; i < 3; ++i) {
+      optimizer.zero_grad();
+      const torch::AutoGradMode grad(true);
+      forward_loss(model, Batch{x_, y_}, options, scratch, /*autocast_cache=*/false).backward();
+    }
+    for (size_t i = 0; i < state.size(); ++i) state[i].copy_(saved[i]);
   }
 
-  c10::cuda::CUDAStream side_;
-  c10::cuda::CUDAStreamGuard guard_;
+  // Captures what `body` launches on `side`; on any failure the capture is
+  // ended and the allocator freed of it before the error goes on.
+  template <class Body>
+  void capture(const c10::cuda::CUDAStream& side, Body body) {
+    try {
+      graph_.capture_begin();
+      body();
+      graph_.capture_end();
+    } catch (const c10::OutOfMemoryError&) {
+      abandon_capture(side, graph_.pool());
+      throw;  // with_oom_advice names --batch-size
+    } catch (const c10::Error& e) {
+      abandon_capture(side, graph_.pool());
+      throw std::runtime_error(fmt::format(
+          "--cuda-graph: capturing the training step failed ({}); run without --cuda-graph",
+          first_line(e.what())));
+    }
+  }
+
   torch::Tensor x_, y_;  // (B, 3, 32, 32) float and (B) int64, the graph's inputs
   torch::Tensor lr_;     // () float
   ParamGroups& groups_;  // one SGD group: its schedule sets lr_
@@ -90,8 +138,10 @@ class GraphedStep final : public TrainStep {
 };
 
 }  // namespace
+#endif
 
-std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const Batch& example,
+std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const DeviceDataset& data,
+                                             const EpochPlan& plan, int64_t batch_size,
                                              const StepOptions& options, RunningTotals& totals) {
   Sgd* sgd = learner.groups.single_sgd();
   if (sgd == nullptr) {
@@ -99,18 +149,27 @@ std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const Batch& exam
         "--cuda-graph captures recipes with one SGD parameter group (the classic recipe); "
         "drop --cuda-graph for this recipe");
   }
-  return std::make_unique<GraphedStep>(learner.model, learner.groups, *sgd, example, options,
-                                       totals);
-}
-
+  const int64_t n = plan.order.size(0);
+  if (n < batch_size) {
+    throw UsageError(fmt::format(
+        "--cuda-graph replays full batches of --batch-size {}, but an epoch here has {} training "
+        "images: give --batch-size {} or less, or train on more images",
+        batch_size, n, n));
+  }
+#ifdef CIFAR_HAS_CUDA
+  if (!data.device().is_cuda()) {
+    throw std::runtime_error(
+        fmt::format("--cuda-graph needs the data on a CUDA device, not {}", data.device().str()));
+  }
+  return std::make_unique<GraphedStep>(learner.model, learner.groups, *sgd,
+                                       data.batch(plan, 0, batch_size), options, totals);
 #else
-
-std::unique_ptr<TrainStep> make_graphed_step(Learner&, const Batch&, const StepOptions&,
-                                             RunningTotals&) {
+  (void)data;
+  (void)options;
+  (void)totals;
   throw std::runtime_error(
       "--cuda-graph: this build has no CUDA support; run without --cuda-graph");
-}
-
 #endif
+}
 
 }  // namespace cifar

@@ -2,9 +2,11 @@
 #include "cifar/train/epoch.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "cifar/platform/gpu.h"
@@ -79,6 +81,20 @@ class ProgressTicker {
   Clock::time_point start_;
 };
 
+// Captures the run's graphed step (epoch.h's EpochState), timed on its own.
+void capture_step(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
+                  const EpochOptions& options, EpochState& run) {
+  const auto start = Clock::now();
+  run.graphed = make_graphed_step(t, data, plan, options.shape.batch_size, options.step,
+                                  run.totals);
+  synchronize(data.device());
+  run.capture_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  spdlog::info(
+      "--cuda-graph: the training step was captured in {:.2f} s (warm-up included; not counted "
+      "in the epochs' times)",
+      run.capture_seconds);
+}
+
 }  // namespace
 
 EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed) {
@@ -123,16 +139,21 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
   TORCH_CHECK(steps * batch_size < n + batch_size, "an epoch of ", n, " samples has no ", steps,
               " steps of ", batch_size);
   t.model.train();
-  RunningTotals totals(device);
+  std::optional<EpochState> alone;
+  EpochState& run = state != nullptr ? *state : alone.emplace(device);
+  RunningTotals& totals = run.totals;
+  totals.loss_sum.zero_();
+  totals.correct.zero_();
+  if (graphed && !run.graphed) capture_step(t, data, plan, options, run);
   EpochStats stats;
   const int64_t skipped_before = t.scaler.skipped_steps();
   reset_peak_memory(device);
   DeviceTimer timer(device);
   timer.start();
   {
-    const auto step =
-        graphed ? make_graphed_step(t, data.batch(plan, 0, batch_size), options.step, totals)
-                : make_eager_step(t, options.step, totals);
+    std::unique_ptr<TrainStep> eager;
+    if (!graphed) eager = make_eager_step(t, options.step, totals);
+    TrainStep* const step = graphed ? run.graphed.get() : eager.get();
     ProgressTicker ticker(options, position, steps, t.dist.world_size());
     int64_t s = position.first_step;
     while (s < steps) {

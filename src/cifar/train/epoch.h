@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "cifar/data/loader.h"
 #include "cifar/io/checkpoint.h"
@@ -84,9 +85,23 @@ EpochStats add_earlier_steps(EpochStats later, const EpochSoFar& earlier);
 // What a checkpoint written mid-epoch carries of the epoch's steps so far.
 EpochSoFar so_far_of(const EpochStats& stats);
 
+// What outlives one epoch of a run: the running totals the steps add to
+// (zeroed in place at each epoch's start) and, under --cuda-graph, the step
+// captured before the first epoch and replayed by every later one (it adds
+// to those totals where it captured them). The capture is timed apart: no
+// epoch's time or img/s includes it.
+struct EpochState {
+  explicit EpochState(const torch::Device& device) : totals(device) {}
+  RunningTotals totals;
+  std::unique_ptr<TrainStep> graphed;
+  double capture_seconds = 0;  // the graph's warm-up and capture, once per run
+};
+
 // `plan` is this process's share (shard_plan), of the length
-// options.shape was made for.
+// options.shape was made for. `state` carries what the run's epochs share
+// (null: this epoch alone, as the tests call it).
 EpochStats train_one_epoch(Learner& learner, const DeviceDataset& data, const EpochPlan& plan,
-                           const EpochOptions& options, const EpochPosition& position);
+                           const EpochOptions& options, const EpochPosition& position,
+                           EpochState* state = nullptr);
 
 }  // namespace cifar

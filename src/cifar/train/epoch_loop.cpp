@@ -43,7 +43,9 @@ EpochOptions epoch_options(const TrainingJob& job) {
               spdlog::info("{}", line);
             }
           },
-      .on_loss = job.outputs == nullptr
+      // TensorBoard's running loss, read back every 10 steps on rank 0: only
+      // when there are event files to write it to (no host sync otherwise).
+      .on_loss = job.outputs == nullptr || !job.config.tensorboard
                      ? std::function<void(int64_t, double)>{}
                      : [outputs = job.outputs](int64_t step,
                                                double loss) { outputs->running_loss(step, loss); },
@@ -169,6 +171,7 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
   const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.plan.source.model_name,
                             device,         job.config.amp,        job.plan.train.size()};
   EpochPosition& position = job.session.position;
+  EpochState shared(job.plan.train.device());  // the running totals; --cuda-graph's step, once
   for (; position.epoch <= job.config.epochs; ++position.epoch) {
     const EpochPlan plan =
         shard_plan(job.plan.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
@@ -177,7 +180,8 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
     job.threads.restart_clock();
     const EpochStats later = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
-      return train_one_epoch(*job.session.learner, job.plan.train, plan, options, position);
+      return train_one_epoch(*job.session.learner, job.plan.train, plan, options, position,
+                             &shared);
     });
     position.global_step += later.steps - position.first_step;
     const EpochStats stats = add_earlier_steps(later, position.so_far);  // the whole epoch's
