@@ -136,8 +136,9 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
                                      F::CrossEntropyFuncOptions().reduction(torch::kSum)));
       if (bar) bar->update(start + batch.labels.size(0) - share.begin);
       const auto pred = logits.argmax(1);  // (B)
-      confusion.add_(
-          torch::bincount(batch.labels * num_classes + pred, {}, num_classes * num_classes));
+      // index_add_, not torch::bincount: bincount sizes its output from the
+      // input's maximum, which on a GPU is read back to the host (twice).
+      confusion.index_add_(0, batch.labels * num_classes + pred, torch::ones_like(pred));
     }
     packed = torch::cat({confusion.to(torch::kDouble), loss_sum.reshape({1})});
   }

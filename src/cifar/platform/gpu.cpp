@@ -42,7 +42,12 @@ std::vector<GpuInfo> cuda_devices() {
 
 void synchronize(const torch::Device& device) {
 #ifdef CIFAR_HAS_CUDA
-  if (device.is_cuda()) c10::cuda::device_synchronize();
+  if (!device.is_cuda()) return;
+  // device_synchronize() waits for the current device: make it the one asked
+  // for (cuda:1 from a process whose current device is 0).
+  const c10::cuda::OptionalCUDAGuard on(device.has_index() ? std::optional(device)
+                                                           : std::nullopt);
+  c10::cuda::device_synchronize();
 #else
   (void)device;
 #endif
