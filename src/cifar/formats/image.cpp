@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "cifar/core/file_io.h"
 
@@ -31,27 +32,89 @@ void check_pixels(uint64_t width, uint64_t height, int64_t max_pixels, const std
   }
 }
 
+// libpng, like libjpeg, reports errors through a callback that must not
+// return: png_fail jumps back to decode_png, which throws.
+struct PngState {
+  std::span<const uint8_t> bytes;
+  size_t at = 0;
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  std::jmp_buf jump{};
+  std::string message;
+  bool header_read = false;  // failures after the header are damaged image data
+  torch::Tensor hwc;         // (H, W, 3 or 4) uint8
+  std::vector<png_bytep> rows;
+  ~PngState() { png_destroy_read_struct(&png, &info, nullptr); }
+};
+
+void png_fail(png_structp png, png_const_charp message) {
+  auto* state = static_cast<PngState*>(png_get_error_ptr(png));
+  state->message = message;
+  std::longjmp(state->jump, 1);
+}
+
+void png_read_bytes(png_structp png, png_bytep out, size_t n) {
+  auto* state = static_cast<PngState*>(png_get_io_ptr(png));
+  if (n > state->bytes.size() - state->at) png_error(png, "the file ends early");
+  std::memcpy(out, state->bytes.data() + state->at, n);
+  state->at += n;
+}
+
+// (H, W, 4) -> (H, W, 3): straight alpha over white, v a / 255 + 255 (1 - a / 255)
+// rounded to the nearest, on the stored (sRGB) values.
+torch::Tensor composite_on_white(const torch::Tensor& rgba) {
+  auto rgb = torch::empty({rgba.size(0), rgba.size(1), 3}, torch::kUInt8);
+  const uint8_t* in = rgba.data_ptr<uint8_t>();
+  uint8_t* out = rgb.data_ptr<uint8_t>();
+  for (int64_t i = 0, n = rgba.size(0) * rgba.size(1); i < n; ++i, in += 4, out += 3) {
+    const unsigned a = in[3];
+    for (int c = 0; c < 3; ++c) {
+      out[c] = static_cast<uint8_t>((in[c] * a + 255 * (255 - a) + 127) / 255);
+    }
+  }
+  return rgb;
+}
+
+// Every encoding of the same 8-bit pixels gives the same bytes: palette,
+// grey and low bit depths are expanded, 16 bits scaled to the nearest 8-bit
+// value (v * 257 -> v), Adam7 de-interlaced; gAMA, cHRM, sRGB and iCCP are
+// ignored (the values are taken as sRGB, as torchvision and PIL take them),
+// and so is bKGD (transparency goes onto white).
 torch::Tensor decode_png(std::span<const uint8_t> bytes, const std::string& source,
                          int64_t max_pixels) {
-  png_image image;
-  std::memset(&image, 0, sizeof(image));
-  image.version = PNG_IMAGE_VERSION;
-  // png_image_free releases what libpng allocated, on every path.
-  const auto guard = std::unique_ptr<png_image, void (*)(png_image*)>(&image, png_image_free);
-  if (!png_image_begin_read_from_memory(&image, bytes.data(), bytes.size())) {
-    fail(source, fmt::format("not a readable PNG ({})", image.message));
+  auto state = std::make_unique<PngState>();
+  state->bytes = bytes;
+  state->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, state.get(), png_fail,
+                                      [](png_structp, png_const_charp) {});  // warnings: ignored
+  if (state->png == nullptr) fail(source, "libpng could not start (out of memory)");
+  if (setjmp(state->jump) != 0) {
+    const char* what =
+        state->header_read ? "the PNG data is damaged or truncated" : "not a readable PNG";
+    fail(source, fmt::format("{} ({})", what, state->message));
   }
-  check_pixels(image.width, image.height, max_pixels, source);
-  image.format = PNG_FORMAT_RGB;
-  auto hwc = torch::empty({image.height, image.width, 3}, torch::kUInt8);  // (H, W, 3)
-  // Transparent pixels are composited onto white (README, cifar-predict): with
-  // no background libpng blends onto what the buffer held before.
-  const png_color white{.red = 255, .green = 255, .blue = 255};
-  if (!png_image_finish_read(&image, &white, hwc.data_ptr<uint8_t>(),
-                             /*row_stride=*/0, /*colormap=*/nullptr) ||
-      (image.warning_or_error & PNG_IMAGE_ERROR) != 0) {
-    fail(source, fmt::format("the PNG data is damaged or truncated ({})", image.message));
+  state->info = png_create_info_struct(state->png);
+  if (state->info == nullptr) png_error(state->png, "out of memory");
+  png_set_read_fn(state->png, state.get(), png_read_bytes);
+  png_read_info(state->png, state->info);
+  state->header_read = true;
+  const uint64_t width = png_get_image_width(state->png, state->info);
+  const uint64_t height = png_get_image_height(state->png, state->info);
+  check_pixels(width, height, max_pixels, source);  // before anything is allocated
+  png_set_expand(state->png);  // palette -> RGB, grey below 8 bits -> 8, tRNS -> alpha
+  png_set_scale_16(state->png);
+  png_set_gray_to_rgb(state->png);
+  png_set_interlace_handling(state->png);
+  png_read_update_info(state->png, state->info);
+  const int64_t channels = png_get_channels(state->png, state->info);  // 3, or 4 with alpha
+  state->hwc = torch::empty({static_cast<int64_t>(height), static_cast<int64_t>(width), channels},
+                            torch::kUInt8);
+  state->rows.resize(height);
+  for (uint64_t y = 0; y < height; ++y) {
+    state->rows[y] = state->hwc.data_ptr<uint8_t>() + y * width * static_cast<uint64_t>(channels);
   }
+  png_read_image(state->png, state->rows.data());
+  png_read_end(state->png, nullptr);
+  const auto hwc = channels == 4 ? composite_on_white(state->hwc) : state->hwc;
   return hwc.permute({2, 0, 1}).contiguous();  // (3, H, W)
 }
 

@@ -1,9 +1,15 @@
 // image.h: one's own images (PNG, JPEG) as model input.
 //
-// PNG is decoded with libpng's simplified API and JPEG with libjpeg-turbo,
-// whose warnings (corrupt or truncated data) count as errors here. The pixel
-// count in the file's header is checked against a cap before anything is
-// decoded. Images become RGB (grey expanded, alpha composited on black),
+// PNG is decoded with libpng and JPEG with libjpeg-turbo, whose warnings
+// (corrupt or truncated data) count as errors here. The pixel count in the
+// file's header is checked against a cap before anything is decoded. Images
+// mean what they show: every PNG encoding of the same 8-bit pixels gives the
+// same bytes (palette, grey and low bit depths expanded, 16 bits scaled to
+// the nearest 8-bit value, Adam7 de-interlaced; gAMA, cHRM, sRGB and iCCP
+// ignored, the values taken as sRGB as torchvision and PIL take them), and
+// transparency is composited onto white on the stored values (bKGD ignored).
+// A JPEG gives libjpeg's own decode (grey as R = G = B); its Exif orientation
+// is ignored, as torchvision's decode_jpeg ignores it by default. Images
 // are resized to 32x32 with antialiasing (bilinear, as torchvision's
 // Resize(antialias=True); a 32x32 image is left as it is) and normalised as
 // the model was trained. Each failure is one std::runtime_error naming the
