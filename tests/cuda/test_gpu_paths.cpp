@@ -3,15 +3,18 @@
 // the CPU, fp16 loss scaling decides on CUDA as on the CPU, the CUDA graph is
 // captured once per run and a failed capture leaves nothing behind, an
 // epoch's steps never wait for the GPU, synchronize() waits on the device it
-// names.
+// names, an NCCL exchange is waited for on the host and the group shuts down.
 #include <catch2/catch.hpp>
 
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <fstream>
 
+#include "cifar/dist/nccl_backend.h"
+#include "cifar/dist/work_wait.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/optim/grad_scaler.h"
 #include "cifar/platform/gpu.h"
@@ -203,4 +206,19 @@ TEST_CASE("GPU: synchronize() waits on the device it names", "[cuda]") {
     CHECK(cudaStreamQuery(c10::cuda::getCurrentCUDAStream(device.index()).stream()) == cudaSuccess);
   }
   if (count < 2) WARN("one GPU: synchronize(cuda:1) from cuda:0 stays unverified");
+}
+
+TEST_CASE("NCCL: a collective is waited for on the host and the group shuts down", "[cuda][dist]") {
+  c10d::TCPStoreOptions store_options;
+  store_options.port = 0;
+  store_options.isServer = true;
+  store_options.numWorkers = 1;
+  auto store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options);
+  auto group = make_nccl_backend(store, 0, 1, 0, std::chrono::seconds(30));
+  std::vector<at::Tensor> tensors = {torch::arange(4, torch::kFloat).cuda()};
+  auto work = group->allreduce(tensors);
+  wait_for_work(*work, *group, std::chrono::seconds(30));
+  CHECK(work->isCompleted());  // on the host, not only on the stream
+  CHECK(torch::equal(tensors[0].cpu(), torch::arange(4, torch::kFloat)));
+  end_group(*group, /*failing=*/false);  // no "NOT been destroyed" at exit
 }

@@ -22,6 +22,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/dist/nccl_backend.h"
 #include "cifar/dist/transport_guards.h"
+#include "cifar/dist/work_wait.h"
 
 namespace cifar {
 namespace {
@@ -65,6 +66,8 @@ struct PendingCollective::Impl {
   std::string operation;
   std::vector<at::Tensor> tensors;  // kept alive while the transport works on them
   c10::intrusive_ptr<c10d::Work> work;
+  c10::intrusive_ptr<c10d::Backend> backend;  // what wait_for_work aborts on failure
+  std::chrono::milliseconds timeout{0};
 };
 
 PendingCollective::PendingCollective() = default;
@@ -76,7 +79,7 @@ void PendingCollective::wait() {
   if (!impl_ || !impl_->work) return;  // one process, or already waited
   auto work = std::move(impl_->work);
   try {
-    work->wait();
+    wait_for_work(*work, *impl_->backend, impl_->timeout);
   } catch (const std::exception& e) {
     impl_->owner->fail(impl_->operation, e);
   }
@@ -145,13 +148,17 @@ Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions o
 }
 
 Distributed::~Distributed() {
-  if (state_ && state_->failed) {
+  if (!state_) return;
+  if (state_->failed) {
     // After a transport failure the group's worker threads may still be
     // blocked on a dead peer until the timeout: do not join them, let the
     // process exit. (Deliberately leaked; the process is about to end.)
     (void)state_->backend.release();
     (void)state_->store.release();
+    return;
   }
+  const QuietC10dLogs quiet;
+  end_group(*state_->backend, /*failing=*/std::uncaught_exceptions() > 0);
 }
 
 std::string Distributed::backend_name() const {
@@ -169,7 +176,7 @@ void Distributed::broadcast(std::vector<torch::Tensor> tensors) {
     for (const auto& t : group) flat_parts.push_back(t.reshape({-1}));
     std::vector<at::Tensor> flat = {torch::cat(flat_parts)};
     try {
-      state_->backend->broadcast(flat)->wait();
+      wait_for_work(*state_->backend->broadcast(flat), *state_->backend, options_.timeout);
     } catch (const std::exception& e) {
       fail("broadcast", e);
     }
@@ -200,6 +207,8 @@ PendingCollective Distributed::all_reduce_sum_async(const torch::Tensor& tensor)
   pending.impl_->owner = this;
   pending.impl_->operation = "all-reduce";
   pending.impl_->tensors = {tensor};
+  pending.impl_->backend = state_->backend;
+  pending.impl_->timeout = options_.timeout;
   try {
     pending.impl_->work = state_->backend->allreduce(pending.impl_->tensors);
   } catch (const std::exception& e) {

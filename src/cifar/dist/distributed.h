@@ -11,7 +11,8 @@
 //
 // Every collective either completes or throws one std::runtime_error line
 // naming the rank(s) that stopped answering and the cause as the transport
-// reported it, within the --dist-timeout at worst, never hanging. An error
+// reported it, within the --dist-timeout at worst, never hanging (NCCL's
+// exchanges are watched from the host for that: work_wait.h). An error
 // that the transport raises on a thread of its own (gloo checks the sizes of
 // what arrives on its event loop, where nothing can catch it) ends the
 // process with one error line and exit status 1, not std::terminate's abort.

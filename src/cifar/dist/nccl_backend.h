@@ -14,7 +14,9 @@ namespace cifar {
 bool nccl_compiled();
 
 // Makes `device_index` the current CUDA device, then creates the NCCL group
-// of `size` ranks on `store` (collectives time out after `timeout`).
+// of `size` ranks on `store`. Its collectives are waited for with
+// wait_for_work (work_wait.h), bounded by `timeout`; NCCL's watchdog, told
+// not to end the process, gives up only 30 s later.
 c10::intrusive_ptr<c10d::Backend> make_nccl_backend(const c10::intrusive_ptr<c10d::Store>& store,
                                                     int rank, int size, int device_index,
                                                     std::chrono::milliseconds timeout);

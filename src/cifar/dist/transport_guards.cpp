@@ -32,11 +32,20 @@ void TransportThreadErrors::exit_with_message() {
     what = first_line(e.what());
   } catch (...) {
   }
-  spdlog::error(
-      "distributed transport failed on one of its own threads ({}): the processes' exchanges "
-      "did not match (started with different settings or data, which cifar-train checks at "
-      "start, or a bug: please report it with the command lines)",
-      without_final_period(what));
+  if (what.find("NCCL") != std::string::npos || what.find("Watchdog") != std::string::npos) {
+    // NCCL's watchdog, when TORCH_NCCL_ASYNC_ERROR_HANDLING was set to end
+    // the process (cifar-train's own bound reports exchanges otherwise).
+    spdlog::error(
+        "distributed transport failed on one of NCCL's own threads ({}): an exchange failed or "
+        "timed out (a process stopped or its GPU failed: see the other processes' output)",
+        without_final_period(what));
+  } else {
+    spdlog::error(
+        "distributed transport failed on one of its own threads ({}): the processes' exchanges "
+        "did not match (started with different settings or data, which cifar-train checks at "
+        "start, or a bug: please report it with the command lines)",
+        without_final_period(what));
+  }
   spdlog::default_logger()->flush();
   std::fflush(stderr);
   std::_Exit(1);
