@@ -243,6 +243,25 @@ diff = abs(cpu - trained)
 print(f"| {sys.argv[3]}.pt (trained on {sys.argv[4]}) | {trained:.2f}% | {cpu:.1f}% | {diff:.2f} |")
 sys.exit(0 if diff <= 0.5 else 1)  # one decimal printed; bf16 training eval vs fp32 here
 PY
+    [[ $? == 0 ]] || exit 1
+    # cifar-predict with the model on $DEVICE (the images must follow it) and
+    # on the CPU: the same classes.
+    "$PYTHON" - "$WORK/img.png" <<'PY' || exit 1
+import struct, sys, zlib
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+rows = b"".join(b"\0" + bytes([200, 50, 50] * 32) for _ in range(32))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+PY
+    for where in "$DEVICE" cpu; do
+      "$bin/cifar-predict" --checkpoint "$WORK/$name.pt" --device "$where" --top-k 3 \
+        "$WORK/img.png" >"$WORK/predict-$where.txt" || exit 1
+      cat "$WORK/predict-$where.txt"
+    done
+    [[ "$(cut -d' ' -f2 "$WORK/predict-$DEVICE.txt")" == "$(cut -d' ' -f2 "$WORK/predict-cpu.txt")" ]] ||
+      { echo "cifar-predict on $DEVICE and on the CPU disagree"; exit 1; }
+    echo "| cifar-predict --device $DEVICE and cpu on the same image | $(cut -d' ' -f2 "$WORK/predict-cpu.txt") on both | | |" \
+      >>"$WORK/figures-eval-cpu.md"
     ;;
   bench-resnet18 | bench-tutorial)
     case_name=$([[ "$step" == bench-resnet18 ]] && echo resnet18-b512-bf16-gpu || echo net-b4-gpu)

@@ -31,6 +31,7 @@ pass "gpu.pt evaluates exactly as the CPU original"
 expect 0 "Accuracy of the network" -- "$EVAL" --weights gpu.pt --data data --device cpu
 expect 0 "" -- "$BIN/cifar-export" --checkpoint gpu.pt --out gpu.safetensors
 expect 0 "img.png: [a-z]+ [0-9.]+%" -- "$BIN/cifar-predict" --checkpoint gpu.pt img.png
+expect 0 "img.png: [a-z]+ [0-9.]+%" -- "$BIN/cifar-predict" --checkpoint gpu.pt --device cpu img.png
 expect 0 "loss scale [0-9.e+]+ continued" -- \
   "$TRAIN" "${run[@]}" --epochs 2 --amp fp16 --resume gpu.pt --checkpoint resumed.pt --run-dir r2
 expect 0 "init weights: gpu.pt" -- \
