@@ -45,8 +45,7 @@ void synchronize(const torch::Device& device) {
   if (!device.is_cuda()) return;
   // device_synchronize() waits for the current device: make it the one asked
   // for (cuda:1 from a process whose current device is 0).
-  const c10::cuda::OptionalCUDAGuard on(device.has_index() ? std::optional(device)
-                                                           : std::nullopt);
+  const c10::cuda::OptionalCUDAGuard on(device.has_index() ? std::optional(device) : std::nullopt);
   c10::cuda::device_synchronize();
 #else
   (void)device;

@@ -85,8 +85,8 @@ class ProgressTicker {
 void capture_step(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
                   const EpochOptions& options, EpochState& run) {
   const auto start = Clock::now();
-  run.graphed = make_graphed_step(t, data, plan, options.shape.batch_size, options.step,
-                                  run.totals);
+  run.graphed =
+      make_graphed_step(t, data, plan, options.shape.batch_size, options.step, run.totals);
   synchronize(data.device());
   run.capture_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   spdlog::info(
