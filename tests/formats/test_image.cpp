@@ -363,7 +363,7 @@ TEST_CASE("JPEG decodes to RGB close to what was encoded", "[image]") {
   CHECK(diff.mean().item<double>() < 2.0);
 }
 
-TEST_CASE("a JPEG decodes as libjpeg decodes it, in every encoding; Exif orientation ignored",
+TEST_CASE("a JPEG decodes as libjpeg decodes it in every encoding (Exif orientation ignored)",
           "[image][jpeg]") {
   // Lossy: each encoding holds other pixels, so each file is checked against
   // libjpeg's own decode of that file.

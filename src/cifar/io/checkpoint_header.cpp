@@ -99,11 +99,9 @@ json to_json(const CheckpointInfo& info) {
   };
   if (info.step_in_epoch > 0) {
     const EpochSoFar& e = info.epoch_so_far;
-    j["epoch_so_far"] = {{"images", e.images},
-                         {"loss_sum", e.loss_sum},
-                         {"correct", e.correct},
-                         {"seconds", e.seconds},
-                         {"skipped_steps", e.skipped_steps}, {"last_lr", e.last_lr}};
+    j["epoch_so_far"] = {
+        {"images", e.images},   {"loss_sum", e.loss_sum},           {"correct", e.correct},
+        {"seconds", e.seconds}, {"skipped_steps", e.skipped_steps}, {"last_lr", e.last_lr}};
   }
   return j;
 }
