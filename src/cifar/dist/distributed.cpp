@@ -176,7 +176,9 @@ void Distributed::broadcast(std::vector<torch::Tensor> tensors) {
     for (const auto& t : group) flat_parts.push_back(t.reshape({-1}));
     std::vector<at::Tensor> flat = {torch::cat(flat_parts)};
     try {
-      wait_for_work(*state_->backend->broadcast(flat), *state_->backend, options_.timeout);
+      // Not waited for on the host (it runs before every step's forward): a
+      // failed NCCL broadcast surfaces, bounded, at the next all-reduce.
+      state_->backend->broadcast(flat)->wait();
     } catch (const std::exception& e) {
       fail("broadcast", e);
     }

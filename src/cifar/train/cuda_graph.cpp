@@ -65,14 +65,14 @@ class GraphedStep final : public TrainStep {
  public:
   GraphedStep(ClassifierImpl& model, ParamGroups& groups, Sgd& optimizer, const Batch& example,
               const StepOptions& options, RunningTotals& totals)
-      : x_(example.images.clone()),
+      : caller_(c10::cuda::getCurrentCUDAStream(example.images.device().index())),
+        x_(example.images.clone()),
         y_(example.labels.clone()),
         lr_(torch::zeros({}, example.images.options().dtype(torch::kFloat))),
         groups_(groups) {
     const auto device = example.images.device().index();
-    const c10::cuda::CUDAStream caller = c10::cuda::getCurrentCUDAStream(device);
     const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device);
-    wait_for(caller, side);
+    wait_for(caller_, side);
     {
       const c10::cuda::CUDAStreamGuard on_side(side);
       warm_up(model, optimizer, options);
@@ -82,7 +82,15 @@ class GraphedStep final : public TrainStep {
         optimizer.step(lr_);
       });
     }
-    wait_for(side, caller);
+    wait_for(side, caller_);
+  }
+
+  // The graph's pool goes with it: its replays must be done first.
+  ~GraphedStep() override {
+    try {
+      caller_.synchronize();
+    } catch (const c10::Error&) {  // a failed run: its error is already on its way
+    }
   }
 
   // One process only (train() refuses --cuda-graph with several).
@@ -131,9 +139,10 @@ class GraphedStep final : public TrainStep {
     }
   }
 
-  torch::Tensor x_, y_;  // (B, 3, 32, 32) float and (B) int64, the graph's inputs
-  torch::Tensor lr_;     // () float
-  ParamGroups& groups_;  // one SGD group: its schedule sets lr_
+  c10::cuda::CUDAStream caller_;  // where the step is replayed
+  torch::Tensor x_, y_;           // (B, 3, 32, 32) float and (B) int64, the graph's inputs
+  torch::Tensor lr_;              // () float
+  ParamGroups& groups_;           // one SGD group: its schedule sets lr_
   at::cuda::CUDAGraph graph_;
 };
 
