@@ -47,6 +47,14 @@ mkdir -p "$report_dir" || exit 1
 export WORK
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
+# Killed (Ctrl-C, SIGTERM, the caller's own time limit), the running step is
+# stopped too: `timeout` passes the signal on to the step's processes.
+step_pid=
+stop_step() {
+  [[ -n $step_pid ]] && kill -TERM "$step_pid" 2>/dev/null && wait "$step_pid" 2>/dev/null
+  exit 143
+}
+trap stop_step TERM INT HUP
 export DATA="$WORK/data"
 start=$(date +%s)
 if [[ "$MODE" == gpu ]]; then
@@ -75,8 +83,11 @@ run_step() {
   fi
   echo "[$(date -u +%H:%M:%S)] $name (limit ${limit} s)"
   t0=$(date +%s)
-  timeout -k 10 "$limit" bash "$here/check_steps.sh" "$name" >"$WORK/log-$name.txt" 2>&1
+  timeout -k 10 "$limit" bash "$here/check_steps.sh" "$name" >"$WORK/log-$name.txt" 2>&1 &
+  step_pid=$!
+  wait "$step_pid"
   rc=$?
+  step_pid=
   case $rc in
     0) result=passed ;;
     77 ) if [[ -s "$WORK/skip-$name.txt" ]]; then
@@ -91,20 +102,26 @@ run_step() {
   echo "  $result ($(($(date +%s) - t0)) s)"
 }
 
-scale=$([[ "$MODE" == gpu ]] && echo 1 || echo 3)
+# The limits follow the machine: three times longer for the CPU rehearsal,
+# and longer again when other work already loads the cores (1 + the load
+# average per core when the check starts).
+cores=$(nproc)
+load=$(cut -d' ' -f1 /proc/loadavg)
+scale=$(awk -v m="$MODE" -v l="$load" -v c="$cores" \
+  'BEGIN { s = (m == "gpu" ? 1 : 3) * (1 + l / c); printf "%d", s * 10 + 0.5 }')  # tenths
 run_step environment 30
 run_step kit 60
 run_step data 60
-run_step cuda-tests $((90 * scale))
+run_step cuda-tests $((90 * scale / 10))
 run_step nccl 60
-run_step nccl-two-ranks $((90 * scale))
-run_step airbench94 $((75 * scale))
-run_step graph $((90 * scale))
-run_step amp-fp16 $((60 * scale))
-run_step deterministic $((60 * scale))
-run_step eval-cpu $((45 * scale))
-run_step bench-resnet18 $((100 * scale))
-run_step bench-tutorial $((120 * scale))
+run_step nccl-two-ranks $((90 * scale / 10))
+run_step airbench94 $((75 * scale / 10))
+run_step graph $((90 * scale / 10))
+run_step amp-fp16 $((60 * scale / 10))
+run_step deterministic $((60 * scale / 10))
+run_step eval-cpu $((45 * scale / 10))
+run_step bench-resnet18 $((100 * scale / 10))
+run_step bench-tutorial $((120 * scale / 10))
 total=$(($(date +%s) - start))
 
 # --- The report ----------------------------------------------------------------
