@@ -10,15 +10,7 @@ args=(--data data --device cpu --threads 1 --epochs 2 --batch-size 8 --train-lim
       --run-dir run --checkpoint net.pt --log-interval 0.2)
 
 # wait_for_training ERRFILE PID: until the run logs its first progress line.
-wait_for_training() {
-  for _ in $(seq 1 600); do
-    grep -q "epoch 1/2 step" "$1" && return 0
-    kill -0 "$2" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$1"
-  fail "the run did not start training"
-}
+wait_for_training() { wait_for_log "epoch 1/2 step" "$1" "$2"; }
 
 "$TRAIN" "${args[@]}" >train.out 2>train.err &
 pid=$!
@@ -97,11 +89,7 @@ eval_args=(--data data --device cpu --threads 1 --epochs 2 --eval-every 2 --batc
            --run-dir run6 --checkpoint net6.pt)
 "$TRAIN" "${eval_args[@]}" >/dev/null 2>evalstop.err &
 pid=$!
-for _ in $(seq 1 900); do
-  grep -q "^evaluating\|evaluating .*[0-9]" evalstop.err && break
-  kill -0 $pid 2>/dev/null || break
-  sleep 0.1
-done
+wait_for_log "^evaluating\|evaluating .*[0-9]" evalstop.err $pid
 kill -INT $pid
 wait $pid
 status=$?

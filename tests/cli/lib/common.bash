@@ -21,6 +21,18 @@ need_real_data() {
   fi
 }
 
+# wait_for_log PATTERN FILE PID: until FILE (a run's stderr) matches the
+# basic regex PATTERN; fails, showing FILE, if PID ends or a minute passes first.
+wait_for_log() {
+  for _ in $(seq 1 600); do
+    grep -q "$1" "$2" && return 0
+    kill -0 "$3" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$2"
+  fail "the run never logged /$1/"
+}
+
 # expect STATUS PATTERN -- command...: runs the command, checks its exit status
 # and that its combined output matches the (extended) regex PATTERN.
 expect() {
