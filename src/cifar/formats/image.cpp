@@ -212,9 +212,13 @@ torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels) 
                       path.string(), max_pixels);
 }
 
-torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm) {
-  TORCH_CHECK(rgb.dim() == 3 && rgb.size(0) == 3 && rgb.scalar_type() == torch::kUInt8,
-              "image_to_input needs (3, H, W) uint8, got ", rgb.sizes());
+namespace {
+
+// (3, H, W) uint8 -> (1, 3, 32, 32) float holding values 0..255, resized as
+// torchvision's Resize(antialias=True) (a 32x32 image is left as it is).
+torch::Tensor resized_float(const torch::Tensor& rgb, const char* caller) {
+  TORCH_CHECK(rgb.dim() == 3 && rgb.size(0) == 3 && rgb.scalar_type() == torch::kUInt8, caller,
+              " needs (3, H, W) uint8, got ", rgb.sizes());
   auto x = rgb.to(torch::kFloat).unsqueeze(0);  // (1, 3, H, W), values 0..255
   if (rgb.size(1) != kImageSide || rgb.size(2) != kImageSide) {
     namespace F = torch::nn::functional;
@@ -224,6 +228,21 @@ torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm
                               .align_corners(false)
                               .antialias(true));
   }
+  return x;
+}
+
+}  // namespace
+
+torch::Tensor resize_image(const torch::Tensor& rgb) {
+  if (rgb.dim() == 3 && rgb.size(1) == kImageSide && rgb.size(2) == kImageSide &&
+      rgb.scalar_type() == torch::kUInt8 && rgb.size(0) == 3) {
+    return rgb.contiguous();
+  }
+  return resized_float(rgb, "resize_image").round_().clamp_(0, 255).to(torch::kUInt8).squeeze(0);
+}
+
+torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm) {
+  auto x = resized_float(rgb, "image_to_input");
   // The same arithmetic as DeviceDataset: (x - 255 mean) * (1 / (255 std)).
   auto mean = torch::tensor({norm.mean[0], norm.mean[1], norm.mean[2]}, torch::kFloat);
   auto std = torch::tensor({norm.std[0], norm.std[1], norm.std[2]}, torch::kFloat);

@@ -36,6 +36,11 @@ torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& so
                            int64_t max_pixels = kMaxImagePixels);
 torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels = kMaxImagePixels);
 
+// (3, H, W) uint8 -> (3, 32, 32) uint8, resized as image_to_input resizes
+// (bilinear with antialiasing; a 32x32 image is returned as it is), then
+// rounded to the nearest integer: how image folders are stored for training.
+torch::Tensor resize_image(const torch::Tensor& rgb);
+
 // (3, H, W) uint8 -> (3, 32, 32) float, resized and normalised as
 // DeviceDataset normalises the training images.
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm);

@@ -1,0 +1,259 @@
+// image_cache.cpp: the decoded-image cache of image folders (see image_cache.h).
+#include "cifar/data/image_cache.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "cifar/core/file_io.h"
+#include "cifar/core/version.h"
+#include "cifar/formats/checksum.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+static_assert(std::endian::native == std::endian::little, "the image cache is little-endian");
+
+namespace {
+
+constexpr char kMagic[16] = {'C', 'I', 'F', 'A', 'R', 'I', 'M', 'G',
+                             'C', 'A', 'C', 'H', 'E', 0,   0,   1};
+constexpr uint64_t kMaxManifestBytes = uint64_t{1} << 32;
+constexpr uint64_t kMaxSkippedBytes = 1 << 16;  // one skipped file's line
+
+// A file name as one field of a tab-separated line.
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Lines starting "file\t" by name (the rest of the line as value), and the others in order.
+struct ManifestLines {
+  std::map<std::string, std::string> files;
+  std::vector<std::string> settings;
+};
+
+ManifestLines split_manifest(const std::string& manifest) {
+  ManifestLines lines;
+  std::istringstream in(manifest);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("file\t", 0) == 0) {
+      const auto name_end = line.find('\t', 5);
+      lines.files[line.substr(5, name_end - 5)] = line.substr(name_end + 1);
+    } else {
+      lines.settings.push_back(line);
+    }
+  }
+  return lines;
+}
+
+// What changed between the manifest a cache was made from and today's.
+std::string describe_change(const std::string& before, const std::string& now) {
+  const auto old_lines = split_manifest(before);
+  const auto new_lines = split_manifest(now);
+  if (old_lines.settings != new_lines.settings) {
+    size_t i = 0;
+    while (i < old_lines.settings.size() && i < new_lines.settings.size() &&
+           old_lines.settings[i] == new_lines.settings[i]) {
+      ++i;
+    }
+    auto at = [](const std::vector<std::string>& v, size_t k) {
+      return k < v.size() ? "'" + v[k] + "'" : std::string("nothing");
+    };
+    return fmt::format("made with other settings or classes ({} then, {} now)",
+                       at(old_lines.settings, i), at(new_lines.settings, i));
+  }
+  int64_t added = 0, removed = 0, changed = 0;
+  std::string example;
+  for (const auto& [name, rest] : new_lines.files) {
+    const auto it = old_lines.files.find(name);
+    if (it == old_lines.files.end()) {
+      ++added;
+    } else if (it->second != rest) {
+      ++changed;
+      if (example.empty()) example = name;
+    }
+  }
+  for (const auto& [name, rest] : old_lines.files) removed += new_lines.files.count(name) == 0;
+  return fmt::format("{} image(s) added, {} removed, {} changed (size or modification time){}",
+                     added, removed, changed, example.empty() ? "" : ", e.g. " + example);
+}
+
+void append_u64(std::string& out, uint64_t v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// Reads a cache file front to back, hashing what it reads.
+class CacheReader {
+ public:
+  explicit CacheReader(const fs::path& path)
+      : path_(path), fd_(open_regular_file(path, "image cache")) {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) throw std::runtime_error("cannot stat it");
+    size_ = static_cast<uint64_t>(st.st_size);
+  }
+  ~CacheReader() { ::close(fd_); }
+  CacheReader(const CacheReader&) = delete;
+  CacheReader& operator=(const CacheReader&) = delete;
+
+  uint64_t left() const { return size_ - offset_; }
+
+  void read(void* out, uint64_t n, bool hash = true) {
+    if (n > left()) throw std::runtime_error("truncated");
+    auto* p = static_cast<char*>(out);
+    for (uint64_t done = 0; done < n;) {
+      const ssize_t got = ::read(fd_, p + done, n - done);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) throw std::runtime_error(got < 0 ? std::strerror(errno) : "truncated");
+      done += static_cast<uint64_t>(got);
+    }
+    offset_ += n;
+    if (hash) sha_.update(std::span(reinterpret_cast<const uint8_t*>(p), n));
+  }
+  uint64_t u64() {
+    uint64_t v = 0;
+    read(&v, sizeof v);
+    return v;
+  }
+  std::string text(uint64_t n, uint64_t max) {
+    if (n > max || n > left()) throw std::runtime_error("truncated, or a length out of range");
+    std::string s(n, '\0');
+    read(s.data(), n);
+    return s;
+  }
+  Sha256Digest digest() { return sha_.digest(); }
+
+ private:
+  fs::path path_;
+  int fd_;
+  uint64_t size_ = 0;
+  uint64_t offset_ = 0;
+  Sha256 sha_;
+};
+
+}  // namespace
+
+fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cache_dir) {
+  const std::string file = std::string(split_folder_name(split)) + ".bin";
+  if (cache_dir.empty()) return dir / ".cifar-cache" / file;
+  const std::string where = fs::absolute(dir).lexically_normal().string();
+  const auto digest =
+      sha256(std::span(reinterpret_cast<const uint8_t*>(where.data()), where.size()));
+  return cache_dir / "image-folders" / (to_hex(digest).substr(0, 16) + "-" + file);
+}
+
+std::string image_cache_manifest(const ImageFolderListing& listing,
+                                 const ImageFolderOptions& options, const std::string& where) {
+  std::string m = "cifar-train image folder cache 1\n";
+  m += "decode: PNG (libpng), JPEG (libjpeg-turbo), transparency composited onto white\n";
+  m += "resize: bilinear with antialiasing to 32x32, rounded to uint8\n";
+  m += fmt::format("libtorch: {}\n", libtorch_version());
+  m += fmt::format("skip_bad_images: {}\nmax_pixels: {}\n", options.skip_bad_images ? 1 : 0,
+                   options.max_pixels);
+  if (!where.empty()) m += "where: " + escaped(where) + "\n";
+  for (size_t c = 0; c < listing.class_names.size(); ++c) {
+    m += fmt::format("class\t{}\t{}\n", c, escaped(listing.class_names[c]));
+  }
+  for (const auto& f : listing.files) {
+    m += fmt::format("file\t{}\t{}\t{}\t{}\n", escaped(f.relative), f.size, f.mtime_ns, f.label);
+  }
+  return m;
+}
+
+CacheLookup load_image_cache(const fs::path& path, const std::string& manifest) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return {CacheStatus::kMissing, "", {}};
+  CacheLookup result;
+  try {
+    CacheReader in(path);
+    char magic[16];
+    in.read(magic, sizeof magic);
+    if (std::memcmp(magic, kMagic, sizeof magic) != 0) {
+      return {
+          CacheStatus::kDamaged, "not an image cache of this version (its first bytes differ)", {}};
+    }
+    ImageCacheContents& c = result.contents;
+    c.manifest = in.text(in.u64(), kMaxManifestBytes);
+    if (c.manifest != manifest) {
+      return {CacheStatus::kStale, describe_change(c.manifest, manifest), {}};
+    }
+    const uint64_t n = in.u64();
+    const uint64_t skipped = in.u64();
+    if (skipped > in.left()) throw std::runtime_error("truncated");
+    for (uint64_t i = 0; i < skipped; ++i) {
+      uint32_t len = 0;
+      in.read(&len, sizeof len);
+      c.skipped.push_back(in.text(len, kMaxSkippedBytes));
+    }
+    const uint64_t payload = n * (sizeof(int64_t) + kImageBytes) + sizeof(Sha256Digest);
+    if (n > in.left() || payload != in.left()) {
+      throw std::runtime_error(
+          fmt::format("{} bytes where {} images need {}", in.left(), n, payload));
+    }
+    c.labels = torch::empty({static_cast<int64_t>(n)}, torch::kInt64);
+    c.images =
+        torch::empty({static_cast<int64_t>(n), kChannels, kImageSide, kImageSide}, torch::kUInt8);
+    in.read(c.labels.data_ptr<int64_t>(), n * sizeof(int64_t));
+    in.read(c.images.data_ptr<uint8_t>(), n * kImageBytes);
+    const Sha256Digest expected = in.digest();
+    Sha256Digest stored{};
+    in.read(stored.data(), stored.size(), /*hash=*/false);
+    if (stored != expected) throw std::runtime_error("its checksum does not match its contents");
+  } catch (const std::exception& e) {
+    return {CacheStatus::kDamaged, e.what(), {}};
+  }
+  result.status = CacheStatus::kHit;
+  return result;
+}
+
+void save_image_cache(const fs::path& path, const ImageCacheContents& contents) {
+  const auto images = contents.images.contiguous();
+  const auto labels = contents.labels.contiguous();
+  const auto n = static_cast<uint64_t>(labels.size(0));
+  std::string out(kMagic, sizeof kMagic);
+  out.reserve(sizeof kMagic + contents.manifest.size() + n * (8 + kImageBytes) + 4096);
+  append_u64(out, contents.manifest.size());
+  out += contents.manifest;
+  append_u64(out, n);
+  append_u64(out, contents.skipped.size());
+  for (const auto& s : contents.skipped) {
+    const auto line = s.substr(0, kMaxSkippedBytes);
+    const auto len = static_cast<uint32_t>(line.size());
+    out.append(reinterpret_cast<const char*>(&len), sizeof len);
+    out += line;
+  }
+  out.append(reinterpret_cast<const char*>(labels.data_ptr<int64_t>()), n * sizeof(int64_t));
+  out.append(reinterpret_cast<const char*>(images.data_ptr<uint8_t>()), n * kImageBytes);
+  const auto digest = sha256(std::span(reinterpret_cast<const uint8_t*>(out.data()), out.size()));
+  out.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  ensure_writable(path);
+  write_file_atomically(path, out);
+}
+
+}  // namespace cifar

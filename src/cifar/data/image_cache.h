@@ -1,0 +1,73 @@
+// image_cache.h: the decoded images of an image folder split, kept in one
+// file so that they are decoded once.
+//
+// The key is a manifest: a text naming the cache format, how images are
+// decoded and resized (and the LibTorch version doing it), the options that
+// change the result, the class names, and every image file with its size,
+// modification time (nanoseconds) and label. A cache is used only when its
+// manifest equals the one made from the folder now; so a changed, added or
+// removed image (or a renamed class) invalidates it, and the log says what
+// changed. The file:
+//
+//   "CIFARIMGCACHE" 0 0 1   16 bytes: magic and format version 1
+//   u64 manifest bytes, the manifest
+//   u64 images N, u64 skipped files S, S times (u32 bytes, "name: reason")
+//   N int64 labels, N x 3,072 image bytes ((3, 32, 32) uint8 each)
+//   SHA-256 of everything before it (32 bytes)
+//
+// in the machine's byte order (little-endian; the file is a cache, never
+// exchanged). It is written atomically (core/file_io.h); a file that is
+// truncated, has another magic, or whose checksum does not match is
+// reported as damaged, and the caller decodes again.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cifar/data/data.h"
+#include "cifar/data/image_folder.h"
+
+namespace cifar {
+
+// The cache file of a split. cache_dir empty: DIR/.cifar-cache/<split>.bin;
+// else cache_dir/image-folders/<16 hex digits of SHA-256(absolute DIR)>-<split>.bin.
+std::filesystem::path image_cache_path(const std::filesystem::path& dir, Split split,
+                                       const std::filesystem::path& cache_dir);
+
+// The key text for a listing read with these options. `where` is the
+// absolute DIR when the cache lives apart from the data (two folders never
+// share a cache), empty when it lives beside the data (moving the folder
+// keeps it valid).
+std::string image_cache_manifest(const ImageFolderListing& listing,
+                                 const ImageFolderOptions& options, const std::string& where);
+
+struct ImageCacheContents {
+  std::string manifest;
+  std::vector<std::string> skipped;  // "relative/name.png: reason"
+  torch::Tensor images;              // (N, 3, 32, 32) uint8
+  torch::Tensor labels;              // (N) int64
+};
+
+enum class CacheStatus {
+  kMissing,  // no cache file: a first read
+  kStale,    // made from other files or settings; `detail` says what changed
+  kDamaged,  // unreadable, truncated or failing its checksum; `detail` says how
+  kHit,      // `contents` hold the split
+};
+
+struct CacheLookup {
+  CacheStatus status = CacheStatus::kMissing;
+  std::string detail;
+  ImageCacheContents contents;
+};
+
+// Reads the cache at `path` if its manifest equals `manifest`.
+CacheLookup load_image_cache(const std::filesystem::path& path, const std::string& manifest);
+
+// Writes it atomically, creating the folder. Throws std::runtime_error
+// naming the path on failure.
+void save_image_cache(const std::filesystem::path& path, const ImageCacheContents& contents);
+
+}  // namespace cifar

@@ -1,0 +1,214 @@
+// image_folder.cpp: listing an image folder split and checking its layout
+// (see image_folder.h); decoding and the cache are in image_folder_read.cpp.
+#include "cifar/data/image_folder.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "cifar/core/file_io.h"
+#include "cifar/formats/toml_text.h"  // is_utf8, show_bytes
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kLayoutHint =
+    "an image folder holds train/<class>/*.png|jpg|jpeg and optionally test/<class>/... "
+    "(torchvision's ImageFolder layout); scripts/python/cifar_to_folder.py writes CIFAR-10 or "
+    "CIFAR-100 out in it";
+
+bool is_hidden(const std::string& name) {
+  return !name.empty() && name[0] == '.';
+}
+
+bool has_image_extension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
+// One entry of a folder, its links followed (ok false: a dangling link or an
+// entry stat cannot see).
+struct Entry {
+  std::string name;
+  fs::path path;
+  struct stat st {};
+  bool ok = false;
+  bool is_dir() const { return ok && S_ISDIR(st.st_mode); }
+};
+
+// The entries of a folder, sorted by name (byte order).
+std::vector<Entry> entries_of(const fs::path& dir) {
+  std::vector<Entry> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    Entry e;
+    e.path = it->path();
+    e.name = e.path.filename().string();
+    e.ok = ::stat(e.path.c_str(), &e.st) == 0;
+    out.push_back(std::move(e));
+  }
+  if (ec) throw std::runtime_error(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+  return out;
+}
+
+void check_class_name(const std::string& name, const fs::path& root) {
+  const bool utf8 = is_utf8(name);
+  const bool control = std::any_of(name.begin(), name.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (!utf8 || control) {
+    throw std::runtime_error(fmt::format(
+        "class folder {} in {} {}: class names go into checkpoints, metrics files and Python, so "
+        "rename the folder to UTF-8 text without control characters",
+        show_bytes(name), root.string(),
+        utf8 ? "holds a control character (a tab, a newline, ...)" : "is not UTF-8 text"));
+  }
+}
+
+// The class folders of a split folder, sorted; counts what else it holds.
+std::vector<std::string> class_folders(const fs::path& root, ImageFolderListing* counts) {
+  std::vector<std::string> names;
+  for (const auto& e : entries_of(root)) {
+    if (is_hidden(e.name)) {
+      if (counts != nullptr) ++counts->hidden_ignored;
+    } else if (e.is_dir()) {
+      check_class_name(e.name, root);
+      names.push_back(e.name);
+    } else if (counts != nullptr) {
+      ++counts->other_ignored;
+    }
+  }
+  return names;
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+// The image files under one class folder, walked as torchvision's
+// make_dataset walks it: sorted(os.walk(class_dir, followlinks=True)), each
+// folder's files sorted; a folder reached twice (a link loop) is walked once.
+void walk_class(const fs::path& class_dir, const std::string& class_name, int64_t label,
+                ImageFolderListing& listing) {
+  struct Found {
+    std::string folder;  // relative to the split folder, as os.walk's root
+    std::string name;
+    ImageFolderFile file;
+  };
+  std::vector<Found> found;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  std::vector<std::pair<fs::path, std::string>> todo{{class_dir, class_name}};
+  while (!todo.empty()) {
+    auto [dir, rel] = todo.back();
+    todo.pop_back();
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    for (const auto& e : entries_of(dir)) {
+      if (is_hidden(e.name)) {
+        ++listing.hidden_ignored;
+      } else if (e.is_dir()) {
+        todo.emplace_back(e.path, rel + "/" + e.name);
+      } else if (!has_image_extension(e.path) || (e.ok && !S_ISREG(e.st.st_mode))) {
+        ++listing.other_ignored;
+      } else {  // an image by its name; a dangling link stays, and fails when read
+        ImageFolderFile f{e.path, rel + "/" + e.name, 0, 0, label};
+        if (e.ok) {
+          f.size = static_cast<uint64_t>(e.st.st_size);
+          f.mtime_ns = int64_t{e.st.st_mtim.tv_sec} * 1'000'000'000 + e.st.st_mtim.tv_nsec;
+        }
+        found.push_back({rel, e.name, std::move(f)});
+      }
+    }
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return std::tie(a.folder, a.name) < std::tie(b.folder, b.name);
+  });
+  for (auto& f : found) listing.files.push_back(std::move(f.file));
+}
+
+void check_split_folder(const fs::path& dir, const fs::path& root) {
+  std::error_code ec;
+  if (!fs::exists(root, ec)) {
+    throw std::runtime_error(fmt::format("{} has no {}/ folder: {}", dir.string(),
+                                         root.filename().string(), kLayoutHint));
+  }
+  check_readable_directory(root, "image folder");
+}
+
+}  // namespace
+
+const char* split_folder_name(Split split) {
+  return split == Split::kTrain ? "train" : "test";
+}
+
+bool has_image_folder_layout(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir / "train", ec);
+}
+
+std::vector<std::string> image_folder_classes(const fs::path& dir) {
+  check_readable_directory(dir, "image folder", kLayoutHint);
+  const fs::path root = dir / "train";
+  check_split_folder(dir, root);
+  auto names = class_folders(root, nullptr);
+  if (names.size() < 2) {
+    throw std::runtime_error(fmt::format(
+        "{} holds {} class folder(s){}{}: a classifier needs at least two classes, one folder "
+        "of images each",
+        root.string(), names.size(), names.empty() ? "" : ": ", quoted_list(names)));
+  }
+  return names;
+}
+
+ImageFolderListing list_image_folder(const fs::path& dir, Split split, bool missing_test_is_empty) {
+  ImageFolderListing listing;
+  listing.class_names = image_folder_classes(dir);
+  listing.root = dir / split_folder_name(split);
+  std::error_code ec;
+  if (split == Split::kTest && !fs::exists(listing.root, ec)) {
+    if (missing_test_is_empty) return listing;
+    throw std::runtime_error(fmt::format(
+        "{} has no test/ folder, so there are no test images: add test/<class>/... beside "
+        "train/, or hold out training images for evaluation with --val-split N",
+        dir.string()));
+  }
+  check_split_folder(dir, listing.root);
+  const auto folders = class_folders(listing.root, &listing);
+  std::vector<std::string> unknown;
+  for (const auto& name : folders) {
+    const auto it = std::find(listing.class_names.begin(), listing.class_names.end(), name);
+    if (it == listing.class_names.end()) unknown.push_back(name);
+  }
+  if (!unknown.empty()) {
+    throw std::runtime_error(fmt::format(
+        "{} holds class folder(s) {} that {} lacks: class indices come from train/'s folders, "
+        "so add training images for them, or remove them from test/",
+        listing.root.string(), quoted_list(unknown), (dir / "train").string()));
+  }
+  for (const auto& name : folders) {
+    const auto label = std::find(listing.class_names.begin(), listing.class_names.end(), name) -
+                       listing.class_names.begin();
+    const size_t before = listing.files.size();
+    walk_class(listing.root / name, name, label, listing);
+    if (listing.files.size() == before) {
+      throw std::runtime_error(fmt::format(
+          "class folder {} holds no image (.png, .jpg or .jpeg, in it or in its subfolders): add "
+          "its images, or remove the folder",
+          (listing.root / name).string()));
+    }
+  }
+  return listing;
+}
+
+}  // namespace cifar

@@ -1,0 +1,98 @@
+// image_folder.h: one's own images, laid out as torchvision's ImageFolder
+// reads them, as a split of the same shape as CIFAR-10's.
+//
+//   DIR/train/<class>/**/*.png|jpg|jpeg    (required)
+//   DIR/test/<class>/**/*.png|jpg|jpeg     (optional: --val-split holds out
+//                                           training images instead)
+//
+// Class indices are the class folder names of train/ sorted by byte order,
+// as torchvision sorts them, so Python users get the same indices; test/
+// uses train/'s indices and may not hold a class train/ lacks. Images are
+// listed as torchvision lists them (each class's folder walked recursively,
+// folders in sorted order, files sorted within each), decoded with
+// formats/image.h (transparency composited onto white, as cifar-predict
+// does) and resized to 32x32 (resize_image). Hidden entries (names starting
+// with '.') and files without an image extension are ignored and counted.
+//
+// Decoded once: the split is kept in a cache file (image_cache.h) keyed by
+// the list of files with their sizes and modification times, so a second
+// read costs about as much as reading CIFAR-10's binary files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cifar/data/data.h"
+#include "cifar/formats/image.h"
+
+namespace cifar {
+
+struct ImageFolderOptions {
+  // Where the cache file goes. Empty: beside the data, in DIR/.cifar-cache/.
+  // The caller (the app layer) passes e.g. $XDG_CACHE_HOME/cifar-train.
+  std::filesystem::path cache_dir;
+  bool use_cache = true;
+  // A file that is not a readable image is skipped (and named in a warning)
+  // instead of stopping the read (--skip-bad-images).
+  bool skip_bad_images = false;
+  // A missing DIR/test: false, an error saying so (and that --val-split holds
+  // out training images instead); true, an empty split (0 images, train/'s
+  // class names), for a caller that then holds out a validation split.
+  bool missing_test_is_empty = false;
+  int64_t max_pixels = kMaxImagePixels;  // per image, before decoding
+  // Called while decoding (not on a cache hit): images done so far, total.
+  // Called on the calling thread, after every few hundred images and at the end.
+  std::function<void(int64_t done, int64_t total)> progress;
+};
+
+// One image file of a split, as listed.
+struct ImageFolderFile {
+  std::filesystem::path path;  // DIR/<split>/<class>/...
+  std::string relative;        // "<class>/..." (relative to DIR/<split>)
+  uint64_t size = 0;           // bytes
+  int64_t mtime_ns = 0;        // modification time, nanoseconds since the epoch
+  int64_t label = 0;           // index into class_names
+};
+
+// What a split folder holds, before anything is decoded.
+struct ImageFolderListing {
+  std::filesystem::path root;            // DIR/train or DIR/test
+  std::vector<std::string> class_names;  // train/'s class folders, sorted
+  std::vector<ImageFolderFile> files;    // in torchvision's order
+  int64_t hidden_ignored = 0;            // names starting with '.'
+  int64_t other_ignored = 0;             // not an image file (extension, or not a file)
+};
+
+// "train" or "test".
+const char* split_folder_name(Split split);
+
+// True when DIR/train is a folder: the layout this reader takes (for
+// telling the data-set kinds apart; it reads nothing else).
+bool has_image_folder_layout(const std::filesystem::path& dir);
+
+// The class names: train/'s class folders, sorted by byte order. Throws
+// (naming the path, with a hint) when DIR or DIR/train is missing, when a
+// name is not UTF-8 text or holds a control character, or when there are
+// fewer than two classes.
+std::vector<std::string> image_folder_classes(const std::filesystem::path& dir);
+
+// Lists a split without decoding anything. Besides the checks above: DIR/test
+// missing (see missing_test_is_empty: then an empty listing), a class folder
+// with no image, a test class that train/ lacks, each an error naming it.
+ImageFolderListing list_image_folder(const std::filesystem::path& dir, Split split,
+                                     bool missing_test_is_empty = false);
+
+// Reads a split: images (N, 3, 32, 32) uint8 in the listing's order, labels
+// (N) int64, class names. From the cache when its key matches the listing;
+// else decodes (logging "decoding N images", calling options.progress) and
+// writes the cache (atomically; a cache that cannot be written is a warning,
+// not an error). A damaged cache is ignored with a warning and rebuilt. A
+// file that is not a readable image is an error naming it, or with
+// skip_bad_images a warning naming the skipped files (also on cache hits).
+Cifar10Dataset read_image_folder(const std::filesystem::path& dir, Split split,
+                                 const ImageFolderOptions& options = {});
+
+}  // namespace cifar

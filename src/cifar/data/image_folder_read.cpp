@@ -1,0 +1,181 @@
+// image_folder_read.cpp: an image folder split decoded once, then read from
+// its cache (see image_folder.h and image_cache.h).
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "cifar/core/errors.h"
+#include "cifar/data/image_cache.h"
+#include "cifar/data/image_folder.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kChunk = 256;    // images decoded between progress calls
+constexpr size_t kNamedSkips = 5;  // skipped files named in the warning
+
+struct Decoded {
+  torch::Tensor images;
+  torch::Tensor labels;
+  std::vector<std::string> skipped;
+};
+
+// Decodes and resizes every file of the listing, chunk by chunk, each chunk
+// spread over LibTorch's threads; errors are kept per image and dealt with
+// on this thread.
+Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {
+  const auto n = static_cast<int64_t>(listing.files.size());
+  auto images = torch::empty({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
+  auto* out = images.data_ptr<uint8_t>();
+  std::vector<std::string> errors(static_cast<size_t>(n));
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    const int64_t end = std::min(n, begin + kChunk);
+    at::parallel_for(begin, end, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        try {
+          const auto& file = listing.files[static_cast<size_t>(i)];
+          const auto rgb = resize_image(read_image(file.path, options.max_pixels));
+          std::memcpy(out + i * kImageBytes, rgb.data_ptr<uint8_t>(), kImageBytes);
+        } catch (const std::exception& error) {
+          errors[static_cast<size_t>(i)] = first_line(error.what());
+          if (errors[static_cast<size_t>(i)].empty()) errors[static_cast<size_t>(i)] = "unreadable";
+        }
+      }
+    });
+    for (int64_t i = begin; i < end && !options.skip_bad_images; ++i) {
+      const auto& error = errors[static_cast<size_t>(i)];
+      if (!error.empty()) {
+        throw std::runtime_error(fmt::format(
+            "{}: remove or replace the file, or pass --skip-bad-images to leave out (and name) "
+            "the files that are not readable images",
+            without_final_period(error)));
+      }
+    }
+    if (options.progress) options.progress(end, n);
+  }
+  std::vector<int64_t> keep, labels;
+  Decoded d;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& error = errors[static_cast<size_t>(i)];
+    if (error.empty()) {
+      keep.push_back(i);
+      labels.push_back(listing.files[static_cast<size_t>(i)].label);
+    } else {
+      d.skipped.push_back(error);
+    }
+  }
+  d.labels = torch::tensor(labels, torch::kInt64);
+  d.images = d.skipped.empty() ? images : images.index_select(0, torch::tensor(keep));
+  return d;
+}
+
+void warn_skipped(const std::vector<std::string>& skipped, const fs::path& root) {
+  if (skipped.empty()) return;
+  std::string names;
+  for (size_t i = 0; i < skipped.size() && i < kNamedSkips; ++i) {
+    names += (i == 0 ? "" : "; ") + skipped[i];
+  }
+  if (skipped.size() > kNamedSkips) {
+    names += fmt::format("; and {} more", skipped.size() - kNamedSkips);
+  }
+  spdlog::warn("{}: skipped {} file(s) that are not readable images (--skip-bad-images): {}",
+               root.string(), skipped.size(), names);
+}
+
+void log_ignored(const ImageFolderListing& listing) {
+  if (listing.hidden_ignored == 0 && listing.other_ignored == 0) return;
+  spdlog::info(
+      "{}: ignored {} hidden entr{} (names starting with '.') and {} other file(s) (only .png, "
+      ".jpg and .jpeg files are read)",
+      listing.root.string(), listing.hidden_ignored, listing.hidden_ignored == 1 ? "y" : "ies",
+      listing.other_ignored);
+}
+
+Cifar10Dataset to_split(torch::Tensor images, torch::Tensor labels,
+                        const std::vector<std::string>& class_names) {
+  Cifar10Dataset data;
+  data.images = std::move(images);
+  data.labels = std::move(labels);
+  data.class_names = class_names;
+  return data;
+}
+
+// The cache's verdict, logged; true on a hit (then `contents` hold the split).
+bool use_cache(const fs::path& path, const std::string& manifest, const fs::path& root,
+               ImageCacheContents& contents) {
+  auto lookup = load_image_cache(path, manifest);
+  switch (lookup.status) {
+    case CacheStatus::kHit:
+      spdlog::info("{}: {} images read from the cache {}", root.string(),
+                   lookup.contents.labels.size(0), path.string());
+      contents = std::move(lookup.contents);
+      return true;
+    case CacheStatus::kStale:
+      spdlog::info("{}: the image cache {} is out of date ({}); decoding again", root.string(),
+                   path.string(), lookup.detail);
+      return false;
+    case CacheStatus::kDamaged:
+      spdlog::warn("{}: ignoring the damaged image cache {} ({}); decoding again and rewriting it",
+                   root.string(), path.string(), lookup.detail);
+      return false;
+    case CacheStatus::kMissing:
+      break;
+  }
+  return false;
+}
+
+}  // namespace
+
+Cifar10Dataset read_image_folder(const fs::path& dir, Split split,
+                                 const ImageFolderOptions& options) {
+  const auto listing = list_image_folder(dir, split, options.missing_test_is_empty);
+  if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
+    spdlog::info("{} has no test/ folder: the test split is empty", dir.string());
+    return to_split(torch::empty({0, kChannels, kImageSide, kImageSide}, torch::kUInt8),
+                    torch::empty({0}, torch::kInt64), listing.class_names);
+  }
+  log_ignored(listing);
+  const auto cache = image_cache_path(dir, split, options.cache_dir);
+  const std::string where =
+      options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
+  ImageCacheContents contents;
+  contents.manifest = image_cache_manifest(listing, options, where);
+  if (options.use_cache && use_cache(cache, contents.manifest, listing.root, contents)) {
+    warn_skipped(contents.skipped, listing.root);
+    return to_split(contents.images, contents.labels, listing.class_names);
+  }
+
+  spdlog::info("{}: decoding {} images (once: later reads take them from {})",
+               listing.root.string(), listing.files.size(),
+               options.use_cache ? cache.string() : "nowhere, the cache is off");
+  const auto start = std::chrono::steady_clock::now();
+  auto decoded = decode_listing(listing, options);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  warn_skipped(decoded.skipped, listing.root);
+  if (decoded.labels.size(0) == 0) {
+    throw std::runtime_error(fmt::format("{}: none of its {} image files is a readable image",
+                                         listing.root.string(), listing.files.size()));
+  }
+  spdlog::info("{}: decoded {} images in {:.1f} s", listing.root.string(), decoded.labels.size(0),
+               took.count());
+  if (options.use_cache) {
+    contents.images = decoded.images;
+    contents.labels = decoded.labels;
+    contents.skipped = decoded.skipped;
+    try {
+      save_image_cache(cache, contents);
+    } catch (const std::exception& error) {
+      spdlog::warn("could not write the image cache: {}; the next read decodes the images again",
+                   first_line(error.what()));
+    }
+  }
+  return to_split(decoded.images, decoded.labels, listing.class_names);
+}
+
+}  // namespace cifar

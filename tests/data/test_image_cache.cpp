@@ -1,0 +1,190 @@
+// test_image_cache.cpp: image folders are decoded once. The second read
+// comes from the cache (seen by making an image unreadable behind the
+// cache's back: same size, same modification time); a changed, added or
+// removed image, or a damaged cache file, makes it decode again.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "cifar/data/image_cache.h"
+#include "cifar/data/image_folder.h"
+#include "data/image_files.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+using cifar::test::LogCapture;
+using cifar::test::TempDir;
+using cifar::test::write_png;
+using cifar::test::write_text;
+namespace fs = std::filesystem;
+
+namespace {
+
+// train/cat/0.png, cat/1.png, dog/0.png: red 10, 11, 20.
+void small_folder(const fs::path& dir) {
+  write_png(dir / "train" / "cat" / "0.png", 10, 0, 0);
+  write_png(dir / "train" / "cat" / "1.png", 11, 0, 0);
+  write_png(dir / "train" / "dog" / "0.png", 20, 0, 0);
+}
+
+std::vector<int> reds(const Cifar10Dataset& d) {
+  std::vector<int> out;
+  for (int64_t i = 0; i < d.size(); ++i) out.push_back(d.images[i][0][0][0].item<int>());
+  return out;
+}
+
+// Counts the decodes (each calls the progress callback at least once).
+struct Reader {
+  ImageFolderOptions options;
+  int decodes = 0;
+  Reader() {
+    options.progress = [this](int64_t done, int64_t total) { decodes += done == total; };
+  }
+  Cifar10Dataset read(const fs::path& dir) {
+    return read_image_folder(dir, Split::kTrain, options);
+  }
+};
+
+// Replaces a file's bytes with garbage of the same size, keeping its
+// modification time: only a read from the cache still sees the image.
+void spoil_unseen(const fs::path& path) {
+  const auto time = fs::last_write_time(path);
+  const auto size = fs::file_size(path);
+  write_text(path, std::string(size, 'x'));
+  fs::last_write_time(path, time);
+}
+
+// Moves a file's modification time on by a second (a later edit).
+void touch_later(const fs::path& path) {
+  fs::last_write_time(path, fs::last_write_time(path) + std::chrono::seconds(1));
+}
+
+}  // namespace
+
+TEST_CASE("a second read of an image folder comes from its cache", "[data][image_cache]") {
+  TempDir dir;
+  small_folder(dir.path());
+  Reader reader;
+  const auto first = reader.read(dir.path());
+  CHECK(reader.decodes == 1);
+  CHECK(fs::is_regular_file(dir.path() / ".cifar-cache" / "train.bin"));
+  spoil_unseen(dir.path() / "train" / "cat" / "1.png");
+  LogCapture log;
+  const auto second = reader.read(dir.path());
+  CHECK(reader.decodes == 1);
+  CHECK(torch::equal(first.images, second.images));
+  CHECK(torch::equal(first.labels, second.labels));
+  CHECK(second.class_names == first.class_names);
+  CHECK(reds(second) == std::vector<int>{10, 11, 20});
+  CHECK_THAT(log.text(), Catch::Contains("3 images read from the cache"));
+}
+
+TEST_CASE("a changed, added or removed image invalidates the cache", "[data][image_cache]") {
+  TempDir dir;
+  small_folder(dir.path());
+  Reader reader;
+  reader.read(dir.path());
+  LogCapture log;
+  SECTION("changed") {
+    const auto path = dir.path() / "train" / "cat" / "1.png";
+    write_png(path, 12, 0, 0);
+    touch_later(path);
+    CHECK(reds(reader.read(dir.path())) == std::vector<int>{10, 12, 20});
+    CHECK_THAT(log.text(), Catch::Contains("out of date (0 image(s) added, 0 removed, 1 changed") &&
+                               Catch::Contains("cat/1.png"));
+  }
+  SECTION("added") {
+    write_png(dir.path() / "train" / "dog" / "1.png", 21, 0, 0);
+    CHECK(reds(reader.read(dir.path())) == std::vector<int>{10, 11, 20, 21});
+    CHECK_THAT(log.text(), Catch::Contains("1 image(s) added, 0 removed, 0 changed"));
+  }
+  SECTION("removed") {
+    fs::remove(dir.path() / "train" / "cat" / "0.png");
+    CHECK(reds(reader.read(dir.path())) == std::vector<int>{11, 20});
+    CHECK_THAT(log.text(), Catch::Contains("0 image(s) added, 1 removed, 0 changed"));
+  }
+  SECTION("a class renamed") {
+    fs::rename(dir.path() / "train" / "dog", dir.path() / "train" / "ape");
+    const auto d = reader.read(dir.path());
+    CHECK(reds(d) == std::vector<int>{20, 10, 11});
+    CHECK(d.class_names == std::vector<std::string>{"ape", "cat"});
+    CHECK_THAT(log.text(), Catch::Contains("made with other settings or classes"));
+  }
+  CHECK(reader.decodes == 2);
+  reader.read(dir.path());  // and the new cache is used
+  CHECK(reader.decodes == 2);
+}
+
+TEST_CASE("a damaged image cache is ignored with a warning and rebuilt", "[data][image_cache]") {
+  TempDir dir;
+  small_folder(dir.path());
+  Reader reader;
+  const auto first = reader.read(dir.path());
+  const auto cache = dir.path() / ".cifar-cache" / "train.bin";
+  std::ifstream in(cache, std::ios::binary);
+  std::string bytes = test::read_all(in);
+  in.close();
+  SECTION("a flipped image byte") {
+    bytes[bytes.size() - 40] ^= 1;
+  }
+  SECTION("truncated") {
+    bytes.resize(bytes.size() - 100);
+  }
+  SECTION("another file") {
+    bytes = "hello";
+  }
+  write_text(cache, bytes);
+  LogCapture log;
+  const auto second = reader.read(dir.path());
+  CHECK(torch::equal(first.images, second.images));
+  CHECK(reader.decodes == 2);
+  CHECK_THAT(log.text(), Catch::Contains("warning") &&
+                             Catch::Contains("ignoring the damaged image cache " + cache.string()));
+  reader.read(dir.path());
+  CHECK(reader.decodes == 2);
+}
+
+TEST_CASE("the image cache goes where the caller says, or nowhere", "[data][image_cache]") {
+  TempDir dir;
+  small_folder(dir.path());
+  Reader reader;
+  SECTION("a cache folder") {
+    reader.options.cache_dir = dir.path() / "cache";
+    reader.read(dir.path());
+    CHECK_FALSE(fs::exists(dir.path() / ".cifar-cache"));
+    const auto path = image_cache_path(dir.path(), Split::kTrain, reader.options.cache_dir);
+    CHECK(path.parent_path() == dir.path() / "cache" / "image-folders");
+    CHECK(fs::is_regular_file(path));
+    reader.read(dir.path());
+    CHECK(reader.decodes == 1);
+  }
+  SECTION("no cache") {
+    reader.options.use_cache = false;
+    reader.read(dir.path());
+    reader.read(dir.path());
+    CHECK(reader.decodes == 2);
+    CHECK_FALSE(fs::exists(dir.path() / ".cifar-cache"));
+  }
+  SECTION("a cache that cannot be written is a warning") {
+    write_text(dir.path() / "blocked", "a file where the cache folder would go");
+    reader.options.cache_dir = dir.path() / "blocked";
+    LogCapture log;
+    CHECK(reader.read(dir.path()).size() == 3);
+    CHECK_THAT(log.text(), Catch::Contains("could not write the image cache"));
+  }
+}
+
+TEST_CASE("skipped images are named again on a cache hit", "[data][image_cache]") {
+  TempDir dir;
+  small_folder(dir.path());
+  write_text(dir.path() / "train" / "dog" / "bad.jpg", "not a JPEG");
+  Reader reader;
+  reader.options.skip_bad_images = true;
+  CHECK(reader.read(dir.path()).size() == 3);
+  LogCapture log;
+  CHECK(reader.read(dir.path()).size() == 3);
+  CHECK(reader.decodes == 1);
+  CHECK_THAT(log.text(), Catch::Contains("skipped 1 file(s)") && Catch::Contains("bad.jpg"));
+  reader.options.skip_bad_images = false;  // another key: decoded again, and refused
+  CHECK_THROWS_WITH(reader.read(dir.path()), Catch::Contains("--skip-bad-images"));
+}
