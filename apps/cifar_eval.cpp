@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     cifar::validate(config);
     const auto report = cifar::evaluate_checkpoint(config);
+    config.thread_cache_file = cifar::thread_cache_file(config.thread_cache);
     if (config.json) {
       std::cout << cifar::eval_to_json(report.result, report.model, report.device,
                                        report.class_names)

@@ -5,6 +5,7 @@
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 unset OMP_NUM_THREADS  # ctest sets it, which fixes the count anyway; this is about the default
+export XDG_CACHE_HOME=$PWD/cache  # an empty thread cache (the user's stays untouched)
 common=(--data "$REAL_DATA" --device cpu --model net --batch-size 256 --train-limit 2000
         --epochs 1 --seed 3 --augment --eval-batch-size 1000)
 tensor_bytes() {  # a safetensors file's tensors, without its header (metadata)
@@ -32,7 +33,9 @@ pass "--config reads it back, and the two runs' weights are bit-identical"
 
 # Without it, the default run measures (the control for the checks above).
 "$TRAIN" "${common[@]}" --checkpoint c.pt --run-dir c >/dev/null 2>c.err || fail "default run failed"
-grep -q "threads measured" c.err || { cat c.err; fail "the default run did not measure thread counts"; }
+# (8 steps: too short to pay for a round of probes, which the log says)
+grep -qE "threads measured|cannot pay for one" c.err \
+  || { cat c.err; fail "the default run did not consider measuring thread counts"; }
 grep -q "deterministic" c.err && { cat c.err; fail "a default CPU run mentions deterministic"; }
 grep -qx "deterministic = false" c/config.toml || fail "config.toml lacks deterministic = false"
-pass "the default run measures thread counts and saves deterministic = false"
+pass "the default run considers measuring thread counts and saves deterministic = false"

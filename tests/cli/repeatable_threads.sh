@@ -5,10 +5,14 @@
 # a run with --threads N, N being the count the tuner chose. A difference is
 # accepted (reported as skipped) only when the logs say the count changed
 # because the machine was busy: a re-check that moved it, or runs whose first
-# choices differ.
+# choices differ. The thread cache starts empty in the test's folder: the
+# straight run measures and remembers its count, the later runs start at it
+# (when the load is about the same) with no probes, and the weights must not
+# show it.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 unset OMP_NUM_THREADS  # ctest sets it, which fixes the count; this test is about the default
+export XDG_CACHE_HOME=$PWD/cache  # an empty thread cache (the user's stays untouched)
 common=(--data "$REAL_DATA" --device cpu --model net --batch-size 256 --lr 0.05 --momentum 0.9
         --train-limit 5000 --seed 7 --augment --log-interval 0.2 --eval-batch-size 1000)
 
@@ -19,7 +23,12 @@ tensor_bytes() {
   tail -c +$((8 + n + 1)) "$1"
 }
 same_weights() { cmp -s <(tensor_bytes "$1/model.safetensors") <(tensor_bytes "$2/model.safetensors"); }
-choices() { grep -ho "using [0-9]* until" "$@" | grep -o "[0-9]*" | tr '\n' ' '; }
+# The counts chosen: measured ("using N until"), remembered ("threads: N,
+# remembered") or kept for want of time to measure ("threads: N without a round").
+choices() {
+  grep -hoE "using [0-9]+ until|threads: [0-9]+(, remembered| without a round)" "$@" \
+    | grep -oE "[0-9]+" | tr '\n' ' '
+}
 
 "$TRAIN" "${common[@]}" --epochs 2 --checkpoint straight.pt --run-dir straight >/dev/null \
   2>straight.err || { tail straight.err; fail "straight run failed"; }
@@ -35,6 +44,8 @@ n=$(choices straight.err | cut -d' ' -f1)
 "$TRAIN" "${common[@]}" --epochs 2 --threads "$n" --checkpoint fixed.pt --run-dir fixed \
   >/dev/null 2>fixed.err || { tail fixed.err; fail "run at --threads $n failed"; }
 grep -q "threads measured" fixed.err && fail "--threads $n still measured thread counts"
+[[ -s cache/cifar-train/threads.json ]] || fail "the default run remembered no thread count"
+grep -q "remembered" split1.err split2.err && echo "the later runs started at the remembered count"
 
 echo "choices: straight $(choices straight.err)| split $(choices split1.err)| resumed $(choices split2.err)"
 grep -h "thread probes:" straight.err split1.err split2.err | sed 's/.*thread probes/thread probes/'

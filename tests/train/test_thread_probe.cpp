@@ -2,11 +2,13 @@
 // numbers. A probe leaves the model, its gradients, buffers, momentum and the
 // random stream as they were; a run whose tuner probes 1 and 2 threads ends
 // with the weights of a run at the count it settles on; a re-check that moves
-// to another count says from which step.
+// to another count says from which step; a remembered count (the thread
+// cache) gives the weights a measured one gives.
 #include <catch2/catch.hpp>
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -173,4 +175,59 @@ TEST_CASE("a re-check that moves to another count says from which step", "[threa
   CHECK(choice.changed_at() < 1100);  // the next re-check, 15 s of training later
   CHECK_THAT(choice.summary(),
              Catch::Contains("2 threads until step " + std::to_string(choice.changed_at())));
+}
+
+TEST_CASE("a run ends with the same weights whether the thread cache is empty, filled or damaged",
+          "[thread_probe][thread_cache]") {
+  const cifar::test::TempDir dir;
+  const auto file = dir.path() / "threads.json";
+  ThreadChoice one(CpuPlan{.threads = 1, .tune = false, .why = "test"}, false);
+  ThreadChoice two(CpuPlan{.threads = 2, .tune = false, .why = "test"}, false);
+  const auto at_one = train_run(one, 2);
+  REQUIRE_FALSE(same(at_one, train_run(two, 2)));  // the count shows in the weights
+
+  // A fake machine on which one thread is twice as fast (not the plan's
+  // count, 2), idle beside the run.
+  Clock::time_point now{};
+  const auto tuned = [&] {
+    ThreadTuner tuner(
+        {1, 2}, {.trial_seconds = 0.03, .probe_images = 16},
+        [&](int n) { torch::set_num_threads(n); },
+        [&] {
+          now += std::chrono::milliseconds(torch::get_num_threads() == 1 ? 10 : 20);
+          return now;
+        });
+    const auto idle = [&]() -> std::optional<CpuTimes> {
+      now += std::chrono::milliseconds(100);  // the data load, and the steps between readings
+      return CpuTimes{.busy_seconds = 0, .own_seconds = 0, .at = now};
+    };
+    return ThreadChoice(CpuPlan{.threads = 2, .tune = true, .why = "test"}, std::move(tuner),
+                        {.cache_file = file,
+                         .case_key = "train | net | batch 64",
+                         .load_check_seconds = 0,
+                         .cpu_times = idle});
+  };
+  const auto counted = [&](ThreadChoice& choice) { return train_run(choice, 2); };
+
+  ThreadChoice empty = tuned();  // measures, chooses 1, remembers it
+  const auto first = counted(empty);
+  CHECK_FALSE(empty.remembered());
+  CHECK(empty.threads() == 1);
+  REQUIRE(ThreadCache(file).find("train | net | batch 64", 0.0));
+
+  ThreadChoice filled = tuned();  // starts at the remembered 1, no probes
+  const auto second = counted(filled);
+  CHECK(filled.remembered());
+  CHECK(filled.probe_seconds() == 0);
+  CHECK_THAT(filled.summary(), Catch::Contains("0 rounds") && Catch::Contains("remembered"));
+
+  std::ofstream(file) << "{ damaged";
+  ThreadChoice damaged = tuned();  // ignores the file, measures again
+  const auto third = counted(damaged);
+  CHECK_FALSE(damaged.remembered());
+  CHECK(ThreadCache(file).note().empty());  // rewritten
+
+  CHECK(same(first, at_one));
+  CHECK(same(second, at_one));
+  CHECK(same(third, at_one));
 }

@@ -66,6 +66,19 @@ int64_t omp_num_threads_from_env() {
   return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
 }
 
+std::filesystem::path thread_cache_file(const std::string& option) {
+  if (option == "off") return {};
+  if (!option.empty()) return option;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/')
+    return std::filesystem::path(xdg) / "cifar-train/threads.json";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] != '\0') {
+    return std::filesystem::path(home) / ".cache/cifar-train/threads.json";
+  }
+  return {};
+}
+
 void set_deterministic_cublas_env() {
   // cuBLAS reads it when its first handle is made, so before training starts;
   // a value the user set is kept (":16:8" is the other one cuBLAS accepts).

@@ -87,6 +87,19 @@ void tta_option(C& c, V&& v) {
                  "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates; "
                  "-1: the checkpoint's level"},
              c.tta, Range<int64_t>{-1, 2});
+// cifar-train, cifar-eval: where measured thread counts are remembered
+// (platform/thread_cache.h); the app resolves the default from the environment.
+template <class C, class V>
+void thread_cache_option(C& thread_cache, V&& v) {
+  v.text(local(Opt{.names = "--thread-cache",
+                   .group = kDevice,
+                   .help = "File of thread counts measured before, or off (default: "
+                           "$XDG_CACHE_HOME/cifar-train/threads.json, else "
+                           "~/.cache/cifar-train/threads.json)",
+                   .saved = false}),
+         thread_cache);
+}
+
   } else {
     v.number(Opt{"--tta", kEvaluation,
                  "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates"},

@@ -74,6 +74,7 @@ template <class Config, class V>
 void train_device(Config& c, V&& v) {
   device_group(c, v);
   threads_option(c.threads, v);
+  thread_cache_option(c.thread_cache, v);
   v.flag(local(Opt{
              "--channels-last", kDevice,
              "NHWC images and weights (on a CPU: slower at small batches, faster at large ones)"}),
@@ -169,6 +170,7 @@ void eval_options(Config& c, V&& v) {
   data_group(c, v);
   device_group(c, v);
   threads_option(c.threads, v);
+  thread_cache_option(c.thread_cache, v);
   v.number(Opt{"-b,--batch-size", kEvaluation, "Evaluation batch size"}, c.batch_size,
            Range<int64_t>{1, kMaxCount});
   tta_option(c, v);

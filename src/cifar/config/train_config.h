@@ -52,6 +52,8 @@ struct TrainConfig {
   int64_t epochs = 2;
   int64_t batch_size = 4;
   double lr = 0.001;
+  // --thread-cache: a file, "off", or empty for the app's default (RunEnv::thread_cache).
+  std::string thread_cache;
   double momentum = 0.9;
   bool nesterov = false;
   double weight_decay = 0.0;

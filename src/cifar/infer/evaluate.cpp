@@ -6,6 +6,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
+#include "cifar/infer/eval_threads.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/weights.h"
 #include "cifar/platform/autocast.h"
@@ -165,45 +166,6 @@ LoadedCheckpoint load_model_file(const EvalConfig& config) {
   return load_model_input(config, kNumClasses);
 }
 
-// cifar-eval's CPU threads: --threads N fixed, else all cores, measured
-// against fewer by the thread tuner when the evaluation has batches enough
-// to pay for its probes (a round costs about as much as a few batches).
-class EvalThreads {
- public:
-  EvalThreads(const EvalConfig& config, int64_t batches, const torch::Device& device) {
-    if (!device.is_cpu()) return;
-    const int cores = static_cast<int>(std::max<int64_t>(1, config.hardware_threads));
-    const int threads =
-        config.threads > 0 ? static_cast<int>(std::min<int64_t>(config.threads, cores)) : cores;
-    settings_.emplace(threads, /*onednn=*/true);
-    if (config.threads > 0 || cores == 1 || batches < kTunedBatches) {
-      spdlog::info("threads: {} ({})", threads,
-                   config.threads > 0 ? "--threads" : "all cores; --threads N fixes the count");
-      return;
-    }
-    ThreadTunerOptions options;
-    options.trial_seconds = 0.05;  // forward passes only: short trials rank them
-    options.trial_steps = 5;
-    tuner_.emplace(ThreadTuner::candidates_for(cores), options);
-  }
-  void hook(EvalOptions& options) {
-    if (!tuner_) return;
-    options.before_batch = [this](int64_t images, const std::function<void(int64_t)>& probe) {
-      if (!tuner_->due()) return;
-      const bool first = tuner_->rounds() == 0;
-      tuner_->run_round(images, probe);
-      spdlog::log(first ? spdlog::level::info : spdlog::level::debug, "{}",
-                  tuner_->last_decision());
-    };
-    options.after_batch = [this] { tuner_->after_step(); };
-  }
-
- private:
-  static constexpr int64_t kTunedBatches = 20;
-  std::optional<CpuSettingsGuard> settings_;  // restores the process's count after
-  std::optional<ThreadTuner> tuner_;
-};
-
 // "level 2, the checkpoint's": the level, and where it came from.
 std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
   if (!from_file) return fmt::format("level {} (--tta)", tta);
@@ -213,6 +175,7 @@ std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
 }  // namespace
 
 EvalReport evaluate_checkpoint(const EvalConfig& config) {
+  const auto started = read_cpu_times();  // the others' load is measured from here
   const torch::Device device = use_device(config.device);
   std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped
   if (device.is_cpu()) heap_reuse.emplace();
@@ -231,7 +194,7 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const OomAdvice advice{"--batch-size", config.batch_size, info.model,
                          device,         config.amp,        test_data.size()};
   EvalThreads threads(config, (test_data.size() + config.batch_size - 1) / config.batch_size,
-                      device);
+                      device, info.model, started);
   report.result = with_oom_advice(advice, [&] {
     const ProgressBarOptions progress = eval_progress_options(config.progress_bar);
     EvalOptions options{.batch_size = config.batch_size,

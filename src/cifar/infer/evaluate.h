@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -94,8 +95,12 @@ struct EvalConfig : ModelInput {
   int64_t hardware_threads = 1;
 };
 
+  // --thread-cache: a file, "off", or empty for the app's default.
+  std::string thread_cache;
 struct EvalReport {
   std::string model;
+  // Not an option: the thread cache's file as the app resolved it (empty: none).
+  std::filesystem::path thread_cache_file;
   std::string device;
   EvalResult result;  // result.tta: the level used
   std::vector<std::string> class_names;

@@ -36,8 +36,8 @@ std::vector<int> ThreadTuner::candidates_for(int cores) {
   return out;
 }
 
-double ThreadTuner::trial(size_t index, int64_t images, const Probe& probe, double best,
-                          bool& stopped) {
+double ThreadTuner::trial(size_t index, int64_t images, const Probe& probe, double seconds,
+                          double best, bool& stopped) {
   set_threads_(candidates_[index]);
   const auto rate_of = [images](double s) { return s > 0 ? static_cast<double>(images) / s : 0.0; };
   // Collapsed (a neighbour holds a core this count needs): stop after this probe.
@@ -54,7 +54,7 @@ double ThreadTuner::trial(size_t index, int64_t images, const Probe& probe, doub
   const auto start = now;
   int64_t probes = 0;
   double elapsed = 0;
-  while (probes == 0 || (elapsed < options_.trial_seconds && probes < options_.trial_steps)) {
+  while (probes == 0 || (elapsed < seconds && probes < options_.trial_steps)) {
     last = now;
     probe(images);
     now = now_();
@@ -75,25 +75,48 @@ size_t ThreadTuner::choose(const std::vector<double>& rates) const {
   return rates[current_] * options_.switch_margin >= rates[best] ? current_ : best;
 }
 
-void ThreadTuner::run_round(int64_t batch_images, const Probe& probe) {
+bool ThreadTuner::start_at(int threads) {
+  const auto it = std::find(candidates_.begin(), candidates_.end(), threads);
+  if (it == candidates_.end()) return false;
+  current_ = static_cast<size_t>(it - candidates_.begin());
+  set_threads_(threads);
+  known_ = true;
+  return true;
+}
+
+double ThreadTuner::time_probe(int64_t batch_images, const Probe& probe) {
+  const auto start = now_();
+  probe(std::min(batch_images, options_.probe_images));
+  const double s = seconds_between(start, now_());
+  probe_seconds_ += s;
+  last_step_ = now_();  // probing is not training
+  return s;
+}
+
+void ThreadTuner::run_round(int64_t batch_images, const Probe& probe, double trial_seconds) {
   const int64_t images = std::min(batch_images, options_.probe_images);
+  const double seconds = trial_seconds >= 0 ? trial_seconds : options_.trial_seconds;
   const auto start = now_();
   std::vector<double> rates(candidates_.size(), 0.0);
   std::vector<bool> stopped(candidates_.size(), false);
   double best = 0;
   for (size_t i = 0; i < candidates_.size(); ++i) {
     bool collapsed = false;
-    rates[i] = trial(i, images, probe, best, collapsed);
+    rates[i] = trial(i, images, probe, seconds, best, collapsed);
     stopped[i] = collapsed;
     best = std::max(best, rates[i]);
   }
   const size_t before = current_;
   current_ = choose(rates);
+  rates_ = rates;
+  requested_ = false;
+  known_ = false;
   set_threads_(candidates_[current_]);
   confirmations_ = rounds_ > 0 && current_ == before ? confirmations_ + 1 : 0;
   const auto end = now_();
   const double round_seconds = seconds_between(start, end);
   probe_seconds_ += round_seconds;
+  last_round_seconds_ = round_seconds;
   // Each round in a row that kept the count doubles the wait (thread_tuner.h).
   keep_seconds_ = std::ldexp(
       std::max(options_.recheck_seconds, options_.keep_factor * round_seconds), confirmations_);

@@ -19,6 +19,10 @@
 //       takes at most probe_images images of the batch (its first ones)
 //     keep the preferred count (the one in use, or all cores before the first
 //       round) unless another measured switch_margin faster; set it
+//   a count known beforehand (start_at: remembered by thread_cache.h) skips
+//     the first round: no round is due until request_round() (the caller saw
+//     the machine's load change), and then only once the training since the
+//     last round is keep_factor times that round's time
 //   due() again after max(recheck_seconds, 9x the round's time) of training,
 //     doubled for each round in a row that kept the count (a round that
 //     changes it starts again from 1x): a round costs at most a tenth of the
@@ -66,14 +70,26 @@ class ThreadTuner {
                        std::function<Clock::time_point()> now = {});
 
   // A round of probes is due before the next step.
-  bool due() const { return rounds_ == 0 || trained_seconds_ >= keep_seconds_; }
+  bool due() const {
+    if (requested_) return trained_seconds_ >= options_.keep_factor * last_round_seconds_;
+    if (rounds_ == 0) return !known_;
+    return trained_seconds_ >= keep_seconds_;
+  }
+  // Starts at `threads` (one of the candidates; false otherwise) with no
+  // round due until request_round().
+  bool start_at(int threads);
+  // A round is wanted (the load changed); it comes once it can pay.
+  void request_round() { requested_ = true; }
   // A probe: one forward and backward of the batch's first `images` images
   // that changes nothing.
   using Probe = std::function<void(int64_t images)>;
   // Runs the round before a step of `batch_images` images: `probe` of
   // min(batch_images, probe_images) images at each candidate, then sets the
-  // chosen count.
-  void run_round(int64_t batch_images, const Probe& probe);
+  // chosen count. `trial_seconds` >= 0 replaces the options' (0: a warm-up
+  // and one timed probe per count).
+  void run_round(int64_t batch_images, const Probe& probe, double trial_seconds = -1);
+  // The seconds of one probe at the count in use (counted as probing).
+  double time_probe(int64_t batch_images, const Probe& probe);
   // Called after every training step: its time counts towards the next round.
   void after_step();
   // Called when an epoch starts: the time since the last step (evaluation,
@@ -86,6 +102,11 @@ class ThreadTuner {
   // Seconds spent in probes and in training steps so far.
   double probe_seconds() const { return probe_seconds_; }
   double step_seconds() const { return step_seconds_; }
+  // The last round's img/s per candidate, and its length in seconds.
+  const std::vector<int>& candidates() const { return candidates_; }
+  const std::vector<double>& rates() const { return rates_; }
+  double last_round_seconds() const { return last_round_seconds_; }
+  const ThreadTunerOptions& options() const { return options_; }
   // One line for the log after each round: what was measured, what won.
   const std::string& last_decision() const { return decision_; }
 
@@ -94,7 +115,8 @@ class ThreadTuner {
 
  private:
   // images/s of `images`-image probes at candidate `index`; `stopped` when it collapsed.
-  double trial(size_t index, int64_t images, const Probe& probe, double best, bool& stopped);
+  double trial(size_t index, int64_t images, const Probe& probe, double seconds, double best,
+               bool& stopped);
   size_t choose(const std::vector<double>& rates) const;
 
   std::vector<int> candidates_;
@@ -103,6 +125,10 @@ class ThreadTuner {
   std::function<Clock::time_point()> now_;
   size_t current_;
   int rounds_ = 0;
+  bool known_ = false;      // started at a count known beforehand
+  bool requested_ = false;  // request_round() since the last round
+  double last_round_seconds_ = 0;
+  std::vector<double> rates_;
   double trained_seconds_ = 0;  // training time since the last round
   double keep_seconds_ = 0;     // how long the round's choice is kept
   int confirmations_ = 0;       // rounds in a row that kept the count

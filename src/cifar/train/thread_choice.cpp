@@ -1,29 +1,109 @@
-// thread_choice.cpp: a fixed thread count, or the tuner's choice, logged once.
+// thread_choice.cpp: a fixed thread count, a remembered one, or the tuner's
+// choice within a budget, logged once (see thread_choice.h).
 #include "cifar/train/thread_choice.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace cifar {
 
-ThreadChoice::ThreadChoice(const CpuPlan& plan, bool on_cpu) : plan_(plan) {
+ThreadChoice::ThreadChoice(const CpuPlan& plan, bool on_cpu, ThreadChoiceOptions options)
+    : plan_(plan), options_(std::move(options)) {
   if (plan.tune && on_cpu) tuner_.emplace(ThreadTuner::candidates_for(plan.threads));
+  if (tuner_) cache_.emplace(options_.cache_file);
+  last_sample_ = sample();
 }
 
-ThreadChoice::ThreadChoice(const CpuPlan& plan, ThreadTuner tuner)
-    : plan_(plan), tuner_(std::move(tuner)) {}
+ThreadChoice::ThreadChoice(const CpuPlan& plan, ThreadTuner tuner, ThreadChoiceOptions options)
+    : plan_(plan), tuner_(std::move(tuner)), options_(std::move(options)) {
+  cache_.emplace(options_.cache_file);
+  last_sample_ = sample();
+}
 
-void ThreadChoice::before_step(int64_t global_step, int64_t images,
-                               const ThreadTuner::Probe& probe) {
-  if (!tuner_ || !tuner_->due()) return;
+std::optional<CpuTimes> ThreadChoice::sample() const {
+  return options_.cpu_times ? options_.cpu_times() : std::nullopt;
+}
+
+// A case measured before at about this load: its count, no probes.
+bool ThreadChoice::start_remembered() {
+  const auto now = sample();
+  if (last_sample_ && now) start_load_ = others_busy_cores(*last_sample_, *now, 0.05);
+  last_sample_ = now;
+  if (!cache_ || !cache_->enabled()) return false;
+  if (!cache_->note().empty()) spdlog::warn("{}", cache_->note());
+  if (!start_load_) return false;  // the load unknown: measure rather than guess
+  const auto hit = cache_->find(options_.case_key, *start_load_);
+  if (!hit || !tuner_->start_at(hit->threads)) return false;
+  remembered_ = true;
+  first_choice_ = hit->threads;
+  reference_load_ = start_load_;
+  spdlog::info(
+      "threads: {}, remembered for this case in {} (measured with other processes using {:.1f} "
+      "cores, {:.1f} now): no probes; measured again if the load changes",
+      hit->threads, cache_->file().string(), hit->others_load, *start_load_);
+  return true;
+}
+
+std::optional<double> ThreadChoice::first_round_trials(int64_t images,
+                                                       const ThreadTuner::Probe& probe) {
+  if (options_.steps <= 0) return -1.0;
+  const bool kept = cache_ && cache_->enabled();
+  const double share = kept ? options_.share_remembered : options_.share_alone;
+  tuner_->time_probe(images, probe);  // the first forward sets things up: not representative
+  const double t = tuner_->time_probe(images, probe);
+  const int64_t probed = std::min(images, tuner_->options().probe_images);
+  const double training = t * static_cast<double>(images) /
+                          static_cast<double>(std::max<int64_t>(1, probed)) *
+                          static_cast<double>(options_.steps);
+  const double budget = share * training - 2 * t;
+  // The smallest round: a warm-up and one probe per count, fewer threads slower in proportion.
+  double smallest = 0;
+  for (const int c : tuner_->candidates()) smallest += 2 * t * threads() / c;
+  if (budget < smallest) {
+    skipped_ = true;
+    tuner_->start_at(threads());
+    first_choice_ = threads();
+    spdlog::info(
+        "threads: {} without a round of probes: this run's training, about {:.1f} s, cannot pay "
+        "for one (about {:.2f} s; a round may cost {:.0f}% of it{})",
+        threads(), training, smallest, 100 * share,
+        kept ? "" : "; with the thread cache on, a first run's measure serves the later ones");
+    return std::nullopt;
+  }
+  const auto n = static_cast<double>(tuner_->candidates().size());
+  return std::min(tuner_->options().trial_seconds, (budget - smallest) / n);
+}
+
+void ThreadChoice::run_round(int64_t global_step, int64_t images, const ThreadTuner::Probe& probe,
+                             double trial_seconds) {
   const int before = tuner_->threads();
-  const bool first = tuner_->rounds() == 0;
+  const bool first = first_choice_ == 0;
   if (first) {
     spdlog::info(
         "threads: timing the first batch's forward and backward at each thread count (probes "
         "that change nothing) before the first step");
   }
-  tuner_->run_round(images, probe);
+  const auto start = sample();
+  tuner_->run_round(images, probe, trial_seconds);
+  last_sample_ = sample();
+  std::optional<double> load;
+  if (start && last_sample_) load = others_busy_cores(*start, *last_sample_, 0.05);
+  reference_load_ = load ? load : start_load_;
+  if (reference_load_ && cache_ && cache_->enabled()) {
+    RememberedThreads entry{.key = options_.case_key,
+                            .others_load = *reference_load_,
+                            .threads = tuner_->threads(),
+                            .probe_seconds = tuner_->last_round_seconds()};
+    for (size_t i = 0; i < tuner_->candidates().size(); ++i) {
+      entry.rates[tuner_->candidates()[i]] = tuner_->rates()[i];
+    }
+    const std::string note = cache_->note();
+    cache_->remember(entry);
+    if (cache_->note() != note) spdlog::warn("{}", cache_->note());
+  }
   const int now = tuner_->threads();
   if (first) first_choice_ = now;
   spdlog::log(first || now != before ? spdlog::level::info : spdlog::level::debug, "{}",
@@ -35,6 +115,37 @@ void ThreadChoice::before_step(int64_t global_step, int64_t images,
       "changed); from that step this run's numbers differ from a run at a fixed thread count. "
       "For repeatable runs use --threads {} or --deterministic",
       before, now, global_step, first_choice_);
+}
+
+// The others' load, read every load_check_seconds: a change asks for a round.
+void ThreadChoice::watch_load() {
+  if (skipped_ || !reference_load_ || !options_.cpu_times) return;
+  const auto wall = std::chrono::steady_clock::now();
+  if (wall < next_check_) return;
+  next_check_ = wall + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(options_.load_check_seconds));
+  const auto now = sample();
+  const auto load = last_sample_ && now ? others_busy_cores(*last_sample_, *now, 0) : std::nullopt;
+  last_sample_ = now;
+  if (!load || std::abs(*load - *reference_load_) < ThreadCache::kSameLoad) return;
+  spdlog::debug("threads: other processes now use {:.1f} cores ({:.1f} when the count was chosen)",
+                *load, *reference_load_);
+  reference_load_ = load;
+  tuner_->request_round();
+}
+
+void ThreadChoice::before_step(int64_t global_step, int64_t images,
+                               const ThreadTuner::Probe& probe) {
+  if (!tuner_) return;
+  if (!started_) {
+    started_ = true;
+    if (start_remembered()) return;
+    const auto trials = first_round_trials(images, probe);
+    if (trials) run_round(global_step, images, probe, *trials);
+    return;
+  }
+  watch_load();
+  if (tuner_->due()) run_round(global_step, images, probe, -1);
 }
 
 void ThreadChoice::after_step() {
@@ -49,15 +160,19 @@ std::string ThreadChoice::summary() const {
   if (!tuner_) return "";
   const double probes = tuner_->probe_seconds();
   const double steps = tuner_->step_seconds();
+  const char* how = remembered_ ? " (the count remembered by the thread cache)"
+                    : skipped_  ? " (no round: too short a run to pay for one)"
+                                : "";
   return fmt::format(
       "thread probes: {} round{}, {:.2f} s beside {:.1f} s of training steps ({:.1f}%); the "
-      "steps ran on {}",
+      "steps ran on {}{}",
       tuner_->rounds(), tuner_->rounds() == 1 ? "" : "s", probes, steps,
       steps > 0 ? 100 * probes / steps : 0.0,
       changed_at_ < 0
           ? fmt::format("{} thread{} throughout", first_choice_, first_choice_ == 1 ? "" : "s")
           : fmt::format("{} threads until step {}, then the re-checks' choices", first_choice_,
-                        changed_at_));
+                        changed_at_),
+      how);
 }
 
 }  // namespace cifar

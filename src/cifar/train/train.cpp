@@ -15,8 +15,10 @@
 #include <optional>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/version.h"
 #include "cifar/data/shard.h"
 #include "cifar/io/weights.h"
+#include "cifar/platform/cpu_load.h"
 #include "cifar/platform/device.h"
 #include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
@@ -56,7 +58,7 @@ EpochShape plan_epochs(const RunPlan& plan, const Recipe& recipe, const TrainCon
 // same order (collectives must match); only rank 0 writes.
 TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                            const torch::Device& device, const CpuPlan& cpu, Distributed& dist,
-                           int64_t local_batch) {
+                           int64_t local_batch, ThreadChoice& threads) {
   const Recipe recipe = make_recipe(config);
   const RunPlan plan = make_plan(config, recipe, device, dist);
   check_ranks_agree(dist, plan);  // before any collective and before the run folder
@@ -73,10 +75,19 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     outputs->own(session.info.run_id);
     outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step);
   }
-  ThreadChoice threads(cpu, device.is_cpu());
   const EpochPosition& at = session.position;
-  RunForecast forecast(shape.steps * (config.epochs - at.epoch + 1) - at.first_step,
-                       device.is_cpu());
+  const int64_t steps = shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
+  threads.set_run(ThreadCase{.phase = "train",
+                             .cpu = cpu_model_name(),
+                             .cores = cpu.threads,
+                             .model = plan.source.model_name,
+                             .batch = local_batch,
+                             .precision = to_string(config.amp),
+                             .channels_last = config.channels_last,
+                             .libtorch = libtorch_version()}
+                      .key(),
+                  steps);
+  RunForecast forecast(steps, device.is_cpu());
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.config = config,
                         .env = env,
@@ -167,7 +178,10 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
                  dist.backend_name(), config.batch_size, dist.world_size(), local_batch);
   }
   try {
-    return train_in_group(config, env, device, cpu, dist, local_batch);
+    return train_in_group(config, env, device, cpu, dist, local_batch, thread_choice);
+  // The thread choice starts here: the others' load is read from now to the first step.
+  ThreadChoice thread_choice(cpu, device.is_cpu(),
+                             {.cache_file = env.thread_cache, .cpu_times = read_cpu_times});
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {

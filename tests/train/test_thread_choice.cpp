@@ -1,0 +1,101 @@
+// test_thread_choice.cpp: probes are charged to a run only when they can pay
+// (a share of its expected training), a remembered count is used without
+// probes, and a change of the machine's load brings a round that follows it.
+// A fake machine: a probe or step takes ms[threads] milliseconds of fake time.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "cifar/train/thread_choice.h"
+#include "test_helpers.h"
+
+using namespace cifar;
+using Clock = ThreadTuner::Clock;
+
+namespace {
+struct FakeMachine {
+  std::map<int, double> ms{{1, 20.0}, {2, 10.0}};
+  int threads = 2;
+  Clock::time_point now{};
+  double others = 0;  // cores other processes keep busy
+  double busy = 0;    // their cumulative CPU seconds
+
+  void advance(double milliseconds) {
+    now += std::chrono::microseconds(static_cast<int64_t>(milliseconds * 1000));
+    busy += others * milliseconds / 1000;
+  }
+  ThreadChoice choice(ThreadChoiceOptions options) {
+    options.load_check_seconds = 0;
+    options.cpu_times = [this]() -> std::optional<CpuTimes> {
+      advance(50);  // a reading covers some time (the data load before the first step)
+      return CpuTimes{.busy_seconds = busy, .own_seconds = 0, .at = now};
+    };
+    ThreadTuner tuner(
+        {1, 2}, {}, [this](int n) { threads = n; }, [this] { return now; });
+    return ThreadChoice(CpuPlan{.threads = 2, .tune = true, .why = "test"}, std::move(tuner),
+                        std::move(options));
+  }
+  // `steps` training steps of batch 256; `at(step)` may change the machine.
+  std::map<int, int> train(ThreadChoice& c, int64_t steps,
+                           const std::function<void(int64_t)>& at = {}) {
+    std::map<int, int> ran;
+    for (int64_t s = 0; s < steps; ++s) {
+      if (at) at(s);
+      c.before_step(s, 256, [this](int64_t) { advance(ms.at(threads)); });
+      ++ran[threads];
+      advance(ms.at(threads));
+      c.after_step();
+    }
+    return ran;
+  }
+};
+}  // namespace
+
+TEST_CASE("a short run spends at most its share of the training on thread probes",
+          "[thread_choice]") {
+  FakeMachine m;
+  SECTION("without a cache: a twentieth; a 100-step run cannot pay for a round") {
+    ThreadChoice c = m.choice({.steps = 100});  // about 1 s of training
+    m.train(c, 100);
+    CHECK(c.threads() == 2);
+    CHECK(c.probe_seconds() <= 0.05 * 1.0 + 1e-9);
+    CHECK_THAT(c.summary(), Catch::Contains("0 rounds") && Catch::Contains("too short"));
+  }
+  SECTION("with a cache: a quarter, the round shortened to fit") {
+    const cifar::test::TempDir dir;
+    ThreadChoice c = m.choice({.cache_file = dir.path() / "t.json", .case_key = "k", .steps = 100});
+    m.train(c, 100);
+    CHECK(c.threads() == 2);
+    CHECK(c.probe_seconds() > 0);
+    CHECK(c.probe_seconds() <= 0.25 * 1.0 + 1e-9);
+    CHECK_THAT(c.summary(), Catch::Contains("1 round"));
+    CHECK(ThreadCache(dir.path() / "t.json").find("k", 0.0));
+  }
+  SECTION("a long run measures as before: full trials") {
+    ThreadChoice c = m.choice({.steps = 100000});
+    m.train(c, 10);
+    CHECK(c.probe_seconds() >= 2 * 0.3);
+  }
+}
+
+TEST_CASE("a remembered thread count is used without probes until the load changes",
+          "[thread_choice]") {
+  const cifar::test::TempDir dir;
+  const auto file = dir.path() / "t.json";
+  ThreadCache(file).remember(
+      {.key = "k", .others_load = 0, .threads = 2, .rates = {{1, 1.0}, {2, 2.0}}});
+  FakeMachine m;
+  ThreadChoice c = m.choice({.cache_file = file, .case_key = "k", .steps = 100000});
+  // At step 500 another process takes a core: two threads collapse.
+  const auto ran = m.train(c, 2000, [&](int64_t s) {
+    if (s == 500) m.others = 1, m.ms = {{1, 20.0}, {2, 200.0}};
+  });
+  CHECK(c.remembered());
+  CHECK(c.threads() == 1);
+  CHECK(c.changed_at() >= 500);
+  CHECK(c.changed_at() <= 502);  // the next reading, not the next periodic re-check
+  CHECK(ran.at(2) <= 502);
+  // The new load's choice is remembered beside the idle one.
+  CHECK(ThreadCache(file).find("k", 1.0)->threads == 1);
+  CHECK(ThreadCache(file).find("k", 0.0)->threads == 2);
+}
