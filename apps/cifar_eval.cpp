@@ -1,4 +1,4 @@
-// cifar-eval: evaluate a cifar-train checkpoint on the CIFAR-10 test split.
+// cifar-eval: evaluate a cifar-train checkpoint on a data set's test split.
 //
 // The checkpoint alone says which model to build (or a weights file with
 // --model, --stem, --mean, --std); the report is the overall and per-class
@@ -20,8 +20,10 @@ int main(int argc, char** argv) {
   cifar::EvalConfig config;
   cifar::LogOptions log;
 
-  CLI::App app{"cifar-eval: evaluate a cifar-train checkpoint on the CIFAR-10 test set",
-               "cifar-eval"};
+  CLI::App app{
+      "cifar-eval: evaluate a cifar-train checkpoint on a test set (CIFAR-10, CIFAR-100, image "
+      "folders)",
+      "cifar-eval"};
   app.set_version_flag("--version", cifar::version_line("cifar-eval"));
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cifar::add_eval_options(app, config);
@@ -31,9 +33,9 @@ int main(int argc, char** argv) {
     cifar::resolve_data_env(app, config.data_dir);
     if (log.quiet) config.progress_bar = false;  // as quiet as cifar-train -q
     config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
+    config.thread_cache_file = cifar::thread_cache_file(config.thread_cache);
     cifar::validate(config);
     const auto report = cifar::evaluate_checkpoint(config);
-    config.thread_cache_file = cifar::thread_cache_file(config.thread_cache);
     if (config.json) {
       std::cout << cifar::eval_to_json(report.result, report.model, report.device,
                                        report.class_names)

@@ -1,4 +1,4 @@
-// cifar-train: train a CIFAR-10 classifier (see README.md).
+// cifar-train: train a CIFAR-10, CIFAR-100 or image-folder classifier (see README.md).
 //
 // Parses options (command line over a TOML --config file, app/config_file.h;
 // each option is declared once, in src/cifar/config/option_tables.h), resolves what
@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   cifar::LogOptions log;
   bool list_devices = false;
 
-  CLI::App app{"cifar-train: train a CIFAR-10 classifier with LibTorch", "cifar-train"};
+  CLI::App app{"cifar-train: train a CIFAR-10, CIFAR-100 or image-folder classifier with LibTorch",
+               "cifar-train"};
   app.set_version_flag("--version", cifar::version_line("cifar-train"));
   cifar::add_config_option(app, "Read options from a TOML file; flags given here override it");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -48,8 +49,8 @@ int main(int argc, char** argv) {
     env.progress_bar = !log.quiet && ::isatty(STDERR_FILENO) != 0;
     env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     env.omp_num_threads = cifar::omp_num_threads_from_env();
-    env.dist = cifar::dist_env_from_environment();
     env.thread_cache = cifar::thread_cache_file(config.thread_cache);
+    env.dist = cifar::dist_env_from_environment();
     cifar::label_logs_with_rank(env.dist);
     const auto result = cifar::train(config, env);
     if (env.dist.rank != 0) return 0;  // rank 0 reports for all processes

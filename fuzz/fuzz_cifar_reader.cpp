@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   for (const int64_t label : labels) {
-    if (label < 0 || label >= cifar::kNumClasses) std::abort();
+    if (label < 0 || label >= cifar::kCifar10Classes) std::abort();
   }
   return 0;
 }

@@ -205,7 +205,8 @@ def read_weights(path):
 
 def load(path, model=None, stem=None):
     """A model in eval mode with the file's weights (strict), and a dict with
-    model, stem, mean, std and classes (from the metadata, else defaults)."""
+    model, stem, mean, std, classes and dataset (from the metadata, else
+    defaults; without a class list, as many classes as the head has)."""
     sd, meta = read_weights(path)
     info = {
         "model": model or meta.get("model"),
@@ -213,7 +214,12 @@ def load(path, model=None, stem=None):
         "mean": tuple(json.loads(meta["mean"])) if "mean" in meta else DEFAULT_MEAN,
         "std": tuple(json.loads(meta["std"])) if "std" in meta else DEFAULT_STD,
         "classes": tuple(json.loads(meta["classes"])) if "classes" in meta else CLASSES,
+        "dataset": meta.get("dataset", "cifar10"),
     }
+    if "classes" not in meta:  # the head says how many
+        head = next((sd[k] for k in ("fc3.weight", "fc.weight", "head.weight") if k in sd), None)
+        if head is not None and head.shape[0] != len(CLASSES):
+            info["classes"] = tuple(f"class_{i}" for i in range(head.shape[0]))
     if info["model"] is None:
         raise ValueError(f"{os.fspath(path)} does not say which model it holds: pass model=")
     m = make_model(info["model"], len(info["classes"]), info["stem"])

@@ -8,7 +8,7 @@ ok=(--data data --device cpu --train-limit 100 --epochs 1 --batch-size 50 -q)
 # --- data ---------------------------------------------------------------------
 expect 1 "nope does not exist.*download_cifar10.sh" -- "$TRAIN" --data nope --device cpu
 mkdir empty
-expect 1 "data_batch_1.bin is missing from empty" -- "$TRAIN" --data empty --device cpu
+expect 1 "empty holds no data set .*it holds nothing.*data_batch_1.bin" -- "$TRAIN" --data empty --device cpu
 touch afile
 expect 1 "afile is not a directory" -- "$TRAIN" --data afile --device cpu
 mkdir -p noperm/sub && cp -rL data/. noperm/sub/ && chmod 000 noperm/sub

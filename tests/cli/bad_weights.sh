@@ -94,11 +94,11 @@ expect 1 "weights file classes3.safetensors: metadata 'classes' lists 3 names, b
 expect 1 "weights file many.safetensors: metadata 'classes' lists 200000 names, more than the 100000" -- \
   "$PREDICT" --weights many.safetensors img.png
 # A consistent 3-class model predicts, but is not evaluated or trained on
-# CIFAR-10 (was: "Target 5 is out of bounds").
+# CIFAR-10, whose classes differ (was: "Target 5 is out of bounds").
 expect 0 "img.png: [abc] [0-9.]+%" -- "$PREDICT" --weights three.safetensors img.png
-expect 1 "weights file three.safetensors: metadata 'classes' lists 3 names \(a, b, c\), but CIFAR-10 has 10 classes" -- \
+expect 1 "weights file three.safetensors was trained on 3 classes \(a, b, c\), but data \(cifar10\) holds 10 classes \(airplane" -- \
   "$EVAL" --weights three.safetensors --data data --device cpu
-expect 1 "weights file three.safetensors: metadata 'classes' lists 3 names" -- \
+expect 1 "--init-weights three.safetensors was trained on 3 classes \(a, b, c\), but --data data \(cifar10\) holds 10" -- \
   "$TRAIN" "${ok[@]}" --init-weights three.safetensors --run-dir run-three --checkpoint three.pt
 
 # --- a checkpoint as weights --------------------------------------------------------

@@ -15,7 +15,7 @@ fi
 make_fake_data data
 mkdir locked && cp -L data/* locked/ && chmod 000 locked
 mkdir files && cp -L data/* files/ && chmod 000 files/data_batch_3.bin
-expect 1 "CIFAR-10 directory locked: permission denied" -- "${unprivileged[@]}" "$TRAIN" --data locked --device cpu
+expect 1 "data folder locked: permission denied" -- "${unprivileged[@]}" "$TRAIN" --data locked --device cpu
 expect 1 "files/data_batch_3.bin: permission denied" -- "${unprivileged[@]}" "$TRAIN" --data files --device cpu
 expect 1 "locked/data_batch_1.bin: permission denied \\(folder 'locked'" -- \
   "${unprivileged[@]}" "$EVAL" --checkpoint locked/data_batch_1.bin --data data --device cpu

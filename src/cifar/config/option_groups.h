@@ -55,10 +55,19 @@ void model_group(In& in, V&& v) {
 template <class C, class V>
 void data_group(C& c, V&& v) {
   // Local: each process may read its own copy (the ranks compare the data itself).
-  v.text(
-      local(Opt{"--data", kData,
-                "CIFAR-10 binary folder (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"}),
-      c.data_dir);
+  v.text(local(Opt{"--data", kData,
+                   "Data folder: CIFAR-10 or CIFAR-100 binary files, or train/<class>/ image "
+                   "folders (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"}),
+         c.data_dir);
+  v.parsed(Opt{"--dataset", kData,
+               "What --data holds: auto (detected from its files), cifar10, cifar100 or folder"},
+           c.dataset, Parsed<std::string>{dataset_of, same});
+  v.parsed(Opt{"--labels", kData, "CIFAR-100's classes: fine (100) or coarse (20 superclasses)"},
+           c.labels, Parsed<LabelSet>{parse_label_set, label_set_text});
+  v.flag(Opt{"--skip-bad-images", kData,
+             "Image folders: skip files that are not readable images (counted and named) "
+             "instead of stopping"},
+         c.skip_bad_images);
 }
 
 // cifar-train, cifar-eval.
@@ -78,15 +87,6 @@ void threads_option(C& threads, V&& v) {
       threads, Range<int64_t>{0, 4096});
 }
 
-// cifar-train (evaluations during training) and cifar-eval (which can also
-// take the level the checkpoint was trained for).
-template <class C, class V>
-void tta_option(C& c, V&& v) {
-  if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig>) {
-    v.number(Opt{"--tta", kEvaluation,
-                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates; "
-                 "-1: the checkpoint's level"},
-             c.tta, Range<int64_t>{-1, 2});
 // cifar-train, cifar-eval: where measured thread counts are remembered
 // (platform/thread_cache.h); the app resolves the default from the environment.
 template <class C, class V>
@@ -100,6 +100,15 @@ void thread_cache_option(C& thread_cache, V&& v) {
          thread_cache);
 }
 
+// cifar-train (evaluations during training) and cifar-eval (which can also
+// take the level the checkpoint was trained for).
+template <class C, class V>
+void tta_option(C& c, V&& v) {
+  if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig>) {
+    v.number(Opt{"--tta", kEvaluation,
+                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates; "
+                 "-1: the checkpoint's level"},
+             c.tta, Range<int64_t>{-1, 2});
   } else {
     v.number(Opt{"--tta", kEvaluation,
                  "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates"},

@@ -1,10 +1,10 @@
 // option_values.h: the typed values of the option tables as text, both ways.
 //
 // For each typed option (model name, ResNet stem, schedule, device, AMP mode,
-// recipe, normalisation channels) a parse function (text to value, throwing
-// UsageError naming the option) and a format function (value to the text
-// that parses back), handed to a visitor as Parsed<T>. Included by the
-// option tables only.
+// recipe, data set kind and label set, normalisation channels) a parse
+// function (text to value, throwing UsageError naming the option) and a
+// format function (value to the text that parses back), handed to a visitor
+// as Parsed<T>. Included by the option tables only.
 #pragma once
 
 #include <fmt/format.h>
@@ -68,6 +68,13 @@ inline Channels std_of(const std::string& text) {
     if (s <= 0) throw UsageError(fmt::format("--std values must be > 0, got '{}'", text));
   }
   return std;
+}
+inline std::string dataset_of(const std::string& text) {
+  dataset_request(text);  // throws UsageError for an unknown kind
+  return text;
+}
+inline std::string label_set_text(const LabelSet& labels) {
+  return to_string(labels);
 }
 inline std::string channels_text(const Channels& c) {
   return fmt::format("{},{},{}", c[0], c[1], c[2]);

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cifar/core/types.h"
+#include "cifar/data/dataset.h"
 #include "cifar/model/models.h"
 #include "cifar/optim/optim.h"
 #include "cifar/platform/device.h"
@@ -41,19 +42,22 @@ struct TrainConfig {
   std::optional<ResNetStem> stem;
   // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.
   std::string data_dir = "data/cifar-10-batches-bin";
-  int64_t train_limit = 0;  // use only the first N training images (0: all)
-  int64_t test_limit = 0;   // evaluate on the first N test images only (0: all)
-  int64_t val_split = 0;    // hold out N training images for validation (best.pt chosen on them)
+  std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)
+  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set
+  bool skip_bad_images = false;       // image folders: skip unreadable files, naming them
+  int64_t train_limit = 0;            // use only the first N training images (0: all)
+  int64_t test_limit = 0;             // evaluate on the first N test images only (0: all)
+  int64_t val_split = 0;  // hold out N training images for validation (best.pt chosen on them)
   bool augment = false;
   // Device and threads
   DeviceRequest device;  // auto
   int64_t threads = 0;   // 0: chosen at run time (see cpu_plan.h)
+  // --thread-cache: a file, "off", or empty for the app's default (RunEnv::thread_cache).
+  std::string thread_cache;
   // Optimisation (defaults: the PyTorch tutorial)
   int64_t epochs = 2;
   int64_t batch_size = 4;
   double lr = 0.001;
-  // --thread-cache: a file, "off", or empty for the app's default (RunEnv::thread_cache).
-  std::string thread_cache;
   double momentum = 0.9;
   bool nesterov = false;
   double weight_decay = 0.0;

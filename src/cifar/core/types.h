@@ -1,7 +1,7 @@
 // types.h: the small types every layer shares.
 //
-// Mixed-precision mode, per-channel normalisation, the image geometry and
-// class count of CIFAR-10, and the name-to-tensor map that state dicts and
+// Mixed-precision mode, per-channel normalisation (CIFAR-10's by default),
+// the image geometry, and the name-to-tensor map that state dicts and
 // weight files use. Plain data, so that a low layer (autocast, the image
 // decoder, the file formats) never pulls in the command-line configuration.
 #pragma once
@@ -15,11 +15,11 @@
 
 namespace cifar {
 
-// CIFAR-10's images and classes.
+// The models' input images (CIFAR's geometry; other data sets are resized to
+// it). Class counts come from the data (data/dataset.h).
 inline constexpr int64_t kImageSide = 32;
 inline constexpr int64_t kChannels = 3;
 inline constexpr int64_t kImageBytes = kChannels * kImageSide * kImageSide;  // 3,072
-inline constexpr int64_t kNumClasses = 10;
 
 // Mixed precision: off, bf16 autocast (no loss scaling needed), or fp16
 // autocast with dynamic loss scaling (train/grad_scaler.h).

@@ -58,7 +58,7 @@ void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& so
   }
   for (int64_t r = 0; r < records_per_file; ++r) {
     const uint8_t* record = bytes.data() + r * kRecordBytes;
-    if (record[0] >= kNumClasses) {
+    if (record[0] >= kCifar10Classes) {
       throw std::runtime_error(fmt::format(
           "{}: record {} has label {}, outside 0-9; the file is corrupt or not CIFAR-10 "
           "(CIFAR-100 files have another layout): download it again with "
@@ -121,12 +121,9 @@ TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t 
   return {take(train_index), take(val_index)};
 }
 
-std::vector<std::string> read_class_names(const fs::path& dir) {
-  const fs::path path = dir / "batches.meta.txt";
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return default_class_names();
+std::vector<std::string> read_name_lines(const fs::path& path, const char* what) {
   // Checked before it is opened: a FIFO or device there is an error, not a wait.
-  std::istringstream in(read_file(path, kMaxMetaFileBytes, "CIFAR-10 class-name file"));
+  std::istringstream in(read_file(path, kMaxMetaFileBytes, what));
   std::vector<std::string> names;
   int line_number = 0;
   for (std::string line; std::getline(in, line);) {
@@ -137,13 +134,21 @@ std::vector<std::string> read_class_names(const fs::path& dir) {
     // that are not UTF-8 are kept visible as \xFF text instead.
     if (!is_utf8(line)) {
       line = show_bytes(line);
-      spdlog::warn("{}: line {} is not UTF-8 text; the class name is used as '{}'",
-                   (dir / "batches.meta.txt").string(), line_number, line);
+      spdlog::warn("{}: line {} is not UTF-8 text; the class name is used as '{}'", path.string(),
+                   line_number, line);
     }
     names.push_back(line);
   }
+  return names;
+}
+
+std::vector<std::string> read_class_names(const fs::path& dir) {
+  const fs::path path = dir / "batches.meta.txt";
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return default_class_names();
+  const auto names = read_name_lines(path, "CIFAR-10 class-name file");
   // A meta file that does not hold exactly ten names is not trusted.
-  return names.size() == static_cast<size_t>(kNumClasses) ? names : default_class_names();
+  return names.size() == static_cast<size_t>(kCifar10Classes) ? names : default_class_names();
 }
 
 }  // namespace cifar

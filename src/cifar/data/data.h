@@ -36,14 +36,18 @@ struct Cifar10Options {
   int64_t train_files = 5;
 };
 
-// One split of CIFAR-10, resident in memory.
-struct Cifar10Dataset {
+// One split of a data set (CIFAR-10, CIFAR-100, an image folder: see
+// dataset.h), resident in memory.
+struct ImageSplit {
   torch::Tensor images;                  // (N, 3, 32, 32) uint8
-  torch::Tensor labels;                  // (N) int64, values 0..9
-  std::vector<std::string> class_names;  // 10 names, in label order
+  torch::Tensor labels;                  // (N) int64, values 0..classes-1
+  std::vector<std::string> class_names;  // one per class, in label order
 
   int64_t size() const { return labels.size(0); }
 };
+using Cifar10Dataset = ImageSplit;  // its name before there were other data sets
+
+inline constexpr int64_t kCifar10Classes = 10;
 
 // The standard ten class names, in label order.
 const std::vector<std::string>& default_class_names();
@@ -77,5 +81,10 @@ TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t 
 // Class names from batches.meta.txt when present (one per line, ten lines),
 // else the standard ten.
 std::vector<std::string> read_class_names(const std::filesystem::path& dir);
+
+// The non-empty lines of a class-name file (trailing spaces and CRs cut;
+// bytes that are not UTF-8 shown as \xNN text, with a warning). `what` names
+// the file in errors ("CIFAR-100 class-name file").
+std::vector<std::string> read_name_lines(const std::filesystem::path& path, const char* what);
 
 }  // namespace cifar

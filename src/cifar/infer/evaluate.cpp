@@ -104,12 +104,14 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
   EvalResult result;
   result.num_classes = num_classes;
   result.tta = tta;
-  torch::Tensor packed;  // (C * C + 1) double: the confusion matrix, then the loss sum
+  const bool top5 = num_classes > kTop5Above;
+  torch::Tensor packed;  // (C * C + 2) double: the confusion matrix, the loss sum, top-5 hits
   {
     torch::InferenceMode inference;
     const auto i64 = torch::TensorOptions().dtype(torch::kInt64).device(device);
     auto confusion = torch::zeros({num_classes * num_classes}, i64);
     auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+    auto top5_hits = torch::zeros({}, i64);
     const auto plan = data.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
     // Every rank runs the same number of batches (its share may be one
     // sample shorter), so that the stop check below is a collective they all
@@ -140,8 +142,13 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
       // index_add_, not torch::bincount: bincount sizes its output from the
       // input's maximum, which on a GPU is read back to the host (twice).
       confusion.index_add_(0, batch.labels * num_classes + pred, torch::ones_like(pred));
+      if (top5) {
+        const auto best5 = std::get<1>(logits.topk(5, 1));  // (B, 5)
+        top5_hits.add_(best5.eq(batch.labels.unsqueeze(1)).sum());
+      }
     }
-    packed = torch::cat({confusion.to(torch::kDouble), loss_sum.reshape({1})});
+    packed = torch::cat({confusion.to(torch::kDouble), loss_sum.reshape({1}),
+                         top5_hits.to(torch::kDouble).reshape({1})});
   }
   packed = packed.clone();  // a normal tensor: inference tensors cannot be reduced in place
   group.all_reduce_sum(packed);
@@ -155,15 +162,30 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
     result.correct += result.confusion[static_cast<size_t>(c * num_classes + c)];
   }
   result.loss = n > 0 ? values[num_classes * num_classes] / static_cast<double>(n) : 0.0;
+  if (top5) result.correct_top5 = static_cast<int64_t>(values[num_classes * num_classes + 1]);
   model.train(was_training);
   return result;
 }
 
 namespace {
-// A checkpoint, or weights from elsewhere dressed as one (no optimizer state).
-LoadedCheckpoint load_model_file(const EvalConfig& config) {
-  // model_input.h: checks the Model options, logs the file; CIFAR-10's classes
-  return load_model_input(config, kNumClasses);
+// The test split of the data --data holds, and the model's classes checked
+// against it: the same names in the same order (a weights file that names
+// none takes the data's, when it has as many outputs).
+ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint) {
+  DatasetOptions options{
+      .dir = config.data_dir, .kind = dataset_request(config.dataset), .labels = config.labels};
+  options.folder.skip_bad_images = config.skip_bad_images;
+  const DatasetKind kind = dataset_kind(options);
+  ImageSplit test = read_dataset_split(options, kind, Split::kTest);
+  auto& info = checkpoint.info;
+  const std::string model_file = config.checkpoint.empty() ? "weights file " + config.weights
+                                                           : "checkpoint " + config.checkpoint;
+  if (!checkpoint.class_names_known && info.class_names.size() == test.class_names.size()) {
+    info.class_names = test.class_names;
+  }
+  check_same_classes(info.class_names, model_file, test.class_names,
+                     fmt::format("{} ({})", config.data_dir, to_string(kind)));
+  return test;
 }
 
 // "level 2, the checkpoint's": the level, and where it came from.
@@ -179,13 +201,15 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const torch::Device device = use_device(config.device);
   std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped
   if (device.is_cpu()) heap_reuse.emplace();
-  LoadedCheckpoint checkpoint = load_model_file(config);
+  // model_input.h: checks the Model options, logs the file
+  LoadedCheckpoint checkpoint = load_model_input(config);
+  const ImageSplit test_split = read_test_data(config, checkpoint);
   const auto& info = checkpoint.info;
   if (config.tta != -1) check_tta_level(config.tta);
   const int64_t tta = config.tta == -1 ? info.tta : config.tta;
   spdlog::info("test-time augmentation: {}", tta_source(tta, config.tta == -1, config));
-  const DeviceDataset test_data(read_cifar10(config.data_dir, Split::kTest), device,
-                                info.normalization);
+  // The checkpoint's normalisation, whatever data it is evaluated on.
+  const DeviceDataset test_data(test_split, device, info.normalization);
   checkpoint.model->to(device);
   EvalReport report;
   report.model = info.model;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cifar/core/types.h"
+#include "cifar/data/dataset.h"
 #include "cifar/data/loader.h"
 #include "cifar/infer/model_input.h"
 #include "cifar/model/models.h"
@@ -82,6 +83,9 @@ ProgressBarOptions eval_progress_options(std::optional<bool> interactive = std::
 // that cifar-predict and cifar-export share) evaluated on the test split.
 struct EvalConfig : ModelInput {
   std::string data_dir = "data/cifar-10-batches-bin";
+  std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)
+  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set
+  bool skip_bad_images = false;       // image folders: skip unreadable files, naming them
   DeviceRequest device;
   AmpMode amp = AmpMode::kOff;
   int64_t batch_size = 100;  // see TrainConfig::eval_batch_size
@@ -91,16 +95,16 @@ struct EvalConfig : ModelInput {
   // Not an option: a progress bar on a terminal when unset; the app sets
   // false for --quiet.
   std::optional<bool> progress_bar;
-  // Not an option: the machine's hardware threads (the app's to say).
-  int64_t hardware_threads = 1;
-};
-
   // --thread-cache: a file, "off", or empty for the app's default.
   std::string thread_cache;
-struct EvalReport {
-  std::string model;
+  // Not an option: the machine's hardware threads (the app's to say).
+  int64_t hardware_threads = 1;
   // Not an option: the thread cache's file as the app resolved it (empty: none).
   std::filesystem::path thread_cache_file;
+};
+
+struct EvalReport {
+  std::string model;
   std::string device;
   EvalResult result;  // result.tta: the level used
   std::vector<std::string> class_names;

@@ -68,6 +68,7 @@ LoadedCheckpoint load_model_input(const ModelInput& input, std::optional<int64_t
   LoadedCheckpoint loaded;  // no optimiser state: nothing to resume
   loaded.info = weights_info(weights);
   loaded.model = weights.model;
+  loaded.class_names_known = weights.class_names_known;
   return loaded;
 }
 

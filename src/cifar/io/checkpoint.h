@@ -84,6 +84,9 @@ struct CheckpointInfo {
   double best_accuracy = -1;
   Normalization normalization;
   std::vector<std::string> class_names;
+  // The data set it was trained on (DatasetInfo::id: cifar10, cifar100,
+  // cifar100-coarse, folder); absent in older files: cifar10.
+  std::string dataset = "cifar10";
   std::string config_toml;  // the resolved settings of the run
   std::string libtorch_version;
   std::string run_id;      // the run that wrote it (see above); empty in version 1
@@ -125,6 +128,9 @@ struct LoadedCheckpoint {
   Classifier model;
   std::string bytes;  // the file, kept so the optimizer can be restored later
   CheckpointHeader header;
+  // False for a weights file that does not name its classes (info.class_names
+  // are then made up for its outputs): evaluation takes the data's names.
+  bool class_names_known = true;
 };
 
 // Reads, verifies and loads a checkpoint; a version-1 file loads with a

@@ -91,6 +91,7 @@ json to_json(const CheckpointInfo& info) {
       {"best_accuracy", info.best_accuracy},
       {"normalization", {{"mean", info.normalization.mean}, {"std", info.normalization.std}}},
       {"class_names", info.class_names},
+      {"dataset", info.dataset},
       {"config", info.config_toml},
       {"libtorch_version", info.libtorch_version},
       {"run_id", info.run_id},
@@ -121,6 +122,7 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     info.normalization.mean = j.at("normalization").at("mean").get<std::array<double, 3>>();
     info.normalization.std = j.at("normalization").at("std").get<std::array<double, 3>>();
     info.class_names = j.at("class_names").get<std::vector<std::string>>();
+    info.dataset = j.value("dataset", std::string("cifar10"));  // absent before issue 29
     info.config_toml = j.at("config").get<std::string>();
     info.libtorch_version = j.at("libtorch_version").get<std::string>();
     info.run_id = j.value("run_id", std::string());               // absent in version 1

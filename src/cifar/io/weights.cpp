@@ -61,7 +61,8 @@ FileContents read_contents(const fs::path& path, const WeightsOptions& options) 
             .meta = {.model = c.info.model,
                      .stem = parse_stem(c.info.stem),
                      .normalization = c.info.normalization,
-                     .class_names = c.info.class_names},
+                     .class_names = c.info.class_names,
+                     .dataset = c.info.dataset},
             .says = "the checkpoint's header",
             .classes_field = "header field 'class_names'"};
   }
@@ -75,6 +76,29 @@ FileContents read_contents(const fs::path& path, const WeightsOptions& options) 
   WeightsFile file = read_weights(path, limits);
   return {.tensors = std::move(file.tensors),
           .meta = parse_weights_metadata(file.metadata, source)};
+}
+
+// The outputs of the model in `tensors`: the first dimension of its output
+// layer (the tensors whose size changes with the class count); 0 when the
+// file lacks them (the strict load then names what is missing).
+int64_t head_size(const TensorMap& tensors, const std::string& model_name, ResNetStem stem) {
+  const auto options = ModelOptions(model_name).stem(stem);
+  const TensorMap a = model_state_dict(*make_model(ModelOptions(options).num_classes(1)));
+  const TensorMap b = model_state_dict(*make_model(ModelOptions(options).num_classes(2)));
+  for (const auto& [name, t] : a) {
+    const auto it = tensors.find(name);
+    if (t.sizes() == b.at(name).sizes() || it == tensors.end() || it->second.dim() == 0) continue;
+    return it->second.size(0);
+  }
+  return 0;
+}
+
+// Names for outputs a file does not name: CIFAR-10's for ten, else numbered.
+std::vector<std::string> unnamed_classes(int64_t n) {
+  if (n == kCifar10Classes || n <= 0) return default_class_names();
+  std::vector<std::string> names;
+  for (int64_t c = 0; c < n; ++c) names.push_back(fmt::format("class_{}", c));
+  return names;
 }
 
 // When the file's tensors do not fit the model built for its class list:
@@ -141,7 +165,11 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
   }
   check_model_name(out.model_name);
   out.stem = options.stem ? parse_stem(*options.stem) : meta.stem.value_or(ResNetStem::kCifar);
-  out.class_names = meta.class_names.value_or(default_class_names());
+  out.class_names_known = meta.class_names.has_value();
+  out.class_names = out.class_names_known
+                        ? *meta.class_names
+                        : unnamed_classes(head_size(tensors, out.model_name, out.stem));
+  out.dataset = meta.dataset.value_or("cifar10");
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";
@@ -161,9 +189,11 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
   if (const auto n = static_cast<int64_t>(out.class_names.size());
       options.num_classes && n != *options.num_classes) {
     throw std::runtime_error(fmt::format(
-        "weights file {}: {} lists {} names{}, but CIFAR-10 has {} classes: a {}-class model can "
-        "predict, not be evaluated or trained on CIFAR-10",
-        source, classes_field, n,
+        "weights file {}: {} {} {}{}, but the data has {} classes: a {}-class model can "
+        "predict, not be evaluated or trained on this data",
+        source,
+        out.class_names_known ? fmt::format("{} lists", classes_field) : "its output layer has", n,
+        out.class_names_known ? "names" : "outputs",
         n <= 12 ? fmt::format(" ({})", fmt::join(out.class_names, ", ")) : std::string(),
         *options.num_classes, n));
   }
@@ -189,6 +219,7 @@ CheckpointInfo weights_info(const ImportedWeights& weights) {
   info.stem = to_string(weights.stem);
   info.class_names = weights.class_names;
   info.num_classes = static_cast<int64_t>(weights.class_names.size());
+  info.dataset = weights.dataset;
   info.normalization = weights.normalization;
   info.libtorch_version = libtorch_version();
   return info;

@@ -31,15 +31,15 @@
 namespace cifar {
 
 // What to build for a weights file. Unset fields come from the file's
-// metadata, else the defaults: stem cifar, the training normalisation, the
-// ten CIFAR-10 classes; the model is never guessed (a file without metadata
-// needs `model`).
+// metadata, else the defaults: stem cifar, the training normalisation, and
+// as many outputs as the file's output layer has (named as CIFAR-10's when
+// there are ten, else class_0, class_1, ...); the model is never guessed (a
+// file without metadata needs `model`).
 struct WeightsOptions {
   std::optional<std::string> model;  // "net", "resnet18", ... (checked)
   std::optional<std::string> stem;   // "cifar" or "imagenet" (checked)
   std::optional<Normalization> normalization;
-  // The outputs the caller needs (CIFAR-10's 10 to evaluate or train on);
-  // unset: any the file says (cifar-predict, cifar-export).
+  // The outputs the caller needs; unset: any the file has.
   std::optional<int64_t> num_classes;
 };
 
@@ -51,6 +51,8 @@ struct ImportedWeights {
   ResNetStem stem = ResNetStem::kCifar;  // meaningful for ResNets only
   Normalization normalization;           // what the model's inputs are normalised with
   std::vector<std::string> class_names;  // the model's outputs, in order
+  bool class_names_known = true;         // false: the file names none (see WeightsOptions)
+  std::string dataset = "cifar10";       // what the file says it was trained on
   std::string normalization_note;        // where the normalisation came from, for the log
 };
 

@@ -64,6 +64,7 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
     }
     out.normalization = n;
   }
+  out.dataset = value_of(metadata, "dataset");
   if (const auto classes = value_of(metadata, "classes")) {
     const json j = json::parse(*classes, nullptr, /*allow_exceptions=*/false);
     if (!j.is_array() || j.empty() ||
@@ -83,13 +84,18 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
 }
 
 StringMap weights_metadata(const CheckpointInfo& info) {
-  return {{"format", "pt"},
-          {"model", info.model},
-          {"stem", info.stem},
-          {"mean", json(info.normalization.mean).dump()},
-          {"std", json(info.normalization.std).dump()},
-          {"classes", json(info.class_names).dump(-1, ' ', false, json::error_handler_t::replace)},
-          {"cifar_train_version", tool_version()}};
+  StringMap out{
+      {"format", "pt"},
+      {"model", info.model},
+      {"stem", info.stem},
+      {"mean", json(info.normalization.mean).dump()},
+      {"std", json(info.normalization.std).dump()},
+      {"classes", json(info.class_names).dump(-1, ' ', false, json::error_handler_t::replace)},
+      {"cifar_train_version", tool_version()}};
+  // CIFAR-10 goes unsaid, as in files written before other data sets, so that
+  // its weights files stay byte for byte what they were.
+  if (info.dataset != "cifar10") out["dataset"] = info.dataset;
+  return out;
 }
 
 }  // namespace cifar

@@ -2,7 +2,8 @@
 // model, read and written.
 //
 // Keys, all strings (lists as JSON): "model", "stem", "mean" and "std" (three
-// numbers each), "classes" (the class names), "cifar_train_version", and
+// numbers each), "classes" (the class names), "dataset" (what it was trained
+// on, e.g. cifar100; absent for CIFAR-10), "cifar_train_version", and
 // "format": "pt" (Hugging Face's marker for PyTorch tensors). cifar-train
 // writes all of them; files from elsewhere may carry none.
 #pragma once
@@ -26,6 +27,7 @@ struct WeightsMetadata {
   std::optional<ResNetStem> stem;
   std::optional<Normalization> normalization;  // set only when both mean and std are there
   std::optional<std::vector<std::string>> class_names;
+  std::optional<std::string> dataset;  // absent: cifar10, or not said
 };
 
 // Reads the keys above from a weights file's metadata. Throws

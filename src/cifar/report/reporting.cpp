@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cifar/report/class_report.h"
+
 namespace cifar {
 
 std::vector<double> EvalResult::per_class_accuracy() const {
@@ -35,6 +37,7 @@ std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
 }
 
 std::string format_per_class(const EvalResult& r, const std::vector<std::string>& names) {
+  if (r.num_classes > kTop5Above) return format_many_classes(r, names);
   std::string out = fmt::format("Accuracy of the network on the {} test images: {:.1f} %\n",
                                 r.total, 100 * r.accuracy());
   const auto acc = r.per_class_accuracy();
@@ -59,6 +62,7 @@ std::string describe_tta(int64_t level) {
 std::string format_confusion(const EvalResult& r, const std::vector<std::string>& names) {
   const auto n = static_cast<size_t>(r.num_classes);
   std::string out = fmt::format("Test-time augmentation: {}\n", describe_tta(r.tta));
+  if (r.num_classes > kTop5Above) return out + describe_unprinted_confusion(r);
   out += "Confusion matrix (rows: true class, columns: predicted class, by number)\n";
   // Classes are numbered, so that whole names label the rows and the
   // columns stay as narrow as the counts: ten classes fit 80 columns.
@@ -86,9 +90,21 @@ std::string eval_to_json(const EvalResult& r, const std::string& model, const st
   nlohmann::json per_class = nlohmann::json::object();
   const auto acc = r.per_class_accuracy();
   for (size_t c = 0; c < acc.size(); ++c) per_class[names.at(c)] = acc[c];
-  const nlohmann::json j = {{"model", model},       {"device", device},         {"total", r.total},
-                            {"correct", r.correct}, {"accuracy", r.accuracy()}, {"loss", r.loss},
-                            {"tta", r.tta},         {"per_class", per_class}};
+  nlohmann::json j = {{"model", model},       {"device", device},         {"total", r.total},
+                      {"correct", r.correct}, {"accuracy", r.accuracy()}, {"loss", r.loss},
+                      {"tta", r.tta},         {"per_class", per_class}};
+  if (r.has_top5()) {  // more than ten classes: top-5, and the matrix no table shows
+    j["top5_correct"] = r.correct_top5;
+    j["top5_accuracy"] = r.top5_accuracy();
+    nlohmann::json rows = nlohmann::json::array();
+    const auto n = static_cast<size_t>(r.num_classes);
+    for (size_t c = 0; c < n; ++c) {
+      rows.push_back(
+          std::vector<int64_t>(r.confusion.begin() + static_cast<std::ptrdiff_t>(c * n),
+                               r.confusion.begin() + static_cast<std::ptrdiff_t>((c + 1) * n)));
+    }
+    j["confusion"] = rows;
+  }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -101,11 +117,10 @@ MetricsCsv::MetricsCsv(const std::filesystem::path& path) {
   }
   out_.open(path, std::ios::app);
   if (!out_) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
-  if (!exists) {
-    out_ << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,lr,seconds,"
-            "images_per_second,eval_seconds,peak_memory_bytes,val_loss,val_accuracy\n";
-    out_.flush();
-  }
+  // The header goes with the first row, which says whether the run has a
+  // top-5 column (more than ten classes); an empty file (a run stopped before
+  // its first row) gets it too.
+  header_due_ = !exists || std::filesystem::file_size(path, ec) == 0;
 }
 
 void MetricsCsv::write(const EpochMetrics& m) {
@@ -116,9 +131,19 @@ void MetricsCsv::write(const EpochMetrics& m) {
   // So do the test columns on an epoch --eval-every skips.
   const std::string test =
       m.has_test() ? fmt::format("{:.6f},{:.6f}", m.test_loss, m.test_accuracy) : std::string(",");
-  out_ << fmt::format("{},{:.6f},{:.6f},{},{:.8g},{:.3f},{:.1f},{:.3f},{},{}\n", m.epoch,
+  if (header_due_) {
+    out_ << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,lr,seconds,"
+            "images_per_second,eval_seconds,peak_memory_bytes,val_loss,val_accuracy"
+         << (m.top5_column ? ",test_top5_accuracy\n" : "\n");
+    header_due_ = false;
+  }
+  // Top-5 last, where the run has the column (empty on an epoch without a test).
+  const std::string top5 = !m.top5_column     ? std::string()
+                           : m.test_top5 >= 0 ? fmt::format(",{:.6f}", m.test_top5)
+                                              : std::string(",");
+  out_ << fmt::format("{},{:.6f},{:.6f},{},{:.8g},{:.3f},{:.1f},{:.3f},{},{}{}\n", m.epoch,
                       m.train_loss, m.train_accuracy, test, m.lr, m.seconds, m.images_per_second,
-                      m.eval_seconds, m.peak_memory_bytes, val);
+                      m.eval_seconds, m.peak_memory_bytes, val, top5);
   out_.flush();
 }
 

@@ -39,12 +39,16 @@ std::string eval_to_json(const EvalResult& result, const std::string& model,
 // metrics.csv: a header, then one row per epoch, flushed as it is written.
 class MetricsCsv {
  public:
-  // Appends when the file exists (a resumed run), else writes the header.
+  // Appends when the file exists (a resumed run), else writes the header
+  // (with the first row).
   explicit MetricsCsv(const std::filesystem::path& path);
+  // The header is written with the first row: with a last column,
+  // test_top5_accuracy, when m.top5_column (more than ten classes).
   void write(const EpochMetrics& m);
 
  private:
   std::ofstream out_;
+  bool header_due_ = false;
 };
 
 }  // namespace cifar

@@ -1,6 +1,8 @@
 // tensorboard_epoch.cpp: the epoch's scalars, per-class accuracies and heat map.
 #include "cifar/report/tensorboard_epoch.h"
 
+#include <algorithm>
+
 #include "cifar/report/heatmap.h"
 
 namespace cifar {
@@ -20,6 +22,7 @@ void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
   if (test != nullptr) {
     writer.scalar("epoch/test_loss", m.test_loss, step);
     writer.scalar("epoch/test_accuracy", m.test_accuracy, step);
+    if (m.test_top5 >= 0) writer.scalar("epoch/test_top5_accuracy", m.test_top5, step);
     if (m.has_validation()) {
       writer.scalar("epoch/val_loss", m.val_loss, step);
       writer.scalar("epoch/val_accuracy", m.val_accuracy, step);
@@ -31,7 +34,11 @@ void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
     }
     if (test->num_classes > 0 &&
         test->confusion.size() == static_cast<size_t>(test->num_classes * test->num_classes)) {
-      const auto heat = confusion_heatmap_png(test->confusion, test->num_classes);
+      // 32-pixel cells up to ten classes; more share about 960 pixels (100
+      // classes: 9-pixel cells), so that the image stays readable as a whole.
+      const int64_t n = test->num_classes;
+      const int cell = n <= 10 ? 32 : static_cast<int>(std::max<int64_t>(4, 960 / n));
+      const auto heat = confusion_heatmap_png(test->confusion, n, cell);
       writer.image("test/confusion_matrix", heat.png, heat.height, heat.width, step);
     }
   }

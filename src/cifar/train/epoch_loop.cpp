@@ -86,6 +86,7 @@ EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult
   if (test != nullptr) {
     m.test_loss = test->loss;
     m.test_accuracy = test->accuracy();
+    if (test->has_top5()) m.test_top5 = test->top5_accuracy();
   }
   if (val != nullptr) {
     m.val_loss = val->loss;
@@ -120,6 +121,7 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
       return evaluate(*job.session.model, data,
                       {.batch_size = job.config.eval_batch_size,
                        .amp = job.config.amp,
+                       .num_classes = static_cast<int64_t>(job.plan.class_names.size()),
                        .tta = job.config.tta,
                        .dist = &job.dist,
                        .progress = job.dist.is_main() ? &progress : nullptr});
@@ -135,8 +137,9 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
 EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
                           const EpochEvaluation& eval) {
   const int64_t epoch = job.session.position.epoch;
-  const EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
-                                    eval.val ? &*eval.val : nullptr, eval.seconds);
+  EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
+                              eval.val ? &*eval.val : nullptr, eval.seconds);
+  m.top5_column = static_cast<int64_t>(job.plan.class_names.size()) > kTop5Above;
   spdlog::info("{}", format_epoch_line(m, job.config.epochs));
   if (const GradScaler& scaler = *job.session.scaler; scaler.enabled()) {
     spdlog::info("epoch {}: {} of {} steps skipped for inf/NaN gradients, loss scale now {:g}",

@@ -42,6 +42,7 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
     ModelSource source{.model_name = resumed->info.model,
                        .stem = parse_stem(resumed->info.stem),
                        .normalization = resumed->info.normalization,
+                       .class_names = resumed->info.class_names,
                        .model = resumed->model,
                        .resumed = std::nullopt};
     source.resumed = std::move(resumed);
@@ -51,25 +52,47 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
     WeightsOptions options;
     if (!config.model.empty()) options.model = config.model;
     if (config.stem) options.stem = to_string(*config.stem);  // else the file's metadata
-    options.num_classes = kNumClasses;                        // trained on CIFAR-10
     ImportedWeights w = import_weights(config.init_weights, options);
     spdlog::info("init weights: {} ({}); {}", config.init_weights, w.model_name,
                  w.normalization_note);
     return {.model_name = w.model_name,
             .stem = w.stem,
             .normalization = w.normalization,
+            .class_names = w.class_names,
+            .class_names_known = w.class_names_known,
             .model = w.model,
             .resumed = std::nullopt};
   }
   return {.model_name = config.model.empty() ? default_network : config.model,
           .stem = config.stem.value_or(ResNetStem::kCifar),
           .normalization = Normalization{},
+          .class_names = {},
           .model = nullptr,
           .resumed = std::nullopt};
 }
 
+void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
+                 const std::string& data_source) {
+  if (source.fresh()) {
+    source.normalization = data.normalization;
+    source.class_names = data.class_names;
+    return;
+  }
+  const bool weights = !source.resumed;
+  if (weights && !source.class_names_known &&
+      source.class_names.size() == data.class_names.size()) {
+    source.class_names = data.class_names;  // a weights file that names no classes
+  }
+  check_same_classes(
+      source.class_names,
+      weights ? "--init-weights " + config.init_weights : "--resume " + config.resume,
+      data.class_names, data_source);
+}
+
 Classifier build_fresh(const ModelSource& source) {
-  return make_model(ModelOptions(source.model_name).stem(source.stem));
+  return make_model(ModelOptions(source.model_name)
+                        .stem(source.stem)
+                        .num_classes(static_cast<int64_t>(source.class_names.size())));
 }
 
 }  // namespace cifar

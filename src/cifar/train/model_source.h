@@ -12,18 +12,25 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cifar/config/config.h"
 #include "cifar/core/types.h"
+#include "cifar/data/dataset.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 
 namespace cifar {
 
 struct ModelSource {
-  std::string model_name;                   // net, resnet18, airbench94
-  ResNetStem stem = ResNetStem::kCifar;     // ResNet only
-  Normalization normalization;              // of the images the model expects
+  std::string model_name;                // net, resnet18, airbench94
+  ResNetStem stem = ResNetStem::kCifar;  // ResNet only
+  Normalization normalization;           // of the images the model expects
+  // The model's classes: a checkpoint's or weights file's (empty for a fresh
+  // start, which takes the data's: fit_to_data); false for a weights file
+  // that names none.
+  std::vector<std::string> class_names;
+  bool class_names_known = true;
   Classifier model;                         // null for a fresh start: built later, seeded
   std::optional<LoadedCheckpoint> resumed;  // set by --resume only
   bool fresh() const { return !model; }
@@ -33,7 +40,13 @@ struct ModelSource {
 // --model and --epochs), or describes a fresh start with `default_network`.
 ModelSource model_source(const TrainConfig& config, const std::string& default_network);
 
-// The fresh network, on the CPU, initialised from --seed.
+// The data decides what a fresh model is (its classes and normalisation); a
+// loaded one must have the data's classes, same names, same order (else
+// std::runtime_error naming both). `data_source` names the data in errors.
+void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
+                 const std::string& data_source);
+
+// The fresh network, on the CPU, initialised from --seed, with an output per class.
 Classifier build_fresh(const ModelSource& source);
 
 }  // namespace cifar

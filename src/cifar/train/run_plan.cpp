@@ -3,10 +3,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <functional>
+#include <memory>
+#include <optional>
+
 #include "cifar/config/settings_check.h"
 #include "cifar/data/splits.h"
 #include "cifar/formats/toml_text.h"
 #include "cifar/io/run_dir.h"
+#include "cifar/report/progress_bar.h"
 #include "cifar/report/run_outputs.h"
 #include "cifar/train/ignored_options.h"
 
@@ -17,12 +22,17 @@ namespace {
 // What the data is and what it means for the run: the split sizes, how
 // best.pt is chosen, and (rank 0, as warnings show on every rank) a
 // --batch-size larger than the training split.
-void log_data(const TrainConfig& c, const TrainValSplit& splits, int64_t test_images,
-              bool main_rank, bool drop_last) {
+void log_data(const TrainConfig& c, const RunData& data, bool main_rank, bool drop_last) {
+  const TrainValSplit& splits = data.splits;
   const int64_t train_images = splits.train.size();
-  spdlog::info("data: {} ({} training, {} validation, {} test images)",
-               fs::absolute(c.data_dir).lexically_normal().string(), train_images,
-               splits.val.size(), test_images);
+  const int64_t test_images = data.test.size();
+  spdlog::info("data: {} ({}, {} classes: {} training, {} validation, {} test images)",
+               fs::absolute(c.data_dir).lexically_normal().string(), data.dataset.id(),
+               data.dataset.num_classes(), train_images, splits.val.size(), test_images);
+  if (c.labels != LabelSet::kFine && data.dataset.kind != DatasetKind::kCifar100) {
+    spdlog::warn("--labels {} does nothing here: only CIFAR-100 has two label sets, and {} is {}",
+                 to_string(c.labels), c.data_dir, to_string(data.dataset.kind));
+  }
   if (splits.val.size() > 0) {
     spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
                  splits.val.size());
@@ -62,24 +72,42 @@ fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bo
   return default_run_dir(source.model_name);
 }
 
-SplitOptions split_options(const TrainConfig& c) {
-  return {.data_dir = c.data_dir,
-          .train_limit = c.train_limit,
-          .test_limit = c.test_limit,
-          .val_split = c.val_split,
-          .seed = c.seed};
+// An image folder's first read decodes every image: a bar (rank 0) says how
+// long it takes.
+std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bool main_rank) {
+  if (!main_rank) return {};
+  auto bar = std::make_shared<std::optional<ProgressBar>>();
+  return [bar, interval = c.log_interval_s](int64_t done, int64_t total) {
+    if (!*bar) {
+      ProgressBarOptions options;
+      options.log_interval_seconds = interval;
+      bar->emplace("decoding images", total, options);
+    }
+    (*bar)->update(done);
+    if (done >= total) bar->reset();
+  };
+}
+
+SplitOptions split_options(const TrainConfig& c, bool main_rank) {
+  SplitOptions options{.data_dir = c.data_dir,
+                       .train_limit = c.train_limit,
+                       .test_limit = c.test_limit,
+                       .val_split = c.val_split,
+                       .seed = c.seed,
+                       .kind = dataset_request(c.dataset),
+                       .labels = c.labels};
+  options.folder.skip_bad_images = c.skip_bad_images;
+  options.folder.progress = decoding_progress(c, main_rank);
+  return options;
 }
 
 }  // namespace
 
 std::vector<NamedFile> run_input_files(const TrainConfig& c) {
   std::vector<NamedFile> files;
-  for (const Split split : {Split::kTrain, Split::kTest}) {
-    for (const auto& name : batch_file_names(split)) {
-      files.push_back({"--data's " + name, fs::path(c.data_dir) / name});
-    }
+  for (const fs::path& file : dataset_files(c.data_dir)) {
+    files.push_back({"--data's " + file.filename().string(), file});
   }
-  files.push_back({"--data's batches.meta.txt", fs::path(c.data_dir) / "batches.meta.txt"});
   if (!c.init_weights.empty()) files.push_back({"--init-weights", c.init_weights});
   return files;
 }
@@ -89,9 +117,11 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   ModelSource source = model_source(config, recipe.network);
   warn_ignored(config, recipe, source.model_name, device);
 
-  const TrainValSplit splits = read_train_split(split_options(config));
-  const Cifar10Dataset test_split = read_test_split(split_options(config));
-  log_data(config, splits, test_split.size(), dist.is_main(), recipe.drop_last);
+  const RunData data = read_run_data(split_options(config, dist.is_main()));
+  const TrainValSplit& splits = data.splits;
+  log_data(config, data, dist.is_main(), recipe.drop_last);
+  fit_to_data(source, data.dataset, config,
+              fmt::format("--data {} ({})", config.data_dir, data.dataset.id()));
   const Normalization& norm = source.normalization;
   std::optional<DeviceDataset> val;
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);
@@ -111,9 +141,10 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   return RunPlan{
       .source = std::move(source),
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),
-      .test = DeviceDataset(test_split, device, norm, config.channels_last),
+      .test = DeviceDataset(data.test, device, norm, config.channels_last),
       .val = std::move(val),
-      .class_names = splits.train.class_names,
+      .class_names = data.dataset.class_names,
+      .dataset = data.dataset.id(),
       .run_dir = run_dir,
       .checkpoint = checkpoint,
       .resolved = std::move(resolved),

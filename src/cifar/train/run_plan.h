@@ -28,6 +28,7 @@ struct RunPlan {
   DeviceDataset test;
   std::optional<DeviceDataset> val;  // --val-split N > 0
   std::vector<std::string> class_names;
+  std::string dataset;  // DatasetInfo::id(), for checkpoints
   // Outputs, named as the user gave them (config.toml holds absolute paths).
   std::filesystem::path run_dir;
   std::filesystem::path checkpoint;

@@ -72,12 +72,14 @@ class TrainState final : public Stateful {
 // The fixed part of every checkpoint header of this run.
 CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization& norm,
                                const std::vector<std::string>& class_names,
-                               const std::string& config_toml) {
+                               const std::string& dataset, const std::string& config_toml) {
   CheckpointInfo info;
   info.model = resolved.model;
   info.stem = to_string(resolved.stem.value_or(ResNetStem::kCifar));  // resolved: always set
   info.normalization = norm;
   info.class_names = class_names;
+  info.num_classes = static_cast<int64_t>(class_names.size());
+  info.dataset = dataset;
   info.config_toml = config_toml;
   info.libtorch_version = libtorch_version();
   return info;
@@ -120,8 +122,8 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
                                                 .scaler = *s.scaler});
 
   s.position = start_position(plan.source, config, dist.world_size());
-  s.info =
-      checkpoint_info(plan.resolved, plan.source.normalization, plan.class_names, plan.config_toml);
+  s.info = checkpoint_info(plan.resolved, plan.source.normalization, plan.class_names, plan.dataset,
+                           plan.config_toml);
   s.info.world_size = dist.world_size();
   s.info.tta = config.tta;
   const bool keeps_id = plan.source.resumed && !plan.source.resumed->info.run_id.empty();

@@ -1,0 +1,92 @@
+// dataset.h: what a data set is to the tool: its kind, class names, image
+// geometry and normalisation, read from the folder --data names.
+//
+// Three kinds:
+//   cifar10   the CIFAR-10 binary folder (data_batch_1.bin ... test_batch.bin,
+//             batches.meta.txt), 10 classes (data.h)
+//   cifar100  the CIFAR-100 binary folder (train.bin, test.bin, the label
+//             name files), 100 fine or 20 coarse classes (cifar100.h)
+//   folder    images in DIR/train/<class>/ and DIR/test/<class>/, as
+//             torchvision's ImageFolder reads them (image_folder.h)
+// --dataset names the kind; without it (auto) the kind is detected from what
+// the folder holds, and a folder that holds none of them, or more than one,
+// is refused saying what it holds and what each kind needs. Every kind gives
+// splits of (N, 3, 32, 32) uint8 images. The class names and the count come
+// from the data, and the normalisation is the data set's: CIFAR-10's and
+// CIFAR-100's published values, an image folder's measured on its training
+// images.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cifar/core/types.h"
+#include "cifar/data/cifar100.h"
+#include "cifar/data/data.h"
+#include "cifar/data/image_folder.h"
+
+namespace cifar {
+
+enum class DatasetKind { kCifar10, kCifar100, kFolder };
+DatasetKind parse_dataset_kind(const std::string& text);  // UsageError for other names
+std::string to_string(DatasetKind kind);
+// --dataset as typed: "auto" (unset), or a kind (UsageError for other names).
+std::optional<DatasetKind> dataset_request(const std::string& text);
+
+struct DatasetOptions {
+  std::filesystem::path dir;
+  std::optional<DatasetKind> kind;    // unset (--dataset auto): detected from dir
+  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set (--labels)
+  ImageFolderOptions folder;          // image folders: cache, bad images, no test/
+};
+
+// The kind `dir` holds: cifar10 when it has data_batch_*.bin, test_batch.bin
+// or batches.meta.txt, cifar100 when it has train.bin, test.bin or a label
+// name file, folder when it has a train/ folder. Throws std::runtime_error
+// naming what it found and what each kind needs when none or more than one
+// match (and the folder's own problem when it cannot be read).
+DatasetKind detect_dataset(const std::filesystem::path& dir);
+
+// options.kind, else detect_dataset(options.dir).
+DatasetKind dataset_kind(const DatasetOptions& options);
+
+// What a model trained on a data set keeps of it (checkpoints, weights).
+struct DatasetInfo {
+  DatasetKind kind = DatasetKind::kCifar10;
+  LabelSet labels = LabelSet::kFine;  // meaningful for cifar100
+  std::vector<std::string> class_names;
+  int64_t channels = kChannels;
+  int64_t image_side = kImageSide;
+  Normalization normalization;
+
+  int64_t num_classes() const { return static_cast<int64_t>(class_names.size()); }
+  // "cifar10", "cifar100", "cifar100-coarse" or "folder": what checkpoints
+  // and weights files record.
+  std::string id() const;
+};
+
+// One split of the data set of kind `kind` in options.dir.
+ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, Split split);
+
+// The data set, described from its (whole) training split.
+DatasetInfo describe_dataset(DatasetKind kind, LabelSet labels, const ImageSplit& train);
+
+// The per-channel mean and std of images scaled to [0, 1], rounded to 4
+// decimals (std at least 0.001).
+Normalization measured_normalization(const ImageSplit& split);
+
+// Throws std::runtime_error unless a model's classes (`model`, from
+// `model_source`: "checkpoint net.pt") are the data's (`data`, from
+// `data_source`), the same names in the same order; the message names both
+// lists (their counts and first names) and the first difference.
+void check_same_classes(const std::vector<std::string>& model, const std::string& model_source,
+                        const std::vector<std::string>& data, const std::string& data_source);
+
+// The data files of every binary kind, in `dir` (whether they exist or
+// not): the inputs no output may replace.
+std::vector<std::filesystem::path> dataset_files(const std::filesystem::path& dir);
+
+}  // namespace cifar

@@ -1,0 +1,39 @@
+// class_report.cpp: the best and worst classes, top-1 and top-5 (class_report.h).
+#include "cifar/report/class_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace cifar {
+
+std::string format_many_classes(const EvalResult& r, const std::vector<std::string>& names) {
+  std::string out = fmt::format("Accuracy of the network on the {} test images: top-1 {:.1f} %",
+                                r.total, 100 * r.accuracy());
+  if (r.has_top5()) out += fmt::format(", top-5 {:.1f} %", 100 * r.top5_accuracy());
+  out += '\n';
+  const auto acc = r.per_class_accuracy();
+  std::vector<size_t> order(acc.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return acc[a] > acc[b]; });
+  const size_t shown = std::min<size_t>(5, order.size());
+  size_t width = 0;
+  for (const auto& name : names) width = std::max(width, std::min<size_t>(name.size(), 24));
+  auto line = [&](size_t c) {
+    return fmt::format("  {:<{}} {:5.1f} %\n", names.at(c), width, 100 * acc[c]);
+  };
+  out += fmt::format("The {} best classes:\n", shown);
+  for (size_t i = 0; i < shown; ++i) out += line(order[i]);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return acc[a] < acc[b]; });
+  out += fmt::format("The {} worst classes:\n", shown);
+  for (size_t i = 0; i < shown; ++i) out += line(order[i]);
+  return out;
+}
+
+std::string describe_unprinted_confusion(const EvalResult& r) {
+  return fmt::format("Confusion matrix: {} classes, too many to print (--json has it)\n",
+                     r.num_classes);
+}
+
+}  // namespace cifar

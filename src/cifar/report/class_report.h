@@ -1,0 +1,25 @@
+// class_report.h: the report of an evaluation with many classes.
+//
+// Up to ten classes the tutorial's report lists every class (reporting.h);
+// past ten (CIFAR-100's 100, an image folder's) a line per class no longer
+// reads, so the report is the top-1 and top-5 accuracy, then the five best
+// and the five worst classes. The whole table is in cifar-eval --json (and
+// the confusion matrix in it, and in a run's confusion.csv).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cifar/report/metrics.h"
+
+namespace cifar {
+
+// "Accuracy of the network on the N test images: top-1 x %, top-5 y %",
+// then "The 5 best classes:" and "The 5 worst classes:", one indented line
+// each (ties in label order).
+std::string format_many_classes(const EvalResult& result, const std::vector<std::string>& names);
+
+// What cifar-eval prints instead of a confusion matrix too wide to read.
+std::string describe_unprinted_confusion(const EvalResult& result);
+
+}  // namespace cifar
