@@ -2,9 +2,11 @@
 # fuzz.sh: build the libFuzzer targets with clang (ASan + UBSan) and run each
 # for a bounded time, printing how many inputs it tried and what it found.
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET [PARALLEL]]   (defaults 60, 1)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET [PARALLEL [TARGET...]]]
 #
-# PARALLEL targets run at once (each libFuzzer process uses one core).
+# Defaults: 60 seconds, 1 at a time, every target. PARALLEL targets run at
+# once (each libFuzzer process uses one core); TARGETs (fuzz_config, ...)
+# pick some.
 #
 # Corpora persist in build/fuzz/corpus/<target>; a crash leaves its input in
 # build/fuzz/artifacts/ and makes this script exit non-zero.
@@ -14,7 +16,9 @@ seconds=${1:-60}
 parallel=${2:-1}
 bash scripts/setup.sh >/dev/null
 cmake --preset fuzz >/dev/null
-targets=(fuzz_cifar_reader fuzz_checkpoint_header fuzz_safetensors_header fuzz_unpickle)
+targets=(fuzz_cifar_reader fuzz_checkpoint_header fuzz_safetensors_header fuzz_unpickle
+         fuzz_config)
+(($# > 2)) && targets=("${@:3}")
 cmake --build --preset fuzz --target "${targets[@]}"
 mkdir -p build/fuzz/artifacts
 status=0
@@ -72,6 +76,16 @@ seeds = {
 for name, body in seeds.items():
     open(f"{sys.argv[1]}/{name}", "wb").write(b"\x80\x02" + body + b".")
 PY
+# Seeds for the settings reader: each ready-made config, then after a NUL
+# the command line's numbers as issue 30 found them misread (leading zeros,
+# a signed seed, hexadecimal).
+mkdir -p build/fuzz/corpus/fuzz_config
+i=0
+for f in configs/*.toml; do
+  for args in $'--epochs\n010' $'--seed\n -1' $'--train-limit\n0x100' $'--lr\n1e-2\n--threads\n2'; do
+    { cat "$f"; printf '\0%s' "$args"; } >build/fuzz/corpus/fuzz_config/seed-$((i++))
+  done
+done
 fuzz_one() {  # target: runs it, then prints its figures (a crash: non-zero)
   local t=$1 corpus=build/fuzz/corpus/$1 found=0
   mkdir -p "$corpus"
