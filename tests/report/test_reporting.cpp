@@ -133,3 +133,19 @@ TEST_CASE("an epoch without evaluation shows and records no test figures", "[rep
   // epoch, train_loss, train_accuracy, then the two test columns empty.
   CHECK_THAT(row, Catch::StartsWith("3,1.250000,0.500000,,,0.1,"));
 }
+
+TEST_CASE("a resumed metrics.csv drops the rows of epochs its checkpoint does not hold",
+          "[reporting]") {
+  test::TempDir dir;
+  const auto path = dir.path() / "metrics.csv";
+  EpochMetrics m;
+  for (m.epoch = 1; m.epoch <= 3; ++m.epoch) MetricsCsv(path).write(m);
+  // Stopped after epoch 3's row, before its checkpoint: epoch 3 runs again.
+  m.epoch = 3;
+  { MetricsCsv(path, /*keep_through_epoch=*/2).write(m); }
+  { MetricsCsv(path, /*keep_through_epoch=*/3); }  // nothing to drop
+  std::ifstream in(path);
+  std::vector<std::string> epochs;
+  for (std::string line; std::getline(in, line);) epochs.push_back(line.substr(0, line.find(',')));
+  CHECK(epochs == std::vector<std::string>{"epoch", "1", "2", "3"});
+}

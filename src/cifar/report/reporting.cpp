@@ -2,11 +2,17 @@
 #include "cifar/report/reporting.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <charconv>
 
 #include <nlohmann/json.hpp>
 
 #include "cifar/report/class_report.h"
+
+#include "cifar/core/file_io.h"
 
 namespace cifar {
 
@@ -108,13 +114,45 @@ std::string eval_to_json(const EvalResult& r, const std::string& model, const st
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-MetricsCsv::MetricsCsv(const std::filesystem::path& path) {
+namespace {
+// Rewrites metrics.csv without the rows of epochs after `last_epoch`; names
+// the epochs it dropped.
+void drop_rows_after(const std::filesystem::path& path, int64_t last_epoch) {
+  const std::string text = read_file(path, uint64_t{1} << 30, "the run's metrics.csv");
+  std::string kept;
+  std::vector<int64_t> dropped;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, end - at);
+    int64_t epoch = 0;
+    const auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), epoch);
+    const bool later =
+        at > 0 && ec == std::errc() && ptr != line.data() && *ptr == ',' && epoch > last_epoch;
+    if (later) {
+      dropped.push_back(epoch);
+    } else {
+      kept.append(line).push_back('\n');
+    }
+    at = end + 1;
+  }
+  if (dropped.empty()) return;
+  write_file_atomically(path, kept, "--run-dir");
+  spdlog::warn(
+      "{}: dropped the rows of epoch {}, which the checkpoint does not hold (the run stopped "
+      "after writing them and before its checkpoint); {} trained again",
+      path.string(), fmt::join(dropped, ", "), dropped.size() == 1 ? "that epoch is" : "they are");
+}
+}  // namespace
+
+MetricsCsv::MetricsCsv(const std::filesystem::path& path,
+                       std::optional<int64_t> keep_through_epoch) {
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   if (std::filesystem::is_symlink(path, ec)) {  // appended to, so never through a link
     throw std::runtime_error(fmt::format(
         "{} is a symbolic link, which cifar-train never writes through; remove it", path.string()));
   }
+  if (exists && keep_through_epoch) drop_rows_after(path, *keep_through_epoch);
   out_.open(path, std::ios::app);
   if (!out_) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
   // The header goes with the first row, which says whether the run has a

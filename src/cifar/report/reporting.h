@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,12 @@ class MetricsCsv {
  public:
   // Appends when the file exists (a resumed run), else writes the header
   // (with the first row).
-  explicit MetricsCsv(const std::filesystem::path& path);
+  // `keep_through_epoch` (a resumed run: the epochs its checkpoint holds)
+  // first drops the rows of later epochs, with a warning: a run stopped
+  // between an epoch's row and its checkpoint trains that epoch again, and
+  // its row must appear once.
+  explicit MetricsCsv(const std::filesystem::path& path,
+                      std::optional<int64_t> keep_through_epoch = std::nullopt);
   // The header is written with the first row: with a last column,
   // test_top5_accuracy, when m.top5_column (more than ten classes).
   void write(const EpochMetrics& m);

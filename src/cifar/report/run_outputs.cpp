@@ -50,14 +50,16 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
 }  // namespace
 
 RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml,
-                       bool tensorboard, const std::optional<std::string>& resumed_run_id,
-                       bool overwrite, const std::vector<NamedFile>& inputs)
+                       bool tensorboard, const std::optional<ResumedRun>& resumed, bool overwrite,
+                       const std::vector<NamedFile>& inputs)
     : lock_(run_dir),
-      run_dir_(
-          prepared(std::move(run_dir), checkpoint, config_toml, resumed_run_id, overwrite, inputs)),
+      run_dir_(prepared(std::move(run_dir), checkpoint, config_toml,
+                        resumed ? std::optional(resumed->run_id) : std::nullopt, overwrite,
+                        inputs)),
       checkpoint_(std::move(checkpoint)),
-      run_id_(resumed_run_id.value_or("")),
-      csv_(run_dir_ / "metrics.csv"),
+      run_id_(resumed ? resumed->run_id : ""),
+      csv_(run_dir_ / "metrics.csv",
+           resumed ? std::optional(resumed->epochs) : std::nullopt),
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
 
 void RunOutputs::started(const std::string& config_toml, const std::vector<HParam>& hparams,

@@ -23,19 +23,27 @@
 
 namespace cifar {
 
+// The run a resumed run continues: its id and the epochs its checkpoint
+// holds (metrics.csv keeps the rows of those epochs only).
+struct ResumedRun {
+  std::string run_id;
+  int64_t epochs = 0;
+};
+
 class RunOutputs {
  public:
   // Locks the run folder for this run's lifetime (another run on it fails at
   // once); refuses a folder that holds another run's results (for a resumed
-  // run, of a run other than `resumed_run_id`'s) unless `overwrite`, which
+  // run, of a run other than `resumed`'s) unless `overwrite`, which
   // removes them only once every output is known writable; refuses outputs
   // that are the same file as one of `inputs` or as each other
   // (run_output_files), and a --checkpoint that is not cifar-train's own to
   // replace (checkpoint_replace_problem); writes config.toml and opens
-  // metrics.csv (appending when resuming into the same folder).
+  // metrics.csv (appending when resuming into the same folder, after the
+  // rows of the epochs `resumed` holds).
   RunOutputs(std::filesystem::path run_dir, std::filesystem::path checkpoint,
              const std::string& config_toml, bool tensorboard,
-             const std::optional<std::string>& resumed_run_id, bool overwrite,
+             const std::optional<ResumedRun>& resumed, bool overwrite,
              const std::vector<NamedFile>& inputs);
 
   // The run's id (CheckpointInfo::run_id), once known: the --checkpoint file

@@ -65,10 +65,12 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   const EpochShape shape = plan_epochs(plan, recipe, config, device, dist, local_batch);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
-    outputs.emplace(
-        plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
-        plan.source.resumed ? std::optional(plan.source.resumed->info.run_id) : std::nullopt,
-        config.overwrite, run_input_files(config));
+    outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
+                    plan.source.resumed
+                        ? std::optional(ResumedRun{.run_id = plan.source.resumed->info.run_id,
+                                                   .epochs = plan.source.resumed->info.epoch})
+                        : std::nullopt,
+                    config.overwrite, run_input_files(config));
   }
   TrainingSession session = make_session(plan, recipe, config, dist, device, shape);
   if (outputs) {
@@ -177,11 +179,11 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     spdlog::info("{} processes ({}): global batch {} = {} x {}", dist.world_size(),
                  dist.backend_name(), config.batch_size, dist.world_size(), local_batch);
   }
-  try {
-    return train_in_group(config, env, device, cpu, dist, local_batch, thread_choice);
   // The thread choice starts here: the others' load is read from now to the first step.
   ThreadChoice thread_choice(cpu, device.is_cpu(),
                              {.cache_file = env.thread_cache, .cpu_times = read_cpu_times});
+  try {
+    return train_in_group(config, env, device, cpu, dist, local_batch, thread_choice);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {
