@@ -13,12 +13,15 @@
 //   u64 manifest bytes, the manifest
 //   u64 images N, u64 skipped files S, S times (u32 bytes, "name: reason")
 //   N int64 labels, N x 3,072 image bytes ((3, 32, 32) uint8 each)
-//   SHA-256 of everything before it (32 bytes)
+//   u32 CRC-32 (zlib's) of everything before it
 //
 // in the machine's byte order (little-endian; the file is a cache, never
 // exchanged). It is written atomically (core/file_io.h); a file that is
 // truncated, has another magic, or whose checksum does not match is
-// reported as damaged, and the caller decodes again.
+// reported as damaged, and the caller decodes again. CRC-32 rather than
+// SHA-256 (checkpoints' checksum): the cache guards against accidents (a
+// truncated copy, a bad disk block), not edits, and at 4 GB/s and more it
+// keeps a cached read of CIFAR-10's 50,000 images under 0.2 s.
 #pragma once
 
 #include <cstdint>

@@ -2,10 +2,17 @@
 // (see image_folder.h); decoding and the cache are in image_folder_read.cpp.
 #include "cifar/data/image_folder.h"
 
+#include <ATen/Parallel.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <iterator>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -44,18 +51,31 @@ struct Entry {
   bool is_dir() const { return ok && S_ISDIR(st.st_mode); }
 };
 
-// The entries of a folder, sorted by name (byte order).
+// The entries of a folder, sorted by name (byte order). Each is stat'ed
+// relative to the open folder (fstatat), which costs less than a whole path
+// per file: listing is most of a cached read's time.
 std::vector<Entry> entries_of(const fs::path& dir) {
+  std::unique_ptr<DIR, int (*)(DIR*)> folder(::opendir(dir.c_str()), ::closedir);
+  if (!folder) {
+    throw std::runtime_error(fmt::format("cannot list {}: {}", dir.string(), std::strerror(errno)));
+  }
   std::vector<Entry> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+  for (;;) {
+    errno = 0;
+    const dirent* d = ::readdir(folder.get());
+    if (d == nullptr) {
+      if (errno == 0) break;
+      throw std::runtime_error(
+          fmt::format("cannot list {}: {}", dir.string(), std::strerror(errno)));
+    }
+    const std::string name = d->d_name;
+    if (name == "." || name == "..") continue;
     Entry e;
-    e.path = it->path();
-    e.name = e.path.filename().string();
-    e.ok = ::stat(e.path.c_str(), &e.st) == 0;
+    e.ok = ::fstatat(::dirfd(folder.get()), d->d_name, &e.st, 0) == 0;
+    e.path = dir / name;
+    e.name = name;
     out.push_back(std::move(e));
   }
-  if (ec) throw std::runtime_error(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
   std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
   return out;
 }
@@ -196,17 +216,26 @@ ImageFolderListing list_image_folder(const fs::path& dir, Split split, bool miss
         "so add training images for them, or remove them from test/",
         listing.root.string(), quoted_list(unknown), (dir / "train").string()));
   }
-  for (const auto& name : folders) {
-    const auto label = std::find(listing.class_names.begin(), listing.class_names.end(), name) -
-                       listing.class_names.begin();
-    const size_t before = listing.files.size();
-    walk_class(listing.root / name, name, label, listing);
-    if (listing.files.size() == before) {
+  // Class folders are walked side by side (stat calls are most of a cached
+  // read's time), each into its own part, joined in class order.
+  std::vector<ImageFolderListing> parts(folders.size());
+  at::parallel_for(0, static_cast<int64_t>(folders.size()), 1, [&](int64_t begin, int64_t end) {
+    for (auto i = static_cast<size_t>(begin); i < static_cast<size_t>(end); ++i) {
+      const auto& names = listing.class_names;
+      const auto label = std::find(names.begin(), names.end(), folders[i]) - names.begin();
+      walk_class(listing.root / folders[i], folders[i], label, parts[i]);
+    }
+  });
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].files.empty()) {
       throw std::runtime_error(fmt::format(
           "class folder {} holds no image (.png, .jpg or .jpeg, in it or in its subfolders): add "
           "its images, or remove the folder",
-          (listing.root / name).string()));
+          (listing.root / folders[i]).string()));
     }
+    listing.hidden_ignored += parts[i].hidden_ignored;
+    listing.other_ignored += parts[i].other_ignored;
+    std::move(parts[i].files.begin(), parts[i].files.end(), std::back_inserter(listing.files));
   }
   return listing;
 }

@@ -17,6 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 constexpr int64_t kChunk = 256;    // images decoded between progress calls
 constexpr size_t kNamedSkips = 5;  // skipped files named in the warning
 
@@ -108,12 +114,12 @@ Cifar10Dataset to_split(torch::Tensor images, torch::Tensor labels,
 
 // The cache's verdict, logged; true on a hit (then `contents` hold the split).
 bool use_cache(const fs::path& path, const std::string& manifest, const fs::path& root,
-               ImageCacheContents& contents) {
+               ImageCacheContents& contents, Clock::time_point start) {
   auto lookup = load_image_cache(path, manifest);
   switch (lookup.status) {
     case CacheStatus::kHit:
-      spdlog::info("{}: {} images read from the cache {}", root.string(),
-                   lookup.contents.labels.size(0), path.string());
+      spdlog::info("{}: {} images read from the cache {} in {:.2f} s", root.string(),
+                   lookup.contents.labels.size(0), path.string(), seconds_since(start));
       contents = std::move(lookup.contents);
       return true;
     case CacheStatus::kStale:
@@ -134,6 +140,7 @@ bool use_cache(const fs::path& path, const std::string& manifest, const fs::path
 
 Cifar10Dataset read_image_folder(const fs::path& dir, Split split,
                                  const ImageFolderOptions& options) {
+  const auto start = Clock::now();
   const auto listing = list_image_folder(dir, split, options.missing_test_is_empty);
   if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
     spdlog::info("{} has no test/ folder: the test split is empty", dir.string());
@@ -146,7 +153,7 @@ Cifar10Dataset read_image_folder(const fs::path& dir, Split split,
       options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
   ImageCacheContents contents;
   contents.manifest = image_cache_manifest(listing, options, where);
-  if (options.use_cache && use_cache(cache, contents.manifest, listing.root, contents)) {
+  if (options.use_cache && use_cache(cache, contents.manifest, listing.root, contents, start)) {
     warn_skipped(contents.skipped, listing.root);
     return to_split(contents.images, contents.labels, listing.class_names);
   }
@@ -154,27 +161,27 @@ Cifar10Dataset read_image_folder(const fs::path& dir, Split split,
   spdlog::info("{}: decoding {} images (once: later reads take them from {})",
                listing.root.string(), listing.files.size(),
                options.use_cache ? cache.string() : "nowhere, the cache is off");
-  const auto start = std::chrono::steady_clock::now();
   auto decoded = decode_listing(listing, options);
-  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   warn_skipped(decoded.skipped, listing.root);
   if (decoded.labels.size(0) == 0) {
     throw std::runtime_error(fmt::format("{}: none of its {} image files is a readable image",
                                          listing.root.string(), listing.files.size()));
   }
-  spdlog::info("{}: decoded {} images in {:.1f} s", listing.root.string(), decoded.labels.size(0),
-               took.count());
+  bool cached = false;
   if (options.use_cache) {
     contents.images = decoded.images;
     contents.labels = decoded.labels;
     contents.skipped = decoded.skipped;
     try {
       save_image_cache(cache, contents);
+      cached = true;
     } catch (const std::exception& error) {
       spdlog::warn("could not write the image cache: {}; the next read decodes the images again",
                    first_line(error.what()));
     }
   }
+  spdlog::info("{}: {} images decoded{} in {:.1f} s", listing.root.string(), decoded.labels.size(0),
+               cached ? " and cached" : "", seconds_since(start));
   return to_split(decoded.images, decoded.labels, listing.class_names);
 }
 
