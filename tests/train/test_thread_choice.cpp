@@ -61,6 +61,15 @@ TEST_CASE("a short run spends at most its share of the training on thread probes
     CHECK(c.probe_seconds() <= 0.05 * 1.0 + 1e-9);
     CHECK_THAT(c.summary(), Catch::Contains("0 rounds") && Catch::Contains("too short"));
   }
+  SECTION("beside a busy core, a run too short for a round trains on the core left free") {
+    m.others = 1;
+    m.ms = {{1, 20.0}, {2, 200.0}};  // two threads collapse
+    ThreadChoice c = m.choice({.steps = 100});
+    const auto ran = m.train(c, 100);
+    CHECK(ran.at(1) == 100);
+    CHECK(c.probe_seconds() <= 0.05 * 2.0 + 1e-9);  // a twentieth of 100 steps of 20 ms
+    CHECK_THAT(c.summary(), Catch::Contains("too short"));
+  }
   SECTION("with a cache: a quarter, the round shortened to fit") {
     const cifar::test::TempDir dir;
     ThreadChoice c = m.choice({.cache_file = dir.path() / "t.json", .case_key = "k", .steps = 100});

@@ -47,33 +47,70 @@ bool ThreadChoice::start_remembered() {
   return true;
 }
 
+// The count the others' load leaves room for: the largest candidate no
+// larger than the cores they leave free (all cores when the load is unknown).
+int ThreadChoice::load_prior() const {
+  const auto& candidates = tuner_->candidates();
+  if (!start_load_) return candidates.back();
+  const double free = static_cast<double>(candidates.back()) - *start_load_;
+  int prior = candidates.front();
+  for (const int c : candidates) {
+    if (static_cast<double>(c) <= std::max(1.0, std::round(free))) prior = c;
+  }
+  return prior;
+}
+
+// No round: trains at the count the load leaves room for; `why` for the log.
+void ThreadChoice::skip_round(const std::string& why, bool kept) {
+  skipped_ = true;
+  first_choice_ = threads();
+  spdlog::info(
+      "threads: {} without a round of probes ({}): {}{}", threads(),
+      start_load_ ? fmt::format("other processes keep {:.1f} of {} cores busy", *start_load_,
+                                tuner_->candidates().back())
+                  : "all cores",
+      why, kept ? "" : "; with the thread cache on, a first run's measure serves the later ones");
+}
+
 std::optional<double> ThreadChoice::first_round_trials(int64_t images,
                                                        const ThreadTuner::Probe& probe) {
   if (options_.steps <= 0) return -1.0;
+  // Start from the count the load leaves room for: the estimate below is not
+  // a collapsed count's, and a run too short for a round trains there.
+  tuner_->start_at(load_prior());
   const bool kept = cache_ && cache_->enabled();
   const double share = kept ? options_.share_remembered : options_.share_alone;
-  tuner_->time_probe(images, probe);  // the first forward sets things up: not representative
-  const double t = tuner_->time_probe(images, probe);
+  const auto n = static_cast<double>(tuner_->candidates().size());
   const int64_t probed = std::min(images, tuner_->options().probe_images);
-  const double training = t * static_cast<double>(images) /
-                          static_cast<double>(std::max<int64_t>(1, probed)) *
-                          static_cast<double>(options_.steps);
-  const double budget = share * training - 2 * t;
-  // The smallest round: a warm-up and one probe per count, fewer threads slower in proportion.
-  double smallest = 0;
-  for (const int c : tuner_->candidates()) smallest += 2 * t * threads() / c;
-  if (budget < smallest) {
-    skipped_ = true;
-    tuner_->start_at(threads());
-    first_choice_ = threads();
-    spdlog::info(
-        "threads: {} without a round of probes: this run's training, about {:.1f} s, cannot pay "
-        "for one (about {:.2f} s; a round may cost {:.0f}% of it{})",
-        threads(), training, smallest, 100 * share,
-        kept ? "" : "; with the thread cache on, a first run's measure serves the later ones");
+  const double step_probes =  // a probe of `probed` images costs about that share of a step
+      static_cast<double>(images) / static_cast<double>(std::max<int64_t>(1, probed));
+  if (share * static_cast<double>(options_.steps) * step_probes < 2 + 2 * n) {
+    skip_round(fmt::format("{} steps cannot pay for the {} probes of the smallest round ({:.0f}% "
+                           "of the training)",
+                           options_.steps, 2 + 2 * n, 100 * share),
+               kept);
     return std::nullopt;
   }
-  const auto n = static_cast<double>(tuner_->candidates().size());
+  tuner_->time_probe(images, probe);  // the first forward sets things up: not representative
+  const double t = tuner_->time_probe(images, probe);
+  const double training = t * step_probes * static_cast<double>(options_.steps);
+  const double budget = share * training - 2 * t;
+  // The smallest round: a warm-up and one probe per count, fewer threads
+  // slower in proportion; a count above the cores the load leaves free likely
+  // collapses, and its trial stops after one probe abort_ratio times slower.
+  double smallest = 0;
+  for (const int c : tuner_->candidates()) {
+    smallest += c > threads() && threads() < tuner_->candidates().back()
+                    ? tuner_->options().abort_ratio * t
+                    : 2 * t * threads() / c;
+  }
+  if (budget < smallest) {
+    skip_round(fmt::format("this run's training, about {:.1f} s, cannot pay for one (about "
+                           "{:.2f} s; a round may cost {:.0f}% of it)",
+                           training, smallest, 100 * share),
+               kept);
+    return std::nullopt;
+  }
   return std::min(tuner_->options().trial_seconds, (budget - smallest) / n);
 }
 

@@ -8,11 +8,15 @@
 //     other processes (the thread cache, platform/thread_cache.h), starts at
 //     the remembered count with no probes;
 //   - else a ThreadTuner times the candidate counts on probes that change
-//     nothing (thread_probe.h), within a budget: two probes at the current
-//     count estimate the run's training time, and the round may cost
+//     nothing (thread_probe.h), within a budget: a run of too few steps for
+//     the smallest round (a warm-up and a probe per count) skips it with no
+//     probe at all; otherwise two probes estimate the run's training time,
+//     and the round may cost
 //     share_remembered of it (its result is remembered for later runs) or
 //     share_alone without a cache; shorter trials fit a small budget, and a
-//     run too short for even one probe per count trains at the plan's count;
+//     run too short for even one probe per count trains at the count the
+//     others' load leaves room for (the largest candidate no larger than
+//     the cores they leave free: all cores on an idle machine);
 //     the round's result goes into the cache.
 // While training, the load of other processes is read every
 // load_check_seconds (cpu_load.h): a change of half a core or more asks for
@@ -77,6 +81,8 @@ class ThreadChoice {
 
  private:
   bool start_remembered();
+  int load_prior() const;
+  void skip_round(const std::string& why, bool kept);
   // The trial seconds the first round can pay for (-1: full trials); nullopt: none.
   std::optional<double> first_round_trials(int64_t images, const ThreadTuner::Probe& probe);
   void run_round(int64_t global_step, int64_t images, const ThreadTuner::Probe& probe,
