@@ -1,5 +1,6 @@
 // test_cifar100.cpp: the CIFAR-100 reader and the data-set kinds (detection,
-// normalisation, class checks) on files the tests write in the official layout.
+// normalisation, class checks, the head size of weights without a class list)
+// on files the tests write in the official layout.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -8,6 +9,7 @@
 #include "cifar/data/cifar100.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/splits.h"
+#include "cifar/io/weights.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -126,7 +128,9 @@ TEST_CASE("the data set kind is detected from what the folder holds", "[data][da
                             Catch::Contains("cifar10 (data_batch_1.bin)") &&
                             Catch::Contains("cifar100 (train.bin)") &&
                             Catch::Contains("--dataset"));
-    SplitOptions options{.data_dir = dir.path(), .kind = DatasetKind::kCifar100};
+    SplitOptions options;
+    options.data_dir = dir.path();
+    options.kind = DatasetKind::kCifar100;
     CHECK(read_test_split(options).class_names.size() == 100);
   }
   SECTION("a missing folder says how to get the data") {
@@ -141,14 +145,19 @@ TEST_CASE("the data set kind is detected from what the folder holds", "[data][da
 TEST_CASE("a run's data set carries its classes and normalisation", "[data][dataset]") {
   TempDir dir;
   write_cifar100(dir.path(), 40, 10);
-  const RunData fine = read_run_data({.data_dir = dir.path(), .test_limit = 4});
+  SplitOptions options;
+  options.data_dir = dir.path();
+  options.test_limit = 4;
+  const RunData fine = read_run_data(options);
   CHECK(fine.dataset.kind == DatasetKind::kCifar100);
   CHECK(fine.dataset.id() == "cifar100");
   CHECK(fine.dataset.num_classes() == 100);
   CHECK(fine.dataset.normalization == cifar100_normalization());
   CHECK(fine.test.size() == 4);
-  const RunData coarse =
-      read_run_data({.data_dir = dir.path(), .val_split = 5, .labels = LabelSet::kCoarse});
+  options.test_limit = 0;
+  options.val_split = 5;
+  options.labels = LabelSet::kCoarse;
+  const RunData coarse = read_run_data(options);
   CHECK(coarse.dataset.id() == "cifar100-coarse");
   CHECK(coarse.dataset.num_classes() == 20);
   CHECK(coarse.splits.val.size() == 5);
@@ -174,4 +183,23 @@ TEST_CASE("a model's classes must be the data's, in order", "[data][dataset]") {
                           Catch::Contains("--data d holds 2 classes (dog, cat)") &&
                           Catch::Contains("class 0 is 'cat' in one and 'dog' in the other"));
   REQUIRE_THROWS_WITH(check_same_classes(a, "m", c, "d"), Catch::Contains("3 classes"));
+}
+
+TEST_CASE("weights without a class list get as many classes as their head has", "[weights]") {
+  TempDir dir;
+  torch::manual_seed(2);
+  auto model = make_model(ModelOptions("net").num_classes(100));
+  write_weights(dir.path() / "py.safetensors", model_state_dict(*model), {});
+  WeightsOptions options;
+  options.model = "net";
+  const ImportedWeights w = import_weights(dir.path() / "py.safetensors", options);
+  CHECK_FALSE(w.class_names_known);
+  REQUIRE(w.class_names.size() == 100);
+  CHECK(w.class_names[99] == "class_99");
+  // Ten outputs keep CIFAR-10's names, as before.
+  auto ten = make_model(ModelOptions("airbench94"));
+  write_weights(dir.path() / "ten.safetensors", model_state_dict(*ten), {});
+  options.model = "airbench94";
+  CHECK(import_weights(dir.path() / "ten.safetensors", options).class_names ==
+        default_class_names());
 }

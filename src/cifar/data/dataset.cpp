@@ -171,7 +171,8 @@ namespace {
 // "10 classes (airplane, automobile, bird, ...)".
 std::string some_classes(const std::vector<std::string>& names) {
   constexpr size_t kShown = 4;
-  std::vector<std::string> shown(names.begin(), names.begin() + std::min(names.size(), kShown));
+  std::vector<std::string> shown(
+      names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), kShown)));
   return fmt::format("{} classes ({}{})", names.size(), fmt::join(shown, ", "),
                      names.size() > kShown ? ", ..." : "");
 }

@@ -172,8 +172,10 @@ namespace {
 // against it: the same names in the same order (a weights file that names
 // none takes the data's, when it has as many outputs).
 ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint) {
-  DatasetOptions options{
-      .dir = config.data_dir, .kind = dataset_request(config.dataset), .labels = config.labels};
+  DatasetOptions options;
+  options.dir = config.data_dir;
+  options.kind = dataset_request(config.dataset);
+  options.labels = config.labels;
   options.folder.skip_bad_images = config.skip_bad_images;
   const DatasetKind kind = dataset_kind(options);
   ImageSplit test = read_dataset_split(options, kind, Split::kTest);

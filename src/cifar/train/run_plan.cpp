@@ -95,7 +95,8 @@ SplitOptions split_options(const TrainConfig& c, bool main_rank) {
                        .val_split = c.val_split,
                        .seed = c.seed,
                        .kind = dataset_request(c.dataset),
-                       .labels = c.labels};
+                       .labels = c.labels,
+                       .folder = {}};
   options.folder.skip_bad_images = c.skip_bad_images;
   options.folder.progress = decoding_progress(c, main_rank);
   return options;
