@@ -27,7 +27,7 @@ void small_folder(const fs::path& dir) {
   write_png(dir / "train" / "dog" / "0.png", 20, 0, 0);
 }
 
-std::vector<int> reds(const Cifar10Dataset& d) {
+std::vector<int> reds(const ImageSplit& d) {
   std::vector<int> out;
   for (int64_t i = 0; i < d.size(); ++i) out.push_back(d.images[i][0][0][0].item<int>());
   return out;
@@ -40,9 +40,7 @@ struct Reader {
   Reader() {
     options.progress = [this](int64_t done, int64_t total) { decodes += done == total; };
   }
-  Cifar10Dataset read(const fs::path& dir) {
-    return read_image_folder(dir, Split::kTrain, options);
-  }
+  ImageSplit read(const fs::path& dir) { return read_image_folder(dir, Split::kTrain, options); }
 };
 
 // Replaces a file's bytes with garbage of the same size, keeping its

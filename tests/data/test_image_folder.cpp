@@ -32,7 +32,7 @@ void two_classes(const fs::path& dir, bool with_test = true) {
   }
 }
 
-int red(const Cifar10Dataset& d, int64_t i) {
+int red(const ImageSplit& d, int64_t i) {
   return d.images[i][0][0][0].item<int>();
 }
 
@@ -179,9 +179,10 @@ TEST_CASE("image folder layout errors name the path and say what to do", "[data]
   SECTION("a class name with a control character") {
     two_classes(d);
     write_png(d / "train" / "new\nline" / "0.png", 1, 1, 1);
-    CHECK_THROWS_WITH(
-        read_image_folder(d, Split::kTrain),
-        Catch::Contains("holds a control character") && Catch::Contains("rename the folder"));
+    CHECK_THROWS_WITH(read_image_folder(d, Split::kTrain),
+                      Catch::Contains("class folder 'new\\x0Aline' in " + (d / "train").string()) &&
+                          Catch::Contains("holds a control character") &&
+                          Catch::Contains("rename the folder"));
   }
 }
 

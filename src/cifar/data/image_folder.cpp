@@ -80,6 +80,17 @@ std::vector<Entry> entries_of(const fs::path& dir) {
   return out;
 }
 
+// A name for a one-line message: quoted, control characters as \xNN, bytes
+// that are not UTF-8 as show_bytes shows them.
+std::string printable(const std::string& name) {
+  std::string out;
+  for (const char c : show_bytes(name)) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02X}", byte) : std::string(1, c);
+  }
+  return "'" + out + "'";
+}
+
 void check_class_name(const std::string& name, const fs::path& root) {
   const bool utf8 = is_utf8(name);
   const bool control = std::any_of(name.begin(), name.end(), [](char c) {
@@ -89,7 +100,7 @@ void check_class_name(const std::string& name, const fs::path& root) {
     throw std::runtime_error(fmt::format(
         "class folder {} in {} {}: class names go into checkpoints, metrics files and Python, so "
         "rename the folder to UTF-8 text without control characters",
-        show_bytes(name), root.string(),
+        printable(name), root.string(),
         utf8 ? "holds a control character (a tab, a newline, ...)" : "is not UTF-8 text"));
   }
 }

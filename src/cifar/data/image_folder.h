@@ -92,7 +92,7 @@ ImageFolderListing list_image_folder(const std::filesystem::path& dir, Split spl
 // not an error). A damaged cache is ignored with a warning and rebuilt. A
 // file that is not a readable image is an error naming it, or with
 // skip_bad_images a warning naming the skipped files (also on cache hits).
-Cifar10Dataset read_image_folder(const std::filesystem::path& dir, Split split,
-                                 const ImageFolderOptions& options = {});
+ImageSplit read_image_folder(const std::filesystem::path& dir, Split split,
+                             const ImageFolderOptions& options = {});
 
 }  // namespace cifar

@@ -103,9 +103,9 @@ void log_ignored(const ImageFolderListing& listing) {
       listing.other_ignored);
 }
 
-Cifar10Dataset to_split(torch::Tensor images, torch::Tensor labels,
-                        const std::vector<std::string>& class_names) {
-  Cifar10Dataset data;
+ImageSplit to_split(torch::Tensor images, torch::Tensor labels,
+                    const std::vector<std::string>& class_names) {
+  ImageSplit data;
   data.images = std::move(images);
   data.labels = std::move(labels);
   data.class_names = class_names;
@@ -138,8 +138,7 @@ bool use_cache(const fs::path& path, const std::string& manifest, const fs::path
 
 }  // namespace
 
-Cifar10Dataset read_image_folder(const fs::path& dir, Split split,
-                                 const ImageFolderOptions& options) {
+ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolderOptions& options) {
   const auto start = Clock::now();
   const auto listing = list_image_folder(dir, split, options.missing_test_is_empty);
   if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
