@@ -80,6 +80,8 @@ class ThreadTuner {
   bool start_at(int threads);
   // A round is wanted (the load changed); it comes once it can pay.
   void request_round() { requested_ = true; }
+  bool requested() const { return requested_; }
+  void drop_request() { requested_ = false; }
   // A probe: one forward and backward of the batch's first `images` images
   // that changes nothing.
   using Probe = std::function<void(int64_t images)>;

@@ -164,7 +164,12 @@ void ThreadChoice::watch_load() {
   const auto now = sample();
   const auto load = last_sample_ && now ? others_busy_cores(*last_sample_, *now, 0) : std::nullopt;
   last_sample_ = now;
-  if (!load || std::abs(*load - *reference_load_) < ThreadCache::kSameLoad) return;
+  if (!load || std::abs(*load - *reference_load_) < ThreadCache::kSameLoad) {
+    load_changes_ = 0;
+    return;
+  }
+  if (++load_changes_ < 2) return;  // two readings in a row: not a passing spike
+  load_changes_ = 0;
   spdlog::debug("threads: other processes now use {:.1f} cores ({:.1f} when the count was chosen)",
                 *load, *reference_load_);
   reference_load_ = load;
@@ -182,11 +187,36 @@ void ThreadChoice::before_step(int64_t global_step, int64_t images,
     return;
   }
   watch_load();
-  if (tuner_->due()) run_round(global_step, images, probe, -1);
+  if (!tuner_->due()) return;
+  const auto trials = later_round_trials();
+  if (trials) run_round(global_step, images, probe, *trials);
+}
+
+// A round the load asked for is charged to the rest of the run as the first
+// one is: shortened to fit, or dropped when the steps left cannot pay.
+std::optional<double> ThreadChoice::later_round_trials() {
+  if (!tuner_->requested() || options_.steps <= 0 || steps_done_ == 0) return -1.0;
+  const bool kept = cache_ && cache_->enabled();
+  const double share = kept ? options_.share_remembered : options_.share_alone;
+  const double per_step = tuner_->step_seconds() / static_cast<double>(steps_done_);
+  const double left =
+      per_step * static_cast<double>(std::max<int64_t>(0, options_.steps - steps_done_));
+  const auto n = static_cast<double>(tuner_->candidates().size());
+  const double smallest = 2 * n * per_step;
+  if (share * left < smallest) {
+    tuner_->drop_request();
+    spdlog::debug(
+        "threads: the load changed, but the {:.1f} s of training left cannot pay for a round",
+        left);
+    return std::nullopt;
+  }
+  return std::min(tuner_->options().trial_seconds, (share * left - smallest) / n);
 }
 
 void ThreadChoice::after_step() {
-  if (tuner_) tuner_->after_step();
+  if (!tuner_) return;
+  tuner_->after_step();
+  ++steps_done_;
 }
 
 void ThreadChoice::restart_clock() {

@@ -19,9 +19,11 @@
 //     the cores they leave free: all cores on an idle machine);
 //     the round's result goes into the cache.
 // While training, the load of other processes is read every
-// load_check_seconds (cpu_load.h): a change of half a core or more asks for
-// a round, which comes once the training since the last round is 9x that
-// round's time; without a remembered count the tuner's own re-checks go on.
+// load_check_seconds (cpu_load.h): a change of half a core or more, in two
+// readings in a row, asks for a round, which comes once the training since
+// the last round is 9x that round's time, and is budgeted as the first one
+// on the training left (dropped when that cannot pay); without a remembered
+// count the tuner's own re-checks go on.
 // Every real step runs at the chosen count: on an idle machine the weights
 // are those of a run with --threads set to that count, whatever the cache
 // holds, as long as it holds what this machine measures. A re-check that
@@ -88,6 +90,7 @@ class ThreadChoice {
   void run_round(int64_t global_step, int64_t images, const ThreadTuner::Probe& probe,
                  double trial_seconds);
   void watch_load();
+  std::optional<double> later_round_trials();
   std::optional<CpuTimes> sample() const;
 
   CpuPlan plan_;
@@ -103,6 +106,8 @@ class ThreadChoice {
   std::chrono::steady_clock::time_point next_check_{};
   int first_choice_ = 0;
   int64_t changed_at_ = -1;
+  int64_t steps_done_ = 0;  // training steps this run
+  int load_changes_ = 0;    // readings in a row away from the reference load
 };
 
 }  // namespace cifar

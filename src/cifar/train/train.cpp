@@ -179,9 +179,13 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     spdlog::info("{} processes ({}): global batch {} = {} x {}", dist.world_size(),
                  dist.backend_name(), config.batch_size, dist.world_size(), local_batch);
   }
-  // The thread choice starts here: the others' load is read from now to the first step.
-  ThreadChoice thread_choice(cpu, device.is_cpu(),
-                             {.cache_file = env.thread_cache, .cpu_times = read_cpu_times});
+  // The thread choice starts here: the others' load is read from now to the
+  // first step. Not with several processes on this machine: their siblings'
+  // work is no load to steer clear of (and, unknown, no count is looked up).
+  ThreadChoice thread_choice(
+      cpu, device.is_cpu(),
+      {.cache_file = env.thread_cache,
+       .cpu_times = env.dist.local_world_size > 1 ? CpuTimesSource{} : read_cpu_times});
   try {
     return train_in_group(config, env, device, cpu, dist, local_batch, thread_choice);
   } catch (const Interrupted&) {
