@@ -43,6 +43,8 @@ std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
 }
 
 std::string format_per_class(const EvalResult& r, const std::vector<std::string>& names) {
+  if (r.total == 0)
+    return "No test images: the data has no test split (see the validation figures)\n";
   if (r.num_classes > kTop5Above) return format_many_classes(r, names);
   std::string out = fmt::format("Accuracy of the network on the {} test images: {:.1f} %\n",
                                 r.total, 100 * r.accuracy());

@@ -33,6 +33,10 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, bool dr
     spdlog::warn("--labels {} does nothing here: only CIFAR-100 has two label sets, and {} is {}",
                  to_string(c.labels), c.data_dir, to_string(data.dataset.kind));
   }
+  if (test_images == 0) {
+    spdlog::warn("{} has no test images: each epoch is judged on the {} validation images only",
+                 c.data_dir, splits.val.size());
+  }
   if (splits.val.size() > 0) {
     spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
                  splits.val.size());

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Image folders through the tools (issue 29): detected from train/, trained
+# with the folder's classes and measured normalisation, evaluated and
+# exported; the second run reads the decoded cache; a model evaluated on a
+# folder whose classes differ is refused naming both; no test/ trains with
+# --val-split and is refused without it.
+source "$(dirname "$0")/lib/common.bash"
+BIN=$(cd "$(dirname "$TRAIN")" && pwd)
+EXPORT=$BIN/cifar-export
+
+# DIR/train/<class>/*.png and DIR/test/<class>/*.png, 8-bit RGB PNGs of 32x32
+# whose class is a bright row band (learnable), written with zlib alone.
+write_folder() {
+  python3 - "$@" <<'PY'
+import random, struct, sys, zlib, os
+root, classes = sys.argv[1], sys.argv[2].split(",")
+splits = sys.argv[3].split(",")
+random.seed(3)
+def png(path, label):
+    rows = b""
+    for y in range(32):
+        v = 220 if y // 4 == label % 8 else 0
+        rows += b"\0" + bytes(min(255, v + random.randrange(40)) for _ in range(96))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0)) +
+                           chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+for split in splits:
+    for label, name in enumerate(classes):
+        os.makedirs(f"{root}/{split}/{name}", exist_ok=True)
+        for i in range(40 if split == "train" else 10):
+            png(f"{root}/{split}/{name}/{i:03d}.png", label)
+PY
+}
+write_folder pets cat,dog,emu train,test
+
+"$TRAIN" --data pets --device cpu --epochs 2 --batch-size 20 --lr 0.05 --run-dir run \
+  --checkpoint pets.pt >train.out 2>train.err || { cat train.err; fail "training on an image folder failed"; }
+grep -q "pets (folder, 3 classes: 120 training, 0 validation, 30 test images)" train.err ||
+  { cat train.err; fail "the log does not say the folder's data set"; }
+grep -Eq "^Accuracy for class: emu +is [0-9.]+ %$" train.out || { cat train.out; fail "no per-class line for emu"; }
+pass "cifar-train on an image folder: 3 classes from its folder names"
+
+"$TRAIN" --data pets --device cpu --epochs 1 --batch-size 20 --run-dir run2 --checkpoint p2.pt >/dev/null 2>again.err ||
+  fail "the second run failed"
+grep -q "read from the cache" again.err || { cat again.err; fail "the second run decoded the images again"; }
+pass "the second run reads the decoded images from the cache"
+
+expect 0 "Accuracy of the network on the 30 test images" -- "$EVAL" --checkpoint pets.pt --data pets --device cpu
+"$EXPORT" --checkpoint pets.pt --out pets.safetensors 2>/dev/null || fail "cifar-export failed"
+python3 - pets.safetensors <<'PY' || fail "the weights' metadata does not carry the folder's data set"
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+meta = json.loads(raw[8:8 + struct.unpack("<Q", raw[:8])[0]])["__metadata__"]
+assert meta["dataset"] == "folder" and json.loads(meta["classes"]) == ["cat", "dog", "emu"], meta
+assert json.loads(meta["mean"]) != [0.4914, 0.4822, 0.4465], meta  # measured, not CIFAR-10's
+PY
+pass "cifar-eval and cifar-export: the folder's classes and measured normalisation"
+
+write_folder zoo cat,dog,gnu train,test
+expect 1 "checkpoint pets.pt was trained on 3 classes \(cat, dog, emu\), but zoo \(folder\) holds 3 classes \(cat, dog, gnu\): class 2 is 'emu' in one and 'gnu'" -- \
+  "$EVAL" --checkpoint pets.pt --data zoo --device cpu
+
+write_folder notest cat,dog train
+"$TRAIN" --data notest --device cpu --epochs 1 --batch-size 20 --val-split 20 --run-dir run3 \
+  --checkpoint n.pt >notest.out 2>&1 || { cat notest.out; fail "no test/ with --val-split failed"; }
+for line in "notest (folder, 2 classes: 60 training, 20 validation, 0 test images)" \
+  "notest has no test images: each epoch is judged on the 20 validation images only" \
+  "No test images: the data has no test split"; do
+  grep -qF "$line" notest.out || { cat notest.out; fail "no test/: the output lacks '$line'"; }
+done
+pass "no test/ trains with --val-split, and says there are no test images"
+expect 1 "notest has no test/ folder.*--val-split N" -- \
+  "$TRAIN" --data notest --device cpu --epochs 1 --run-dir run4 --checkpoint n4.pt
