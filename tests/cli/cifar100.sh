@@ -64,6 +64,11 @@ expect 1 "holds 20 classes \(coarse00" -- "$EVAL" --checkpoint m.pt --data c100 
 expect 1 "--resume m.pt was trained on 100 classes.*holds 20 classes" -- \
   "$TRAIN" --data c100 --labels coarse --device cpu --epochs 2 --resume m.pt --run-dir run2 --checkpoint m2.pt
 
+"$TRAIN" --config run/config.toml --epochs 2 --resume m.pt --checkpoint m2.pt >resumed.out 2>&1 ||
+  { cat resumed.out; fail "--resume on CIFAR-100 failed"; }
+[[ $(grep -c '^2,' run/metrics.csv) -eq 1 ]] || fail "the resumed run did not add epoch 2 to metrics.csv"
+pass "--resume continues a CIFAR-100 run in its folder"
+
 "$TRAIN" --data c100 --labels coarse --device cpu --epochs 1 --batch-size 50 --train-limit 500 \
   --run-dir runc --checkpoint coarse.pt -q >coarse.out 2>&1 || { cat coarse.out; fail "--labels coarse failed"; }
 grep -q "top-5" coarse.out || fail "no top-5 with 20 classes"
