@@ -108,3 +108,19 @@ TEST_CASE("a remembered thread count is used without probes until the load chang
   CHECK(ThreadCache(file).find("k", 1.0)->threads == 1);
   CHECK(ThreadCache(file).find("k", 0.0)->threads == 2);
 }
+
+TEST_CASE("a load change near a run's end brings no thread round the rest cannot pay for",
+          "[thread_choice]") {
+  const cifar::test::TempDir dir;
+  const auto file = dir.path() / "t.json";
+  ThreadCache(file).remember(
+      {.key = "k", .others_load = 0, .threads = 2, .rates = {{1, 1.0}, {2, 2.0}}});
+  FakeMachine m;
+  ThreadChoice c = m.choice({.cache_file = file, .case_key = "k", .steps = 510});
+  m.train(c, 510, [&](int64_t s) {
+    if (s == 500) m.others = 1, m.ms = {{1, 20.0}, {2, 25.0}};  // 1 thread now a little faster
+  });
+  CHECK(c.remembered());
+  CHECK(c.threads() == 2);
+  CHECK(c.probe_seconds() == 0);  // ~8 steps left: a round would cost more than a quarter
+}
