@@ -75,6 +75,14 @@ TEST_CASE("a second read of an image folder comes from its cache", "[data][image
   CHECK(second.class_names == first.class_names);
   CHECK(reds(second) == std::vector<int>{10, 11, 20});
   CHECK_THAT(log.text(), Catch::Contains("3 images read from the cache"));
+  // The images are the cache file's pages, mapped privately: a write to them
+  // changes this copy only, never the file.
+  auto images = second.images;
+  images.fill_(7);
+  LogCapture third;
+  CHECK(torch::equal(reader.read(dir.path()).images, first.images));
+  CHECK(reader.decodes == 1);
+  CHECK_THAT(third.text(), Catch::Contains("3 images read from the cache"));
 }
 
 TEST_CASE("a changed, added or removed image invalidates the cache", "[data][image_cache]") {

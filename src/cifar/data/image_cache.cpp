@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -146,6 +145,32 @@ class CacheReader {
     }
     offset_ += n;
   }
+  // The next n images, mapped from the file rather than copied: the page
+  // cache's own pages (private: a write copies the page), checksummed here.
+  // Fresh memory costs more than the read itself (each page faulted in and
+  // zeroed, on a virtual machine by the host too). The cache is replaced by
+  // rename, never shrunk in place, so the mapped pages stay valid.
+  torch::Tensor map_images(int64_t n) {
+    const uint64_t bytes = static_cast<uint64_t>(n) * kImageBytes;
+    if (bytes > left()) throw std::runtime_error("truncated");
+    const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t start = offset_ / page * page;
+    const uint64_t length = offset_ + bytes - start;
+    // No MAP_POPULATE: on a writable private mapping it would copy every page.
+    void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_,
+                        static_cast<off_t>(start));
+    if (base == MAP_FAILED) throw std::runtime_error(std::strerror(errno));
+    ::madvise(base, length, MADV_WILLNEED);
+    auto images = torch::from_blob(
+        static_cast<uint8_t*>(base) + (offset_ - start), {n, kChannels, kImageSide, kImageSide},
+        [base, length](void*) { ::munmap(base, length); }, torch::kUInt8);
+    crc_ = crc_of(crc_, images.data_ptr<uint8_t>(), bytes);
+    offset_ += bytes;
+    if (::lseek(fd_, static_cast<off_t>(offset_), SEEK_SET) < 0) {
+      throw std::runtime_error(std::strerror(errno));
+    }
+    return images;
+  }
   uint64_t u64() {
     uint64_t v = 0;
     read(&v, sizeof v);
@@ -167,22 +192,6 @@ class CacheReader {
   uint32_t crc_ = 0;
   static constexpr uint64_t kPiece = 4 << 20;
 };
-
-// An (n, 3, 32, 32) uint8 tensor in memory the kernel backs with 2 MB pages
-// where it can (madvise): filling 150 MB of fresh 4 KB pages costs more in
-// page faults than reading the cache into them.
-torch::Tensor huge_page_images(int64_t n) {
-  constexpr size_t kHuge = size_t{2} << 20;
-  const size_t bytes = static_cast<size_t>(n) * kImageBytes;
-  const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-  void* memory = rounded == 0 ? nullptr : std::aligned_alloc(kHuge, rounded);
-  if (memory == nullptr) {
-    return torch::empty({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
-  }
-  ::madvise(memory, rounded, MADV_HUGEPAGE);  // a hint: 4 KB pages if refused
-  return torch::from_blob(
-      memory, {n, kChannels, kImageSide, kImageSide}, [](void* p) { std::free(p); }, torch::kUInt8);
-}
 
 }  // namespace
 
@@ -244,9 +253,9 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest) 
           fmt::format("{} bytes where {} images need {}", in.left(), n, payload));
     }
     c.labels = torch::empty({static_cast<int64_t>(n)}, torch::kInt64);
-    c.images = huge_page_images(static_cast<int64_t>(n));
     in.read(c.labels.data_ptr<int64_t>(), n * sizeof(int64_t));
-    in.read(c.images.data_ptr<uint8_t>(), n * kImageBytes);
+    c.images = n == 0 ? torch::empty({0, kChannels, kImageSide, kImageSide}, torch::kUInt8)
+                      : in.map_images(static_cast<int64_t>(n));
     const uint32_t expected = in.crc();
     uint32_t stored = 0;
     in.read(&stored, sizeof stored, /*hash=*/false);
