@@ -78,6 +78,12 @@ def check_names(names, source):
                  "a path separator or a control character): fix the name file")
     if len(set(names)) != len(names):
         fail(f"{source} names a class twice: each class needs its own folder")
+    if names != sorted(names):
+        first = next(i for i, (a, b) in enumerate(zip(names, sorted(names))) if a != b)
+        fail(f"{source}'s names do not sort in label order ({names[first]!r} is label {first}, "
+             f"but sorts as {sorted(names).index(names[first])}): a folder's class indices are "
+             "its sorted folder names, so its labels would differ from the binary files'; "
+             "rename the classes so that they sort in label order (e.g. '00-name', '01-name')")
 
 
 def read_records(paths, record, label_byte, limit):

@@ -72,7 +72,11 @@ pass "--resume continues a CIFAR-100 run in its folder"
 "$TRAIN" --data c100 --labels coarse --device cpu --epochs 1 --batch-size 50 --train-limit 500 \
   --run-dir runc --checkpoint coarse.pt -q >coarse.out 2>&1 || { cat coarse.out; fail "--labels coarse failed"; }
 grep -q "top-5" coarse.out || fail "no top-5 with 20 classes"
-pass "--labels coarse trains on the 20 superclasses"
+# cifar-eval takes the label set from the checkpoint: no --labels needed.
+"$EVAL" --checkpoint coarse.pt --data c100 --device cpu --json >coarse.json 2>coarse.err \
+  || { cat coarse.err; fail "cifar-eval of a coarse-label checkpoint without --labels failed"; }
+grep -q '"coarse00"' coarse.json || fail "cifar-eval did not evaluate on the coarse labels"
+pass "--labels coarse trains on the 20 superclasses; cifar-eval takes them from the checkpoint"
 
 "$EXPORT" --checkpoint m.pt --out m.safetensors 2>/dev/null || fail "cifar-export failed"
 python3 - m.safetensors <<'PY' || fail "the weights' metadata does not carry the data set"

@@ -81,3 +81,7 @@ done
 printf 'f%03d\n' $(seq 0 98) >c100/fine_label_names.txt
 echo "a/b" >>c100/fine_label_names.txt
 expect 1 "class name 'a/b' .*cannot be a folder name" -- "$PY" "$TOOL" c100 bad
+# --- class names that do not sort in label order: the folder's indices would differ ---
+printf 'f%03d\n' $(seq 99 -1 0) >c100/fine_label_names.txt
+expect 1 "names do not sort in label order \('f099' is label 0, but sorts as 99\)" -- "$PY" "$TOOL" c100 bad
+pass "the script refuses names that are no folder name, and names out of label order"

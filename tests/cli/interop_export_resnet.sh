@@ -13,7 +13,7 @@ need_python safetensors
 "$TRAIN" --data "$REAL_DATA" --device cpu --model resnet18 --epochs 1 --batch-size 32 --lr 0.02 \
   --train-limit 320 --test-limit 500 --checkpoint r.pt --run-dir run >train.log 2>&1 ||
   { tail train.log >&2; fail "cifar-train failed"; }
-grep -q "(320 training, 0 validation, 500 test images)" train.log ||
+grep -q "(cifar10, 10 classes: 320 training, 0 validation, 500 test images)" train.log ||
   fail "--train-limit 320 --test-limit 500 not in the data line: $(grep 'data:' train.log)"
 expect 0 "wrote r.safetensors" -- "$EXPORT" --checkpoint r.pt --out r.safetensors
 expect 0 "wrote r.pth" -- "$EXPORT" --checkpoint r.pt --out r.pth

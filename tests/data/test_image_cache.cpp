@@ -194,3 +194,20 @@ TEST_CASE("skipped images are named again on a cache hit", "[data][image_cache]"
   reader.options.skip_bad_images = false;  // another key: decoded again, and refused
   CHECK_THROWS_WITH(reader.read(dir.path()), Catch::Contains("--skip-bad-images"));
 }
+
+TEST_CASE("a cached test split survives its cache file overwritten in place",
+          "[data][image_cache]") {
+  // The test split is kept all run: it must not be the cache file's mapped
+  // pages, which another program's `cp` onto the file would cut short
+  // (SIGBUS on the next read of them) or change.
+  TempDir dir;
+  small_folder(dir.path());
+  fs::copy(dir.path() / "train", dir.path() / "test", fs::copy_options::recursive);
+  ImageFolderOptions options;
+  read_image_folder(dir.path(), Split::kTest, options);  // decodes, fills the cache
+  const ImageSplit test = read_image_folder(dir.path(), Split::kTest, options);  // a hit
+  const auto cache = dir.path() / ".cifar-cache" / "test.bin";
+  REQUIRE(fs::is_regular_file(cache));
+  fs::resize_file(cache, 0);  // as `cp` does first
+  CHECK(reds(test) == std::vector<int>{10, 11, 20});
+}

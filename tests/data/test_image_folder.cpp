@@ -137,6 +137,10 @@ TEST_CASE("hidden entries and files that are not images are ignored and counted"
   CHECK(read_image_folder(dir.path(), Split::kTrain, no_cache()).size() == 2);
   CHECK_THAT(log.text(),
              Catch::Contains("ignored 2 hidden entries") && Catch::Contains("and 3 other file(s)"));
+  // torchvision would make .ipynb_checkpoints class 0: said, with the fix.
+  CHECK(listing.hidden_class_folders == std::vector<std::string>{".ipynb_checkpoints"});
+  CHECK_THAT(log.text(), Catch::Contains("hidden folder(s) .ipynb_checkpoints are no class here") &&
+                             Catch::Contains("remove them"));
 }
 
 TEST_CASE("image folder layout errors name the path and say what to do", "[data][image_folder]") {

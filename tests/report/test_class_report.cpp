@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,17 @@ TEST_CASE("more than ten classes: top-1, top-5 and the five best and worst", "[r
                                   "  class11 100.0 %\n  class9   90.0 %\n  class8   80.0 %\n"));
   CHECK_THAT(out, Catch::Contains("The 5 worst classes:\n  class1   10.0 %\n  class2   20.0 %\n"));
   CHECK_THAT(describe_unprinted_confusion(twelve_classes()), Catch::Contains("12 classes"));
+}
+
+TEST_CASE("a class without test images is in neither the best nor the worst", "[report]") {
+  std::vector<std::string> names;
+  for (int c = 0; c < 12; ++c) names.push_back(fmt::format("class{}", c));
+  EvalResult r = twelve_classes();
+  std::fill_n(r.confusion.begin() + 12, 12, 0);  // class1: an image folder's test/ lacks it
+  r.total -= 10;
+  const std::string out = format_many_classes(r, names);
+  CHECK_THAT(out, Catch::Contains("The 5 worst classes:\n  class2   20.0 %\n"));
+  CHECK_THAT(out, !Catch::Contains("class1 ") && Catch::Contains("(1 class has no test images)"));
 }
 
 TEST_CASE("more than ten classes: the tables, the JSON and metrics.csv carry top-5", "[report]") {

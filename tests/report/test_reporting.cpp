@@ -1,6 +1,8 @@
 // test_reporting.cpp: the tables, the JSON, the epoch line and metrics.csv.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -33,7 +35,11 @@ TEST_CASE("per-class accuracy is the diagonal over the row", "[reporting]") {
   CHECK(acc[2] == Approx(0.0));
   EvalResult empty_row = three_classes();
   empty_row.confusion = {1, 0, 0, 0, 0, 0, 0, 0, 1};
-  CHECK(empty_row.per_class_accuracy()[1] == 0.0);  // no samples: 0, not NaN
+  CHECK(std::isnan(empty_row.per_class_accuracy()[1]));  // no samples: no figure
+  // Said as such, never as 0 %: in the table, the JSON and the best and worst.
+  CHECK_THAT(format_per_class(empty_row, kNames),
+             Catch::Contains("Accuracy for class: dog        has no test images"));
+  CHECK_THAT(eval_to_json(empty_row, "net", "cpu", kNames), Catch::Contains("\"dog\":null"));
 }
 
 TEST_CASE("the tutorial's report lines", "[reporting]") {

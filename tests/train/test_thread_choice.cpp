@@ -122,5 +122,27 @@ TEST_CASE("a load change near a run's end brings no thread round the rest cannot
   });
   CHECK(c.remembered());
   CHECK(c.threads() == 2);
-  CHECK(c.probe_seconds() == 0);  // ~8 steps left: a round would cost more than a quarter
+  // Only the two probes that ask whether a round could pay (10 ms each at 2
+  // threads); ~8 steps left: a round would cost more than a quarter.
+  CHECK(c.probe_seconds() <= 2 * 0.010 + 1e-9);
+}
+
+TEST_CASE("a run too short to measure trains at the load's count whatever the cache holds",
+          "[thread_choice]") {
+  // The cache remembers 1 thread; an idle machine's count without a round is
+  // 2. A 20-step run cannot pay for a round: it must train as it would with
+  // an empty cache (the same weights), and a long run takes the remembered 1.
+  const cifar::test::TempDir dir;
+  const auto file = dir.path() / "t.json";
+  ThreadCache(file).remember(
+      {.key = "k", .others_load = 0, .threads = 1, .rates = {{1, 2.0}, {2, 1.0}}});
+  FakeMachine m;
+  ThreadChoice short_run = m.choice({.cache_file = file, .case_key = "k", .steps = 20});
+  const auto ran = m.train(short_run, 20);
+  CHECK(ran.at(2) == 20);
+  CHECK_FALSE(short_run.remembered());
+  ThreadChoice long_run = m.choice({.cache_file = file, .case_key = "k", .steps = 100000});
+  m.train(long_run, 10);
+  CHECK(long_run.remembered());
+  CHECK(long_run.threads() == 1);
 }

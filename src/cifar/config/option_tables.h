@@ -55,11 +55,13 @@ template <class Config, class V>
 void train_data(Config& c, V&& v) {
   data_group(c, v);
   v.number(
-      fixed_mid_epoch(Opt{"--train-limit", kData, "Train on the first N images only (0: all)"}),
+      fixed_mid_epoch(Opt{"--train-limit", kData,
+                          "Train on N images only (0: all): the first N, or of an image folder N "
+                          "spread over its classes"}),
       c.train_limit, Range<int64_t>{0, kMaxCount});
   v.number(Opt{"--test-limit", kData,
-               "Evaluate on the first N test images only, for quick checks; the accuracy is then "
-               "not the test set's (0: all)"},
+               "Evaluate on N test images only (taken as --train-limit's), for quick checks; the "
+               "accuracy is then not the test set's (0: all)"},
            c.test_limit, Range<int64_t>{0, kMaxCount});
   v.number(fixed_mid_epoch(
                Opt{"--val-split", kData,

@@ -45,8 +45,8 @@ struct TrainConfig {
   std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)
   LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set
   bool skip_bad_images = false;       // image folders: skip unreadable files, naming them
-  int64_t train_limit = 0;            // use only the first N training images (0: all)
-  int64_t test_limit = 0;             // evaluate on the first N test images only (0: all)
+  int64_t train_limit = 0;            // use only N training images (0: all; data/splits.h)
+  int64_t test_limit = 0;             // evaluate on N test images only (0: all)
   int64_t val_split = 0;  // hold out N training images for validation (best.pt chosen on them)
   bool augment = false;
   // Device and threads

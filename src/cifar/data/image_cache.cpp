@@ -19,6 +19,7 @@
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/formats/checksum.h"  // sha256 of the folder name
+#include "cifar/formats/image.h"     // image_decoding_version
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -208,6 +209,7 @@ std::string image_cache_manifest(const ImageFolderListing& listing,
                                  const ImageFolderOptions& options, const std::string& where) {
   std::string m = "cifar-train image folder cache 1\n";
   m += "decode: PNG (libpng), JPEG (libjpeg-turbo), transparency composited onto white\n";
+  m += fmt::format("decoders: {}\n", image_decoding_version());
   m += "resize: bilinear with antialiasing to 32x32, rounded to uint8\n";
   m += fmt::format("libtorch: {}\n", libtorch_version());
   m += fmt::format("skip_bad_images: {}\nmax_pixels: {}\n", options.skip_bad_images ? 1 : 0,

@@ -111,6 +111,7 @@ std::vector<std::string> class_folders(const fs::path& root, ImageFolderListing*
   for (const auto& e : entries_of(root)) {
     if (is_hidden(e.name)) {
       if (counts != nullptr) ++counts->hidden_ignored;
+      if (counts != nullptr && e.is_dir()) counts->hidden_class_folders.push_back(e.name);
     } else if (e.is_dir()) {
       check_class_name(e.name, root);
       names.push_back(e.name);

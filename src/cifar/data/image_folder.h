@@ -63,7 +63,10 @@ struct ImageFolderListing {
   std::vector<std::string> class_names;  // train/'s class folders, sorted
   std::vector<ImageFolderFile> files;    // in torchvision's order
   int64_t hidden_ignored = 0;            // names starting with '.'
-  int64_t other_ignored = 0;             // not an image file (extension, or not a file)
+  // Hidden folders beside the class folders: ignored here, but classes to
+  // torchvision's ImageFolder, whose indices they shift.
+  std::vector<std::string> hidden_class_folders;
+  int64_t other_ignored = 0;  // not an image file (extension, or not a file)
 };
 
 // "train" or "test".

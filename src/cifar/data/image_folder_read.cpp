@@ -2,6 +2,7 @@
 // its cache (see image_folder.h and image_cache.h).
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -95,6 +96,13 @@ void warn_skipped(const std::vector<std::string>& skipped, const fs::path& root)
 }
 
 void log_ignored(const ImageFolderListing& listing) {
+  if (!listing.hidden_class_folders.empty()) {
+    spdlog::warn(
+        "{}: the hidden folder(s) {} are no class here, but torchvision's ImageFolder takes them "
+        "as classes, so Python's class indices would differ from these; remove them before "
+        "training in either",
+        listing.root.string(), fmt::join(listing.hidden_class_folders, ", "));
+  }
   if (listing.hidden_ignored == 0 && listing.other_ignored == 0) return;
   spdlog::info(
       "{}: ignored {} hidden entr{} (names starting with '.') and {} other file(s) (only .png, "
@@ -154,6 +162,11 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   contents.manifest = image_cache_manifest(listing, options, where);
   if (options.use_cache && use_cache(cache, contents.manifest, listing.root, contents, start)) {
     warn_skipped(contents.skipped, listing.root);
+    // The images are the cache file's mapped pages. The training split is
+    // copied at once (split_validation); the test split, kept all run, is
+    // copied here, so that a cache file overwritten in place by another
+    // program (cp, rsync --inplace) can neither change it nor end the run.
+    if (split == Split::kTest) contents.images = contents.images.clone();
     return to_split(contents.images, contents.labels, listing.class_names);
   }
 

@@ -19,8 +19,10 @@ namespace cifar {
 
 struct SplitOptions {
   std::filesystem::path data_dir;
-  int64_t train_limit = 0;            // the first N training images (0: all)
-  int64_t test_limit = 0;             // the first N test images (0: all)
+  // N training or test images (0: all): the first N of CIFAR's files; of an
+  // image folder, which lists them class by class, N evenly spaced ones.
+  int64_t train_limit = 0;
+  int64_t test_limit = 0;
   int64_t val_split = 0;              // N training images held out for validation
   uint64_t seed = 0;                  // which images are held out
   std::optional<DatasetKind> kind;    // --dataset; unset: detected

@@ -251,4 +251,14 @@ torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm
   return x.sub_(shift).mul_(scale).squeeze(0);  // (3, 32, 32)
 }
 
+std::string image_decoding_version() {
+#define CIFAR_TEXT(x) #x
+#define CIFAR_VERSION_TEXT(x) CIFAR_TEXT(x)
+  return fmt::format("libpng {} (loaded {}), libjpeg-turbo {}, cifar-train decoding revision 1",
+                     PNG_LIBPNG_VER_STRING, png_get_libpng_ver(nullptr),
+                     CIFAR_VERSION_TEXT(LIBJPEG_TURBO_VERSION));
+#undef CIFAR_VERSION_TEXT
+#undef CIFAR_TEXT
+}
+
 }  // namespace cifar

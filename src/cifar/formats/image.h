@@ -41,6 +41,12 @@ torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels =
 // rounded to the nearest integer: how image folders are stored for training.
 torch::Tensor resize_image(const torch::Tensor& rgb);
 
+// What the decoding and resizing above depend on, as text: the PNG and JPEG
+// libraries' versions (compiled against and, for libpng, loaded) and this
+// code's own revision, raised when its output changes. A cache of decoded
+// images keys on it.
+std::string image_decoding_version();
+
 // (3, H, W) uint8 -> (3, 32, 32) float, resized and normalised as
 // DeviceDataset normalises the training images.
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm);

@@ -176,10 +176,12 @@ ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint
   options.dir = config.data_dir;
   options.kind = dataset_request(config.dataset);
   options.labels = config.labels;
+  auto& info = checkpoint.info;
+  // A model trained on CIFAR-100's 20 coarse labels is evaluated on them.
+  if (info.dataset == "cifar100-coarse") options.labels = LabelSet::kCoarse;
   options.folder.skip_bad_images = config.skip_bad_images;
   const DatasetKind kind = dataset_kind(options);
   ImageSplit test = read_dataset_split(options, kind, Split::kTest);
-  auto& info = checkpoint.info;
   const std::string model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                            : "checkpoint " + config.checkpoint;
   if (!checkpoint.class_names_known && info.class_names.size() == test.class_names.size()) {

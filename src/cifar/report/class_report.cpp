@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace cifar {
@@ -14,8 +15,10 @@ std::string format_many_classes(const EvalResult& r, const std::vector<std::stri
   if (r.has_top5()) out += fmt::format(", top-5 {:.1f} %", 100 * r.top5_accuracy());
   out += '\n';
   const auto acc = r.per_class_accuracy();
-  std::vector<size_t> order(acc.size());
-  std::iota(order.begin(), order.end(), size_t{0});
+  std::vector<size_t> order;  // the classes with test images
+  for (size_t c = 0; c < acc.size(); ++c) {
+    if (!std::isnan(acc[c])) order.push_back(c);
+  }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return acc[a] > acc[b]; });
   const size_t shown = std::min<size_t>(5, order.size());
   size_t width = 0;
@@ -28,6 +31,11 @@ std::string format_many_classes(const EvalResult& r, const std::vector<std::stri
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return acc[a] < acc[b]; });
   out += fmt::format("The {} worst classes:\n", shown);
   for (size_t i = 0; i < shown; ++i) out += line(order[i]);
+  if (order.size() < acc.size()) {
+    const size_t none = acc.size() - order.size();
+    out += none == 1 ? std::string("(1 class has no test images)\n")
+                     : fmt::format("({} classes have no test images)\n", none);
+  }
   return out;
 }
 

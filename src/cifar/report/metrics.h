@@ -30,6 +30,8 @@ struct EvalResult {
   double top5_accuracy() const {
     return total > 0 ? static_cast<double>(correct_top5) / static_cast<double>(total) : 0.0;
   }
+  // Each class's accuracy; NaN for a class without test images (an image
+  // folder's test/ may lack some).
   std::vector<double> per_class_accuracy() const;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -18,11 +19,11 @@ namespace cifar {
 
 std::vector<double> EvalResult::per_class_accuracy() const {
   const auto n = static_cast<size_t>(num_classes);
-  std::vector<double> acc(n, 0.0);
+  std::vector<double> acc(n, std::nan(""));
   for (size_t c = 0; c < n; ++c) {
     int64_t row = 0;
     for (size_t p = 0; p < n; ++p) row += confusion[c * n + p];
-    acc[c] = row > 0 ? static_cast<double>(confusion[c * n + c]) / static_cast<double>(row) : 0.0;
+    if (row > 0) acc[c] = static_cast<double>(confusion[c * n + c]) / static_cast<double>(row);
   }
   return acc;
 }
@@ -50,7 +51,9 @@ std::string format_per_class(const EvalResult& r, const std::vector<std::string>
                                 r.total, 100 * r.accuracy());
   const auto acc = r.per_class_accuracy();
   for (size_t c = 0; c < acc.size(); ++c) {
-    out += fmt::format("Accuracy for class: {:<10} is {:.1f} %\n", names.at(c), 100 * acc[c]);
+    out += std::isnan(acc[c])
+               ? fmt::format("Accuracy for class: {:<10} has no test images\n", names.at(c))
+               : fmt::format("Accuracy for class: {:<10} is {:.1f} %\n", names.at(c), 100 * acc[c]);
   }
   return out;
 }
@@ -97,7 +100,9 @@ std::string eval_to_json(const EvalResult& r, const std::string& model, const st
                          const std::vector<std::string>& names) {
   nlohmann::json per_class = nlohmann::json::object();
   const auto acc = r.per_class_accuracy();
-  for (size_t c = 0; c < acc.size(); ++c) per_class[names.at(c)] = acc[c];
+  for (size_t c = 0; c < acc.size(); ++c) {  // null: a class without test images
+    per_class[names.at(c)] = std::isnan(acc[c]) ? nlohmann::json(nullptr) : nlohmann::json(acc[c]);
+  }
   nlohmann::json j = {{"model", model},       {"device", device},         {"total", r.total},
                       {"correct", r.correct}, {"accuracy", r.accuracy()}, {"loss", r.loss},
                       {"tta", r.tta},         {"per_class", per_class}};

@@ -2,6 +2,7 @@
 #include "cifar/report/tensorboard_epoch.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cifar/report/heatmap.h"
 
@@ -30,6 +31,7 @@ void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
     writer.scalar("epoch/eval_seconds", m.eval_seconds, step);
     const auto per_class = test->per_class_accuracy();
     for (size_t c = 0; c < per_class.size() && c < class_names.size(); ++c) {
+      if (std::isnan(per_class[c])) continue;  // no test images of that class
       writer.scalar("test_class_accuracy/" + class_names[c], per_class[c], step);
     }
     if (test->num_classes > 0 &&

@@ -27,11 +27,15 @@ std::optional<CpuTimes> ThreadChoice::sample() const {
   return options_.cpu_times ? options_.cpu_times() : std::nullopt;
 }
 
-// A case measured before at about this load: its count, no probes.
-bool ThreadChoice::start_remembered() {
+// The others' load from the choice's start to the first step (the data load).
+void ThreadChoice::read_start_load() {
   const auto now = sample();
   if (last_sample_ && now) start_load_ = others_busy_cores(*last_sample_, *now, 0.05);
   last_sample_ = now;
+}
+
+// A case measured before at about this load: its count, no round.
+bool ThreadChoice::start_remembered() {
   if (!cache_ || !cache_->enabled()) return false;
   if (!cache_->note().empty()) spdlog::warn("{}", cache_->note());
   if (!start_load_) return false;  // the load unknown: measure rather than guess
@@ -181,9 +185,14 @@ void ThreadChoice::before_step(int64_t global_step, int64_t images,
   if (!tuner_) return;
   if (!started_) {
     started_ = true;
-    if (start_remembered()) return;
+    read_start_load();
+    // Whether the run can pay for a round comes first, cache or no cache: a
+    // run too short to measure trains at the load's count whatever the cache
+    // holds, and a longer one at the count a round would measure (remembered,
+    // or measured now), so the cache never changes a run's weights.
     const auto trials = first_round_trials(images, probe);
-    if (trials) run_round(global_step, images, probe, *trials);
+    if (!trials || start_remembered()) return;
+    run_round(global_step, images, probe, *trials);
     return;
   }
   watch_load();

@@ -82,6 +82,7 @@ class ThreadChoice {
   std::string summary() const;
 
  private:
+  void read_start_load();
   bool start_remembered();
   int load_prior() const;
   void skip_round(const std::string& why, bool kept);

@@ -18,6 +18,7 @@
 #include "cifar/core/version.h"
 #include "cifar/data/shard.h"
 #include "cifar/io/weights.h"
+#include "cifar/model/models.h"
 #include "cifar/platform/cpu_load.h"
 #include "cifar/platform/device.h"
 #include "cifar/platform/guards.h"
@@ -79,16 +80,19 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   }
   const EpochPosition& at = session.position;
   const int64_t steps = shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
-  threads.set_run(ThreadCase{.phase = "train",
-                             .cpu = cpu_model_name(),
-                             .cores = cpu.threads,
-                             .model = plan.source.model_name,
-                             .batch = local_batch,
-                             .precision = to_string(config.amp),
-                             .channels_last = config.channels_last,
-                             .libtorch = libtorch_version()}
-                      .key(),
-                  steps);
+  threads.set_run(
+      ThreadCase{.phase = "train",
+                 .cpu = cpu_model_name(),
+                 .cores = cpu.threads,
+                 .model = plan.source.model_name == "resnet18"
+                              ? fmt::format("resnet18 ({} stem)", to_string(plan.source.stem))
+                              : plan.source.model_name,
+                 .batch = local_batch,
+                 .precision = to_string(config.amp),
+                 .channels_last = config.channels_last,
+                 .libtorch = libtorch_version()}
+          .key(),
+      steps);
   RunForecast forecast(steps, device.is_cpu());
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.config = config,
