@@ -122,27 +122,29 @@ TEST_CASE("a load change near a run's end brings no thread round the rest cannot
   });
   CHECK(c.remembered());
   CHECK(c.threads() == 2);
-  // Only the two probes that ask whether a round could pay (10 ms each at 2
-  // threads); ~8 steps left: a round would cost more than a quarter.
-  CHECK(c.probe_seconds() <= 2 * 0.010 + 1e-9);
+  CHECK(c.probe_seconds() == 0);  // ~8 steps left: a round would cost more than a quarter
 }
 
 TEST_CASE("a run too short to measure trains at the load's count whatever the cache holds",
           "[thread_choice]") {
   // The cache remembers 1 thread; an idle machine's count without a round is
-  // 2. A 20-step run cannot pay for a round: it must train as it would with
-  // an empty cache (the same weights), and a long run takes the remembered 1.
+  // 2. A 30-step run cannot pay for a round (its length told by the cache's
+  // rates: 25,600 img/s at 2 threads, 10 ms a step, as on the fake machine):
+  // it must train as it would with an empty cache (the same weights), and a
+  // long run takes the remembered 1, neither probing.
   const cifar::test::TempDir dir;
   const auto file = dir.path() / "t.json";
   ThreadCache(file).remember(
-      {.key = "k", .others_load = 0, .threads = 1, .rates = {{1, 2.0}, {2, 1.0}}});
+      {.key = "k", .others_load = 0, .threads = 1, .rates = {{1, 51200.0}, {2, 25600.0}}});
   FakeMachine m;
-  ThreadChoice short_run = m.choice({.cache_file = file, .case_key = "k", .steps = 20});
-  const auto ran = m.train(short_run, 20);
-  CHECK(ran.at(2) == 20);
+  ThreadChoice short_run = m.choice({.cache_file = file, .case_key = "k", .steps = 30});
+  const auto ran = m.train(short_run, 30);
+  CHECK(ran.at(2) == 30);
   CHECK_FALSE(short_run.remembered());
+  CHECK(short_run.probe_seconds() == 0);
   ThreadChoice long_run = m.choice({.cache_file = file, .case_key = "k", .steps = 100000});
   m.train(long_run, 10);
   CHECK(long_run.remembered());
   CHECK(long_run.threads() == 1);
+  CHECK(long_run.probe_seconds() == 0);
 }

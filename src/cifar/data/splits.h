@@ -4,8 +4,8 @@
 // The data set is the kind --dataset names, or the one the folder holds
 // (dataset.h). --val-split N images are held out of the training split for
 // validation (chosen by the seed from the whole split, so the same for any
-// --train-limit), the rest is cut to its first --train-limit images, and the
-// test split to its first --test-limit.
+// --train-limit), the rest is cut to --train-limit images, and the test
+// split to --test-limit (SplitOptions says which ones).
 #pragma once
 
 #include <cstdint>

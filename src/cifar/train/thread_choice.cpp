@@ -34,12 +34,16 @@ void ThreadChoice::read_start_load() {
   last_sample_ = now;
 }
 
-// A case measured before at about this load: its count, no round.
-bool ThreadChoice::start_remembered() {
-  if (!cache_ || !cache_->enabled()) return false;
+// The cache's entry for this case at about this load, if any.
+std::optional<RememberedThreads> ThreadChoice::remembered_case() const {
+  if (!cache_ || !cache_->enabled()) return std::nullopt;
   if (!cache_->note().empty()) spdlog::warn("{}", cache_->note());
-  if (!start_load_) return false;  // the load unknown: measure rather than guess
-  const auto hit = cache_->find(options_.case_key, *start_load_);
+  if (!start_load_) return std::nullopt;  // the load unknown: measure rather than guess
+  return cache_->find(options_.case_key, *start_load_);
+}
+
+// A case measured before at about this load: its count, no round.
+bool ThreadChoice::start_remembered(const std::optional<RememberedThreads>& hit) {
   if (!hit || !tuner_->start_at(hit->threads)) return false;
   remembered_ = true;
   first_choice_ = hit->threads;
@@ -77,7 +81,8 @@ void ThreadChoice::skip_round(const std::string& why, bool kept) {
 }
 
 std::optional<double> ThreadChoice::first_round_trials(int64_t images,
-                                                       const ThreadTuner::Probe& probe) {
+                                                       const ThreadTuner::Probe& probe,
+                                                       const std::map<int, double>* rates) {
   if (options_.steps <= 0) return -1.0;
   // Start from the count the load leaves room for: the estimate below is not
   // a collapsed count's, and a run too short for a round trains there.
@@ -95,8 +100,17 @@ std::optional<double> ThreadChoice::first_round_trials(int64_t images,
                kept);
     return std::nullopt;
   }
-  tuner_->time_probe(images, probe);  // the first forward sets things up: not representative
-  const double t = tuner_->time_probe(images, probe);
+  // A probe's time: from the cache's rates when it has this count's, else
+  // measured (the first forward sets things up: not representative).
+  const auto rate =
+      rates != nullptr ? rates->find(threads()) : std::map<int, double>::const_iterator{};
+  double t = 0;
+  if (rates != nullptr && rate != rates->end() && rate->second > 0) {
+    t = static_cast<double>(probed) / rate->second;
+  } else {
+    tuner_->time_probe(images, probe);
+    t = tuner_->time_probe(images, probe);
+  }
   const double training = t * step_probes * static_cast<double>(options_.steps);
   const double budget = share * training - 2 * t;
   // The smallest round: a warm-up and one probe per count, fewer threads
@@ -190,8 +204,10 @@ void ThreadChoice::before_step(int64_t global_step, int64_t images,
     // run too short to measure trains at the load's count whatever the cache
     // holds, and a longer one at the count a round would measure (remembered,
     // or measured now), so the cache never changes a run's weights.
-    const auto trials = first_round_trials(images, probe);
-    if (!trials || start_remembered()) return;
+    // (Its length from the cache's rates when the case is there: no probe.)
+    const auto hit = remembered_case();
+    const auto trials = first_round_trials(images, probe, hit ? &hit->rates : nullptr);
+    if (!trials || start_remembered(hit)) return;
     run_round(global_step, images, probe, *trials);
     return;
   }

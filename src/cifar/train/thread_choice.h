@@ -83,11 +83,15 @@ class ThreadChoice {
 
  private:
   void read_start_load();
-  bool start_remembered();
+  std::optional<RememberedThreads> remembered_case() const;
+  bool start_remembered(const std::optional<RememberedThreads>& hit);
   int load_prior() const;
   void skip_round(const std::string& why, bool kept);
-  // The trial seconds the first round can pay for (-1: full trials); nullopt: none.
-  std::optional<double> first_round_trials(int64_t images, const ThreadTuner::Probe& probe);
+  // The trial seconds the first round can pay for (-1: full trials); nullopt:
+  // none. A probe's time comes from `rates` (img/s per count) where they
+  // hold the count, else from two probes.
+  std::optional<double> first_round_trials(int64_t images, const ThreadTuner::Probe& probe,
+                                           const std::map<int, double>* rates = nullptr);
   void run_round(int64_t global_step, int64_t images, const ThreadTuner::Probe& probe,
                  double trial_seconds);
   void watch_load();
