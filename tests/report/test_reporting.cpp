@@ -150,6 +150,8 @@ TEST_CASE("a resumed metrics.csv drops the rows of epochs its checkpoint does no
   m.epoch = 3;
   { MetricsCsv(path, /*keep_through_epoch=*/2).write(m); }
   { MetricsCsv(path, /*keep_through_epoch=*/3); }  // nothing to drop
+  std::ofstream(path, std::ios::app) << "4";       // a row a stop cut short
+  { MetricsCsv(path, /*keep_through_epoch=*/3); }
   std::ifstream in(path);
   std::vector<std::string> epochs;
   for (std::string line; std::getline(in, line);) epochs.push_back(line.substr(0, line.find(',')));

@@ -122,28 +122,33 @@ std::string eval_to_json(const EvalResult& r, const std::string& model, const st
 }
 
 namespace {
-// Rewrites metrics.csv without the rows of epochs after `last_epoch`; names
-// the epochs it dropped.
+// Rewrites metrics.csv without the rows of epochs after `last_epoch`, and
+// without a last row a kill cut short (no newline); names what it dropped.
 void drop_rows_after(const std::filesystem::path& path, int64_t last_epoch) {
   const std::string text = read_file(path, uint64_t{1} << 30, "the run's metrics.csv");
   std::string kept;
   std::vector<int64_t> dropped;
+  bool cut = false;
   for (size_t at = 0; at < text.size();) {
     const size_t end = std::min(text.find('\n', at), text.size());
     const std::string_view line(text.data() + at, end - at);
     int64_t epoch = 0;
     const auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), epoch);
-    const bool later =
-        at > 0 && ec == std::errc() && ptr != line.data() && *ptr == ',' && epoch > last_epoch;
-    if (later) {
+    const bool later = at > 0 && ec == std::errc() && ptr != line.data() &&
+                       ptr != line.data() + line.size() && *ptr == ',' && epoch > last_epoch;
+    if (end == text.size()) {
+      cut = true;  // a last line without its newline
+    } else if (later) {
       dropped.push_back(epoch);
     } else {
       kept.append(line).push_back('\n');
     }
     at = end + 1;
   }
-  if (dropped.empty()) return;
+  if (dropped.empty() && !cut) return;
   write_file_atomically(path, kept, "--run-dir");
+  if (cut) spdlog::warn("{}: dropped its last row, which a stop cut short", path.string());
+  if (dropped.empty()) return;
   spdlog::warn(
       "{}: dropped the rows of epoch {}, which the checkpoint does not hold (the run stopped "
       "after writing them and before its checkpoint); {} trained again",
