@@ -18,82 +18,18 @@
 #include <catch2/catch.hpp>
 
 #include "cifar/formats/image.h"
+#include "formats/image_encoders.h"
 
 using namespace cifar;
+using cifar::test::encode_jpeg;
+using cifar::test::encode_png;
+using cifar::test::JpegSpec;
+using cifar::test::kExifRotate90;
 
 namespace {
 
 std::span<const uint8_t> as_span(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
-// (H, W, C) uint8 -> PNG bytes (C = 1, 3 or 4).
-std::string encode_png(const torch::Tensor& hwc) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  image.width = static_cast<png_uint_32>(hwc.size(1));
-  image.height = static_cast<png_uint_32>(hwc.size(0));
-  const int64_t c = hwc.size(2);
-  image.format = c == 1 ? PNG_FORMAT_GRAY : c == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_RGBA;
-  png_alloc_size_t size = 0;
-  REQUIRE(png_image_write_to_memory(&image, nullptr, &size, 0, hwc.data_ptr(), 0, nullptr));
-  std::string out(size, '\0');
-  REQUIRE(png_image_write_to_memory(&image, out.data(), &size, 0, hwc.data_ptr(), 0, nullptr));
-  out.resize(size);
-  return out;
-}
-
-// How a test JPEG is written: libjpeg-turbo's defaults (JFIF, YCbCr 4:2:0,
-// quality 95, baseline) unless changed here.
-struct JpegSpec {
-  std::string name;
-  int quality = 95;
-  int luma_h = 2, luma_v = 2;  // luma sampling factors: 2x2 is 4:2:0, 1x1 4:4:4
-  bool progressive = false, arithmetic = false, rgb_coded = false, exif_rotated = false;
-  int restart_rows = 0;
-};
-
-// An Exif APP1 segment whose Orientation tag (0x0112) is 6: "rotate 90".
-const std::string kExifRotate90{
-    "Exif\0\0MM\0\x2a\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01\0\x06\0\0\0\0\0\0", 30};
-
-// (H, W, 1 or 3) uint8 -> JPEG bytes.
-std::string encode_jpeg(const torch::Tensor& hwc, const JpegSpec& spec = {}) {
-  jpeg_compress_struct info{};
-  jpeg_error_mgr err{};
-  info.err = jpeg_std_error(&err);
-  jpeg_create_compress(&info);
-  unsigned char* buffer = nullptr;
-  unsigned long size = 0;
-  jpeg_mem_dest(&info, &buffer, &size);
-  info.image_width = static_cast<JDIMENSION>(hwc.size(1));
-  info.image_height = static_cast<JDIMENSION>(hwc.size(0));
-  info.input_components = static_cast<int>(hwc.size(2));
-  info.in_color_space = hwc.size(2) == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_set_defaults(&info);
-  jpeg_set_quality(&info, spec.quality, TRUE);
-  if (spec.rgb_coded) jpeg_set_colorspace(&info, JCS_RGB);
-  info.comp_info[0].h_samp_factor = spec.luma_h;
-  info.comp_info[0].v_samp_factor = spec.luma_v;
-  if (spec.progressive) jpeg_simple_progression(&info);
-  info.arith_code = spec.arithmetic ? TRUE : FALSE;
-  info.restart_in_rows = spec.restart_rows;
-  jpeg_start_compress(&info, TRUE);
-  if (spec.exif_rotated) {
-    jpeg_write_marker(&info, JPEG_APP0 + 1, reinterpret_cast<const JOCTET*>(kExifRotate90.data()),
-                      static_cast<unsigned>(kExifRotate90.size()));
-  }
-  const auto* base = hwc.contiguous().data_ptr<uint8_t>();
-  while (info.next_scanline < info.image_height) {
-    auto* row = const_cast<JSAMPROW>(base + info.next_scanline * info.image_width *
-                                                static_cast<unsigned>(info.input_components));
-    jpeg_write_scanlines(&info, &row, 1);
-  }
-  jpeg_finish_compress(&info);
-  jpeg_destroy_compress(&info);
-  std::string out(reinterpret_cast<char*>(buffer), size);
-  free(buffer);
-  return out;
 }
 
 // libjpeg's own decode with its defaults, as (C, H, W): the reference.

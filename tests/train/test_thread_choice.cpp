@@ -49,6 +49,16 @@ struct FakeMachine {
     return ran;
   }
 };
+
+// DIR/t.json remembering `threads` (and the probes' img/s per count) for
+// case "k" on an idle machine.
+std::filesystem::path idle_cache(const cifar::test::TempDir& dir, int threads,
+                                 std::map<int, double> rates) {
+  const auto file = dir.path() / "t.json";
+  ThreadCache(file).remember(
+      {.key = "k", .others_load = 0, .threads = threads, .rates = std::move(rates)});
+  return file;
+}
 }  // namespace
 
 TEST_CASE("a short run spends at most its share of the training on thread probes",
@@ -90,9 +100,7 @@ TEST_CASE("a short run spends at most its share of the training on thread probes
 TEST_CASE("a remembered thread count is used without probes until the load changes",
           "[thread_choice]") {
   const cifar::test::TempDir dir;
-  const auto file = dir.path() / "t.json";
-  ThreadCache(file).remember(
-      {.key = "k", .others_load = 0, .threads = 2, .rates = {{1, 1.0}, {2, 2.0}}});
+  const auto file = idle_cache(dir, 2, {{1, 1.0}, {2, 2.0}});
   FakeMachine m;
   ThreadChoice c = m.choice({.cache_file = file, .case_key = "k", .steps = 100000});
   // At step 500 another process takes a core: two threads collapse.
@@ -112,9 +120,7 @@ TEST_CASE("a remembered thread count is used without probes until the load chang
 TEST_CASE("a load change near a run's end brings no thread round the rest cannot pay for",
           "[thread_choice]") {
   const cifar::test::TempDir dir;
-  const auto file = dir.path() / "t.json";
-  ThreadCache(file).remember(
-      {.key = "k", .others_load = 0, .threads = 2, .rates = {{1, 1.0}, {2, 2.0}}});
+  const auto file = idle_cache(dir, 2, {{1, 1.0}, {2, 2.0}});
   FakeMachine m;
   ThreadChoice c = m.choice({.cache_file = file, .case_key = "k", .steps = 510});
   m.train(c, 510, [&](int64_t s) {
@@ -133,9 +139,7 @@ TEST_CASE("a run too short to measure trains at the load's count whatever the ca
   // it must train as it would with an empty cache (the same weights), and a
   // long run takes the remembered 1, neither probing.
   const cifar::test::TempDir dir;
-  const auto file = dir.path() / "t.json";
-  ThreadCache(file).remember(
-      {.key = "k", .others_load = 0, .threads = 1, .rates = {{1, 51200.0}, {2, 25600.0}}});
+  const auto file = idle_cache(dir, 1, {{1, 51200.0}, {2, 25600.0}});
   FakeMachine m;
   ThreadChoice short_run = m.choice({.cache_file = file, .case_key = "k", .steps = 30});
   const auto ran = m.train(short_run, 30);
