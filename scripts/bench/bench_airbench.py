@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""bench_airbench.py: cifar-train's airbench94 recipe against the Python reference, side by side.
+"""bench_airbench.py: a cifar-train recipe (airbench94, speedrun) against the Python reference.
 
 Runs, one after the other on the same machine and data, the Python reference
 (airbench_reference.py: airbench94_muon on the CPU, at each --ref-precision)
-and `cifar-train --config configs/airbench94.toml` for each --seeds, then
-prints the machine, every command, and a table of TTA test accuracy, wall
-time, training GFLOP/s (0.709 GFLOP per training image, the network's
-forward + backward) and the ratios of cifar-train's time to the reference's.
+and `cifar-train --config CONFIG` (configs/airbench94.toml unless --config
+says) for each --seeds, then prints the machine, every command, and a table
+of TTA test accuracy, wall time, training GFLOP/s (0.709 GFLOP per 32 px
+training image, the network's forward + backward, times (size/32)^2 for an
+epoch of a resolution schedule) and the ratios of cifar-train's time to the
+reference's. With --pairs, the reference runs once before each seed of
+cifar-train (seed k beside reference seed k), so that both see the same
+drift of the machine; the ratio is then each pair's own.
 
 Times: the reference's wall time covers whitening, training and TTA
 evaluation (as it reports); cifar-train's covers its whole process (start,
@@ -18,6 +22,7 @@ say what they cost), unless --tool-threads N fixes the count.
   python3 scripts/bench/bench_airbench.py --seeds 0,1,2 --ref-precision bf16
   python3 scripts/bench/bench_airbench.py --seeds 0 --ref-precision bf16,fp32 --out airbench.md
   python3 scripts/bench/bench_airbench.py --seeds 0 --ref-precision none --epochs 1   # quick
+  python3 scripts/bench/bench_airbench.py --config configs/speedrun.toml --seeds 0,1,2 --pairs
 """
 
 import argparse
@@ -65,9 +70,22 @@ def run_reference(args, precision, seed):
             "cpu": f'{result["user_seconds"]:.0f} user, {result["system_seconds"]:.0f} sys'}
 
 
+def epoch_scales(config, epochs):
+    """Each epoch's FLOPs against a 32 px epoch: (size / 32)^2 under a resolution schedule."""
+    text = ""
+    for line in Path(config).read_text().splitlines():
+        if line.split("=")[0].strip() == "resolution-schedule":
+            text = line.split("=", 1)[1].split("#")[0].strip().strip('"')
+    sizes = []
+    for item in [i for i in text.split(",") if i]:
+        size, _, repeat = item.partition("x")
+        sizes += [int(size)] * int(repeat or 1)
+    return [(sizes[e] / 32) ** 2 if e < len(sizes) else 1.0 for e in range(epochs)]
+
+
 def run_tool(args, seed):
     run_dir = Path(tempfile.mkdtemp(prefix="airbench-"))
-    command = [args.cpp, "--config", REPO / "configs/airbench94.toml", "--device", "cpu",
+    command = [args.cpp, "--config", args.config, "--device", "cpu",
                "--data", args.data, "--seed", str(seed),
                "--epochs", str(int(args.epochs)), "--eval-every", str(int(args.epochs)),
                "--run-dir", run_dir, "--checkpoint", run_dir / "airbench94.pt",
@@ -80,24 +98,34 @@ def run_tool(args, seed):
     after = os.times()
     rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
     train_seconds = sum(float(r["seconds"]) for r in rows)
+    scales = epoch_scales(args.config, len(rows))
     probes = [line.split("thread probes: ", 1)[1] for line in (done.stdout + done.stderr).splitlines()
               if "thread probes: " in line]
     return {"probes": probes[-1] if probes else "none (fixed thread count)",
             "who": "cifar-train", "seed": seed, "accuracy": float(rows[-1]["test_accuracy"]),
             "wall": wall, "process_wall": wall, "train_seconds": train_seconds,
-            "train_images": IMAGES_PER_EPOCH * len(rows),
+            "train_images": IMAGES_PER_EPOCH * sum(scales),  # 32 px equivalents
             "cpu": f"{after.children_user - before.children_user:.0f} user, "
                    f"{after.children_system - before.children_system:.0f} sys"}
 
 
 def table(rows, args):
-    best_ref = min((r["wall"] for r in rows if r["who"].startswith("reference")), default=None)
-    lines = ["| run | seed | TTA test accuracy | wall s | train GFLOP/s | CPU s | wall / best reference |",
+    refs = [r for r in rows if r["who"].startswith("reference")]
+    best_ref = min((r["wall"] for r in refs), default=None)
+    paired = args.pairs and refs
+    # With --pairs each cifar-train run is compared with the reference run just before it.
+    last_ref = None
+    lines = ["| run | seed | TTA test accuracy | wall s | train GFLOP/s | CPU s | wall / "
+             + ("its pair's reference |" if paired else "best reference |"),
              "|---|---:|---:|---:|---:|---|---:|"]
     for r in rows:
         seconds = r["train_seconds"] or r["wall"]
         gflops = GFLOP_PER_IMAGE * r["train_images"] / seconds
-        ratio = f'{r["wall"] / best_ref:.2f}' if best_ref else "-"
+        if r["who"].startswith("reference"):
+            last_ref = r
+        base = (last_ref["wall"] if paired and last_ref else best_ref)
+        r["ratio"] = r["wall"] / base if base else None
+        ratio = f'{r["ratio"]:.3f}' if base else "-"
         lines.append(f'| {r["who"]} | {r["seed"]} | {100 * r["accuracy"]:.2f}% | {r["wall"]:.0f} '
                      f'| {gflops:.0f} | {r["cpu"]} | {ratio} |')
     tool = [r for r in rows if r["who"] == "cifar-train"]
@@ -105,20 +133,34 @@ def table(rows, args):
         accs = [r["accuracy"] for r in tool]
         walls = [r["wall"] for r in tool]
         lines.append("")
-        lines.append(f"cifar-train over {len(tool)} seed(s): mean TTA accuracy "
-                     f"{100 * statistics.mean(accs):.2f}%, mean wall {statistics.mean(walls):.0f} s"
-                     + (f", {statistics.mean(walls) / best_ref:.2f}x the best reference"
-                        if best_ref else ""))
+        summary = (f"cifar-train over {len(tool)} seed(s): mean TTA accuracy "
+                   f"{100 * statistics.mean(accs):.2f}%, mean wall {statistics.mean(walls):.0f} s")
+        if paired:
+            ref_accs = [r["accuracy"] for r in refs]
+            pair_ratios = ", ".join(f'{r["ratio"]:.3f}' for r in tool)
+            summary += (f"; the reference over {len(refs)}: mean TTA accuracy "
+                        f"{100 * statistics.mean(ref_accs):.2f}%, mean wall "
+                        f"{statistics.mean(r['wall'] for r in refs):.0f} s; "
+                        f"wall ratio {sum(walls) / sum(r['wall'] for r in refs):.3f}x "
+                        f"(pairs: {pair_ratios})")
+        elif best_ref:
+            summary += f", {statistics.mean(walls) / best_ref:.3f}x the best reference"
+        lines.append(summary)
     for r in tool:
         lines.append(f'seed {r["seed"]}: thread probes: {r["probes"]}')
     lines.append("(reference GFLOP/s: over its whole wall time, TTA included; cifar-train's: "
-                 "over its training epochs)")
+                 "over its training epochs, 32 px equivalents)")
     return "\n".join(lines)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", default=str(REPO / "configs/airbench94.toml"),
+                        help="the cifar-train recipe to run (default: configs/airbench94.toml)")
     parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--pairs", action="store_true",
+                        help="run the reference (the first --ref-precision) before each seed, "
+                             "with the seed's number, instead of once with --ref-seed")
     parser.add_argument("--ref-precision", default="bf16",
                         help="comma-separated: bf16, fp32; or none")
     parser.add_argument("--ref-seed", type=int, default=0)
@@ -136,12 +178,21 @@ def main():
     args = parser.parse_args()
     print("\n".join(machine_header()), flush=True)
     rows = []
-    for precision in [p for p in args.ref_precision.split(",") if p and p != "none"]:
-        rows.append(run_reference(args, precision, args.ref_seed))
-        print(json.dumps(rows[-1]), flush=True)
-    for seed in [int(s) for s in args.seeds.split(",") if s]:
-        rows.append(run_tool(args, seed))
-        print(json.dumps(rows[-1]), flush=True)
+    precisions = [p for p in args.ref_precision.split(",") if p and p != "none"]
+    seeds = [int(s) for s in args.seeds.split(",") if s]
+    if args.pairs and precisions:
+        for seed in seeds:
+            rows.append(run_reference(args, precisions[0], seed))
+            print(json.dumps(rows[-1]), flush=True)
+            rows.append(run_tool(args, seed))
+            print(json.dumps(rows[-1]), flush=True)
+    else:
+        for precision in precisions:
+            rows.append(run_reference(args, precision, args.ref_seed))
+            print(json.dumps(rows[-1]), flush=True)
+        for seed in seeds:
+            rows.append(run_tool(args, seed))
+            print(json.dumps(rows[-1]), flush=True)
     report = table(rows, args)
     print(report)
     if args.out:

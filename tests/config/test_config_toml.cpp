@@ -45,7 +45,8 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.recipe = RecipeName::kAirbench94;
   c.val_split = 77;
   c.eval_every = 3;
-  c.tta = 2;
+  c.tta = 3;
+  c.resolution_schedule = {24, 24, 28};
   c.checkpoint = "out/m #1.pt";
   c.run_dir = "runs/x";
   c.log_interval_s = 2.5;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "cifar/config/config.h"
 #include "cifar/core/errors.h"
@@ -39,4 +40,23 @@ TEST_CASE("the classic recipe with --cuda-graph is accepted, as the GPU kit runs
   CHECK_NOTHROW(validate(parse({"--config", config_file("resnet18.toml"), "--cuda-graph"})));
   CHECK_NOTHROW(validate(parse({"--config", config_file("tutorial.toml"), "--cuda-graph"})));
   CHECK_NOTHROW(validate(parse({"--model", "airbench94", "--recipe", "classic", "--cuda-graph"})));
+}
+
+TEST_CASE("a resolution schedule is refused where its sizes cannot go", "[config][resolution]") {
+  // Under a CUDA graph (fixed shapes), on every device.
+  for (const std::string device : {"cpu", "cuda"}) {
+    CHECK_THROWS_WITH(validate(parse({"--model", "resnet18", "--resolution-schedule", "24x3",
+                                      "--cuda-graph", "--device", device})),
+                      Catch::Contains("drop --cuda-graph or --resolution-schedule"));
+  }
+  // With the tutorial's net, whose first linear layer is sized for 32 px.
+  CHECK_THROWS_WITH(validate(parse({"--resolution-schedule", "24"})),
+                    Catch::Contains("net's first linear layer"));
+  CHECK_THROWS_AS(validate(parse({"--model", "net", "--resolution-schedule", "24"})), UsageError);
+  CHECK_NOTHROW(validate(parse({"--config", config_file("speedrun.toml")})));
+  CHECK_NOTHROW(validate(parse({"--model", "resnet18", "--resolution-schedule", "24x2,28"})));
+  // The schedule as typed, and refused when it is not one.
+  CHECK(parse({"--resolution-schedule", "24x3,28x3"}).resolution_schedule ==
+        std::vector<int64_t>{24, 24, 24, 28, 28, 28});
+  CHECK_THROWS(parse({"--resolution-schedule", "24x0"}));
 }

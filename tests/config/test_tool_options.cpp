@@ -61,7 +61,7 @@ TEST_CASE("cifar-eval, -predict and -export share typed Model options", "[config
              Catch::Contains("--top-k") && Catch::Contains("got 0"));
   CHECK_THAT(error(add_predict_options, {"-c", "m.pt"}), Catch::Contains("images"));
   CHECK_THAT(error(add_export_options, {"-c", "m.pt"}), Catch::Contains("--out"));
-  CHECK_THAT(error(add_eval_options, {"--tta", "3"}), Catch::Contains("--tta"));
+  CHECK_THAT(error(add_eval_options, {"--tta", "4"}), Catch::Contains("--tta"));
 
   auto invalid = [](auto mutate, const std::string& message) {
     EvalConfig c;

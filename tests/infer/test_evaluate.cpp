@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "cifar/config/config.h"
 #include "cifar/core/errors.h"
 #include "cifar/infer/evaluate.h"
@@ -44,6 +48,22 @@ torch::Tensor expected_logits(LinearModel& model, const torch::Tensor& x, int64_
   const auto a = mirror(p.slice(2, 0, 32).slice(3, 0, 32));
   const auto b = mirror(p.slice(2, 2, 34).slice(3, 2, 34));
   return 0.5 * mirror(x) + 0.5 * (0.5 * a + 0.5 * b);
+}
+
+// Level 3, batch by batch of `batch_size`: level 0, with each batch's
+// ceil(B / 4) images of lowest top softmax probability (sorted by hand) at level 2.
+torch::Tensor expected_selective(LinearModel& model, const torch::Tensor& x, int64_t batch_size) {
+  auto out = expected_logits(model, x, 0);
+  const auto full = expected_logits(model, x, 2);
+  for (int64_t start = 0; start < x.size(0); start += batch_size) {
+    const int64_t b = std::min(batch_size, x.size(0) - start);
+    const auto top = out.slice(0, start, start + b).softmax(1).amax(1);
+    std::vector<std::pair<float, int64_t>> order;
+    for (int64_t i = 0; i < b; ++i) order.emplace_back(top[i].item<float>(), start + i);
+    std::sort(order.begin(), order.end());
+    for (int64_t i = 0; i < (b + 3) / 4; ++i) out[order[i].second] = full[order[i].second];
+  }
+  return out;
 }
 
 // The counts and the mean loss of logits, computed one sample at a time.
@@ -113,7 +133,32 @@ TEST_CASE("TTA levels combine the views' logits as airbench's infer() does", "[e
   CHECK(plain.confusion == evaluate(model, data, {.batch_size = 50}).confusion);
   const EvalResult two = evaluate(model, data, 50, AmpMode::kOff, 10, nullptr, nullptr, 2);
   CHECK(two.confusion == evaluate(model, data, {.batch_size = 50, .tta = 2}).confusion);
-  CHECK_THROWS_AS(evaluate(model, data, {.batch_size = 50, .tta = 3}), UsageError);
+  CHECK_THROWS_AS(evaluate(model, data, {.batch_size = 50, .tta = 4}), UsageError);
+}
+
+TEST_CASE("TTA level 3 applies level 2 to the least sure quarter of each batch", "[evaluate]") {
+  const int64_t n = 300;
+  const auto split = random_split(n);
+  const DeviceDataset data(split, torch::kCPU, Normalization{});
+  torch::manual_seed(9);
+  LinearModel model;
+  const auto images = data.batch(data.plan_epoch(false, false, 0, 0), 0, n).images;
+  for (const int64_t batch_size : {n, int64_t{7}, int64_t{1}}) {
+    INFO("batch size " << batch_size);
+    const EvalResult want =
+        expected_result(expected_selective(model, images, batch_size), split.labels);
+    const EvalResult got = evaluate(model, data, {.batch_size = batch_size, .tta = 3});
+    CHECK(got.tta == 3);
+    CHECK(got.correct == want.correct);
+    CHECK(got.confusion == want.confusion);
+    CHECK(got.loss == Approx(want.loss).epsilon(1e-5));
+  }
+  // It differs from level 0 and from level 2, so the comparisons tell them apart.
+  const auto zero = expected_result(expected_logits(model, images, 0), split.labels);
+  const auto two = expected_result(expected_logits(model, images, 2), split.labels);
+  const auto three = expected_result(expected_selective(model, images, n), split.labels);
+  CHECK(three.loss != Approx(zero.loss).epsilon(1e-4));
+  CHECK(three.loss != Approx(two.loss).epsilon(1e-4));
 }
 
 TEST_CASE("TTA keeps a channels-last batch's results", "[evaluate]") {
@@ -138,9 +183,11 @@ TEST_CASE("a checkpoint carries its TTA level, and older files read 0", "[evalua
   nlohmann::json j = to_json(small_info(1));
   CHECK(j.at("tta") == 1);
   CHECK(checkpoint_info_from_json(j, "one.pt").tta == 1);
+  j["tta"] = 3;  // selective
+  CHECK(checkpoint_info_from_json(j, "three.pt").tta == 3);
   j.erase("tta");  // a file written before test-time augmentation
   CHECK(checkpoint_info_from_json(j, "old.pt").tta == 0);
-  for (const nlohmann::json& bad : {nlohmann::json(3), nlohmann::json(-1), nlohmann::json("2")}) {
+  for (const nlohmann::json& bad : {nlohmann::json(4), nlohmann::json(-1), nlohmann::json("2")}) {
     j["tta"] = bad;
     CHECK_THROWS_WITH(checkpoint_info_from_json(j, "odd.pt"),
                       Catch::Contains("odd.pt") && Catch::Contains("\"tta\""));

@@ -71,6 +71,27 @@ TEST_CASE("airbench94 maps images to logits", "[airbench]") {
   CHECK(five->forward(torch::randn({2, 3, 32, 32})).sizes() == torch::IntArrayRef{2, 5});
 }
 
+TEST_CASE("airbench94 takes the sizes of a resolution schedule", "[airbench]") {
+  torch::manual_seed(0);
+  auto model = make_model(ModelOptions("airbench94"));
+  model->train();
+  for (const int64_t size : {16, 24, 28, 40}) {
+    INFO("size " << size);
+    CHECK(model->forward(torch::randn({2, 3, size, size})).sizes() == torch::IntArrayRef{2, 10});
+  }
+  // At 32 px the last pool is the reference's MaxPool2d(3) of the 3x3 map.
+  model->eval();
+  torch::NoGradGuard no_grad;
+  auto& net = dynamic_cast<Airbench94Impl&>(*model);
+  const auto x = torch::randn({4, 3, 32, 32});
+  auto features = torch::conv2d(x, net.whiten->weight, net.whiten->bias);  // (4, 24, 31, 31)
+  auto layer = net.layers->begin();
+  for (int i = 0; i < 4; ++i, ++layer) features = layer->forward(features);  // (4, 256, 3, 3)
+  torch::nn::MaxPool2d reference_pool(3);
+  const auto want = net.head(reference_pool(features).flatten(1)) / 256.0;
+  CHECK(torch::equal(net.forward(x), want));
+}
+
 TEST_CASE("airbench94's state dict keys are Python's", "[airbench]") {
   // Taken from the reference's CifarNet (airbench94_muon.py), printed once
   // with list(CifarNet().state_dict().keys()) under torch 2.11; the twin in

@@ -86,6 +86,21 @@ void validate(const TrainConfig& config) {
         "recipe trains four (Muon on the filters, SGD on the biases and the head), which the "
         "graph cannot run yet: drop --cuda-graph, or use --recipe classic");
   }
+  if (!config.resolution_schedule.empty()) {
+    if (config.cuda_graph) {
+      throw UsageError(
+          "--resolution-schedule changes the images' size between epochs, which a captured CUDA "
+          "graph (fixed shapes) cannot follow: drop --cuda-graph or --resolution-schedule");
+    }
+    const bool net = config.model == "net" || (config.model.empty() && config.resume.empty() &&
+                                               config.recipe == RecipeName::kClassic);
+    if (net) {
+      throw UsageError(
+          "--resolution-schedule needs a model that takes any image size (airbench94, "
+          "resnet18); net's first linear layer is sized for 32x32 images: drop "
+          "--resolution-schedule or choose --model");
+    }
+  }
 }
 
 std::string to_toml(const TrainConfig& config) {

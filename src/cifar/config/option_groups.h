@@ -106,13 +106,14 @@ template <class C, class V>
 void tta_option(C& c, V&& v) {
   if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig>) {
     v.number(Opt{"--tta", kEvaluation,
-                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates; "
-                 "-1: the checkpoint's level"},
-             c.tta, Range<int64_t>{-1, 2});
+                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates, "
+                 "3 level 2 on the least sure quarter; -1: the checkpoint's level"},
+             c.tta, Range<int64_t>{-1, kMaxTta});
   } else {
     v.number(Opt{"--tta", kEvaluation,
-                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates"},
-             c.tta, Range<int64_t>{0, 2});
+                 "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates, "
+                 "3 level 2 on the least sure quarter"},
+             c.tta, Range<int64_t>{0, kMaxTta});
   }
 }
 

@@ -69,6 +69,10 @@ void train_data(Config& c, V&& v) {
                    "chosen on it (0: none, and best.pt is chosen on the test set)"}),
            c.val_split, Range<int64_t>{0, kMaxCount});
   v.flag(Opt{"--augment", kData, "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
+  v.parsed(Opt{"--resolution-schedule", kData,
+               "Train epoch by epoch at these sizes (px), then at full size: 24x3,28x3 is "
+               "epochs 1-3 at 24 px, 4-6 at 28 (batches bilinearly downsampled)"},
+           c.resolution_schedule, Parsed<std::vector<int64_t>>{resolutions_of, resolutions_text});
 }
 
 // cifar-train: where and how fast; --deterministic trades speed for repeatability.

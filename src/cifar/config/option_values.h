@@ -14,6 +14,7 @@
 
 #include "cifar/config/train_config.h"
 #include "cifar/core/errors.h"
+#include "cifar/data/resolution.h"
 #include "cifar/infer/model_input.h"
 #include "cifar/io/normalization_flags.h"
 
@@ -58,6 +59,12 @@ inline DeviceRequest device_of(const std::string& text) {
 }
 inline std::string recipe_text(const RecipeName& r) {
   return to_string(r);
+}
+inline std::vector<int64_t> resolutions_of(const std::string& text) {
+  return parse_resolution_schedule(text);
+}
+inline std::string resolutions_text(const std::vector<int64_t>& sizes) {
+  return resolution_schedule_text(sizes);
 }
 inline Channels mean_of(const std::string& text) {
   return parse_channels("--mean", text);

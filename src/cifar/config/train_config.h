@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cifar/core/types.h"
 #include "cifar/data/dataset.h"
@@ -49,6 +50,8 @@ struct TrainConfig {
   int64_t test_limit = 0;             // evaluate on N test images only (0: all)
   int64_t val_split = 0;  // hold out N training images for validation (best.pt chosen on them)
   bool augment = false;
+  // Per-epoch training image sizes, px (data/resolution.h); empty: the images' own.
+  std::vector<int64_t> resolution_schedule;
   // Device and threads
   DeviceRequest device;  // auto
   int64_t threads = 0;   // 0: chosen at run time (see cpu_plan.h)
@@ -79,7 +82,7 @@ struct TrainConfig {
   // docs/benchmarks.md); the net does not care.
   int64_t eval_batch_size = 100;
   int64_t eval_every = 1;  // evaluate after every N-th epoch (the last epoch always)
-  int64_t tta = 0;         // test-time augmentation: 0 none, 1 mirror, 2 mirror + translates
+  int64_t tta = 0;         // test-time augmentation level (infer/evaluate.h)
   // Outputs
   std::string checkpoint;    // default: <model>.pt
   std::string run_dir;       // default: runs/<date>-<time>-<model>

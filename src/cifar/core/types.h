@@ -23,6 +23,10 @@ inline constexpr int64_t kImageBytes = kChannels * kImageSide * kImageSide;  // 
 
 // Mixed precision: off, bf16 autocast (no loss scaling needed), or fp16
 // autocast with dynamic loss scaling (train/grad_scaler.h).
+// The highest test-time augmentation level (infer/evaluate.h says what each
+// level does); checkpoints record the level they were trained for.
+inline constexpr int64_t kMaxTta = 3;
+
 enum class AmpMode { kOff, kBf16, kFp16 };
 AmpMode parse_amp(const std::string& text);  // UsageError for unknown names
 const char* to_string(AmpMode amp);

@@ -61,6 +61,7 @@ void EvalThreads::hook(EvalOptions& options) {
     RememberedThreads entry{.key = key_,
                             .others_load = *load_,
                             .threads = tuner_->threads(),
+                            .rates = {},
                             .probe_seconds = tuner_->last_round_seconds()};
     for (size_t i = 0; i < tuner_->candidates().size(); ++i) {
       entry.rates[tuner_->candidates()[i]] = tuner_->rates()[i];

@@ -46,7 +46,7 @@ void check_tta_level(int64_t level) {
   if (level < 0 || level > kMaxTta) {
     throw UsageError(fmt::format(
         "test-time augmentation level {} is not one of 0 (none), 1 (mirror), 2 (mirror and "
-        "translates)",
+        "translates), 3 (level 2 for the least confident quarter only)",
         level));
   }
 }
@@ -63,6 +63,16 @@ torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int
   auto mirror = [&](const torch::Tensor& x) { return 0.5 * f(x) + 0.5 * f(x.flip({-1})); };
   if (tta == 0) return f(images);
   if (tta == 1) return mirror(images);
+  if (tta == kSelectiveTta) {
+    // One plain view of every image, then level 2 for the quarter of the
+    // batch whose top softmax probability is lowest (hiverge's selective TTA).
+    auto logits = f(images);                                                      // (B, C)
+    const int64_t k = (images.size(0) + 3) / 4;                                   // ceil(B / 4)
+    const auto confidence = logits.softmax(1).amax(1);                            // (B)
+    const auto doubtful = std::get<1>(confidence.topk(k, 0, /*largest=*/false));  // (k)
+    logits.index_copy_(0, doubtful, tta_logits(model, images.index_select(0, doubtful), 2, amp));
+    return logits;
+  }
   const int64_t h = images.size(2), w = images.size(3);
   const auto padded = torch::reflection_pad2d(images, {1, 1, 1, 1});  // (B, 3, H + 2, W + 2)
   const auto up_left = padded.slice(2, 0, h).slice(3, 0, w);
@@ -80,7 +90,9 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
                               .num_classes = num_classes,
                               .tta = tta,
                               .dist = dist,
-                              .progress = progress});
+                              .progress = progress,
+                              .before_batch = {},
+                              .after_batch = {}});
 }
 
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const EvalOptions& options) {
@@ -229,7 +241,10 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
                         .amp = config.amp,
                         .num_classes = info.num_classes,
                         .tta = tta,
-                        .progress = &progress};
+                        .dist = nullptr,
+                        .progress = &progress,
+                        .before_batch = {},
+                        .after_batch = {}};
     threads.hook(options);
     return evaluate(*checkpoint.model, test_data, options);
   });

@@ -12,6 +12,9 @@
 //   2  0.5 mirror(x) + 0.5 mean(mirror(p[:, :, 0:32, 0:32]), mirror(p[:, :, 2:34, 2:34]))
 //      where p = x padded by 1 pixel with reflection (a shift up-left and one
 //      down-right)
+//   3  selective: f(x) for every image, then level 2 for the quarter of each
+//      batch with the lowest top softmax probability (hiverge/cifar10-speedrun;
+//      2.25 forward passes an image instead of 6)
 // The views' logits are combined before the argmax; the loss reported is the
 // cross-entropy of the combined logits.
 #pragma once
@@ -36,7 +39,7 @@ namespace cifar {
 
 class Distributed;
 
-inline constexpr int64_t kMaxTta = 2;
+inline constexpr int64_t kSelectiveTta = 3;  // kMaxTta: core/types.h
 
 // UsageError unless 0 <= level <= kMaxTta.
 void check_tta_level(int64_t level);

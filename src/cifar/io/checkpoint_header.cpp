@@ -153,10 +153,10 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
   }
   if (info.world_size < 1) fail(source, fmt::format("has a world size of {}", info.world_size));
   if (const auto it = j.find("tta"); it != j.end()) {  // absent before test-time augmentation
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 2) {
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > kMaxTta) {
       fail(source, fmt::format("header field \"tta\" (test-time augmentation level) is {}; "
-                               "this cifar-train knows 0, 1 and 2",
-                               it->dump()));
+                               "this cifar-train knows 0 to {}",
+                               it->dump(), kMaxTta));
     }
     info.tta = it->get<int64_t>();
   }

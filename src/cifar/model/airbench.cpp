@@ -89,7 +89,13 @@ Airbench94Impl::Airbench94Impl(int64_t num_classes) {
   sequence->push_back(ConvGroup(kWhitenWidth, 64));
   sequence->push_back(ConvGroup(64, 256));
   sequence->push_back(ConvGroup(256, 256));
-  sequence->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(3)));
+  // A max-pool over the whole remaining map: at 32 px that map is 3x3 and
+  // this is the reference's MaxPool2d(3), the same call; at the sizes of a
+  // resolution schedule (24 px: 2x2) a global max-pool all the same.
+  sequence->push_back(nn::Functional([](const torch::Tensor& t) {
+    const int64_t h = t.size(2), w = t.size(3);
+    return torch::max_pool2d(t, /*kernel_size=*/{h, w}, /*stride=*/{h, w});  // (N, C, 1, 1)
+  }));
   layers = register_module("layers", sequence);
   head = register_module("head", nn::Linear(nn::LinearOptions(256, num_classes).bias(false)));
   torch::NoGradGuard no_grad;
@@ -97,9 +103,9 @@ Airbench94Impl::Airbench94Impl(int64_t num_classes) {
 }
 
 torch::Tensor Airbench94Impl::forward(torch::Tensor x) {
-  // x: (N, 3, 32, 32)
+  // x: (N, 3, H, W), 32x32 for CIFAR (H, W >= 9: three 2x2 pools after the 2x2 whitening)
   const auto& b = whiten->bias;
-  x = torch::conv2d(x, whiten->weight, whiten_bias_grad_ ? b : b.detach());  // (N, 24, 31, 31)
+  x = torch::conv2d(x, whiten->weight, whiten_bias_grad_ ? b : b.detach());  // (N, 24, H-1, W-1)
   x = layers->forward(x);                                                    // (N, 256, 1, 1)
   x = x.flatten(1);                                                          // (N, 256)
   return head(x) / static_cast<double>(x.size(-1));

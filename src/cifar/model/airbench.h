@@ -4,7 +4,8 @@
 //   whiten   Conv2d 3->24, 2x2, no padding, with bias; its weight is frozen
 //            (requires_grad false) and set from the data by init_whitening()
 //   layers   Sequential: 0 GELU, 1..3 ConvGroup (24->64, 64->256, 256->256),
-//            4 MaxPool2d(3)
+//            4 max-pool over the whole map left (3x3 at 32 px: the
+//            reference's MaxPool2d(3); any size from 9 px works)
 //   head     Linear 256->10, no bias; the logits are head(x) / 256
 //
 // A ConvGroup is conv1 (3x3, same padding, no bias), 2x2 max-pool, norm1,
@@ -57,7 +58,7 @@ class Airbench94Impl : public ClassifierImpl {
   // whiten.weight keeps the default initialisation until init_whitening().
   explicit Airbench94Impl(int64_t num_classes = 10);
 
-  // (N, 3, 32, 32) normalised images -> (N, num_classes) logits.
+  // (N, 3, H, W) normalised images (32x32 for CIFAR) -> (N, num_classes) logits.
   torch::Tensor forward(torch::Tensor x) override;
 
   // Sets whiten.weight to whitening_filters(images, 2, eps) (the reference

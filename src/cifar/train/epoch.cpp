@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cifar/data/resolution.h"
 #include "cifar/platform/gpu.h"
 #include "cifar/report/progress_bar.h"
 #include "cifar/train/cuda_graph.h"
@@ -145,6 +146,9 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
   totals.loss_sum.zero_();
   totals.correct.zero_();
   if (graphed && !run.graphed) capture_step(t, data, plan, options, run);
+  const int64_t size = training_resolution(options.resolutions, position.epoch);  // 0: as read
+  if (size > 0)
+    spdlog::info("epoch {}: training at {} px (--resolution-schedule)", position.epoch, size);
   EpochStats stats;
   const int64_t skipped_before = t.scaler.skipped_steps();
   reset_peak_memory(device);
@@ -159,7 +163,8 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
     while (s < steps) {
       const int64_t start = s * batch_size;
       const int64_t count = std::min(batch_size, n - start);
-      const Batch batch = data.batch(plan, start, count);
+      Batch batch = data.batch(plan, start, count);                    // (B, 3, H, W)
+      if (size > 0) batch.images = resize_images(batch.images, size);  // (B, 3, size, size)
       const int64_t global_step = position.global_step + (s - position.first_step);
       stats.last_lr = t.groups.lr(global_step);
       if (options.before_step && !graphed) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "cifar/data/loader.h"
 #include "cifar/io/checkpoint.h"
@@ -41,6 +42,9 @@ EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graph
 struct EpochOptions {
   EpochShape shape;
   StepOptions step;
+  // --resolution-schedule: the size each epoch's batches are resized to
+  // before the step (data/resolution.h); past its end, none.
+  std::vector<int64_t> resolutions;
   bool progress_bar = false;
   double log_interval_s = 10;
   // Called before every step with its global step, its images and a probe:

@@ -30,6 +30,7 @@ EpochOptions epoch_options(const TrainingJob& job) {
   return {
       .shape = job.shape,
       .step = {.amp = job.config.amp, .loss = job.recipe.loss},
+      .resolutions = job.config.resolution_schedule,
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.config.log_interval_s,
       .before_step =
@@ -124,7 +125,9 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
                        .num_classes = static_cast<int64_t>(job.plan.class_names.size()),
                        .tta = job.config.tta,
                        .dist = &job.dist,
-                       .progress = job.dist.is_main() ? &progress : nullptr});
+                       .progress = job.dist.is_main() ? &progress : nullptr,
+                       .before_batch = {},
+                       .after_batch = {}});
     });
   };
   if (job.plan.val) out.val = evaluate_on(*job.plan.val);

@@ -23,7 +23,9 @@ void init_whitening(ClassifierImpl& model, const DeviceDataset& train, int64_t n
 
 EpochPosition start_position(const ModelSource& source, const TrainConfig& config,
                              int64_t world_size) {
-  if (!source.resumed) return {.epoch = 1, .epochs = config.epochs};
+  if (!source.resumed) {
+    return {.epoch = 1, .epochs = config.epochs, .first_step = 0, .global_step = 0, .so_far = {}};
+  }
   const CheckpointInfo& was = source.resumed->info;
   spdlog::info("resuming {} from epoch {} step {}", config.resume, was.epoch + 1,
                was.step_in_epoch);

@@ -186,10 +186,10 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   // The thread choice starts here: the others' load is read from now to the
   // first step. Not with several processes on this machine: their siblings'
   // work is no load to steer clear of (and, unknown, no count is looked up).
-  ThreadChoice thread_choice(
-      cpu, device.is_cpu(),
-      {.cache_file = env.thread_cache,
-       .cpu_times = env.dist.local_world_size > 1 ? CpuTimesSource{} : read_cpu_times});
+  ThreadChoiceOptions choice_options;
+  choice_options.cache_file = env.thread_cache;
+  if (env.dist.local_world_size <= 1) choice_options.cpu_times = read_cpu_times;
+  ThreadChoice thread_choice(cpu, device.is_cpu(), choice_options);
   try {
     return train_in_group(config, env, device, cpu, dist, local_batch, thread_choice);
   } catch (const Interrupted&) {

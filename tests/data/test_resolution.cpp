@@ -1,0 +1,65 @@
+// test_resolution.cpp: the resolution schedule's text both ways, the size of
+// each epoch, and the bilinear resize of a batch.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cifar/core/errors.h"
+#include "cifar/data/resolution.h"
+
+using namespace cifar;
+namespace F = torch::nn::functional;
+
+TEST_CASE("resolution schedule: sizes with repeats, both ways", "[resolution]") {
+  CHECK(parse_resolution_schedule("").empty());
+  CHECK(parse_resolution_schedule("24") == std::vector<int64_t>{24});
+  CHECK(parse_resolution_schedule("24x3,28x2,32") == std::vector<int64_t>{24, 24, 24, 28, 28, 32});
+  CHECK(parse_resolution_schedule("24,24,28") == std::vector<int64_t>{24, 24, 28});
+  CHECK(resolution_schedule_text({24, 24, 24, 28, 28, 32}) == "24x3,28x2,32");
+  CHECK(resolution_schedule_text({}).empty());
+  for (const std::string text : {"24x3,28x3", "16,1024x2,24"}) {
+    CHECK(resolution_schedule_text(parse_resolution_schedule(text)) == text);
+  }
+}
+
+TEST_CASE("resolution schedule: what is not a schedule is refused, naming the item",
+          "[resolution]") {
+  for (const std::string bad : {"8", "15", "1025", "24x0", "24x", "x3", "abc", "24,,28", "24,",
+                                "+24", "024x3x2", "24 x3", "24x100001", "-24"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_resolution_schedule(bad), UsageError);
+  }
+  CHECK_THROWS_WITH(parse_resolution_schedule("24x3,12"),
+                    Catch::Contains("'12' is not a size from 16 to 1024 px"));
+  CHECK_THROWS_WITH(parse_resolution_schedule("24x99999,28x2"),
+                    Catch::Contains("past 100000 epochs"));
+}
+
+TEST_CASE("resolution schedule: each epoch's size, the images' own past its end", "[resolution]") {
+  const std::vector<int64_t> schedule = parse_resolution_schedule("24x2,28");
+  CHECK(training_resolution(schedule, 1) == 24);
+  CHECK(training_resolution(schedule, 2) == 24);
+  CHECK(training_resolution(schedule, 3) == 28);
+  CHECK(training_resolution(schedule, 4) == 0);
+  CHECK(training_resolution({}, 1) == 0);
+}
+
+TEST_CASE("resize_images: F.interpolate's bilinear, in the batch's memory format", "[resolution]") {
+  torch::manual_seed(3);
+  const auto x = torch::randn({5, 3, 32, 32});
+  const auto expected = F::interpolate(x, F::InterpolateFuncOptions()
+                                              .size(std::vector<int64_t>{24, 24})
+                                              .mode(torch::kBilinear)
+                                              .align_corners(false));
+  const auto y = resize_images(x, 24);
+  CHECK(y.sizes() == torch::IntArrayRef{5, 3, 24, 24});
+  CHECK(torch::equal(y, expected));
+  const auto nhwc = resize_images(x.contiguous(torch::MemoryFormat::ChannelsLast), 28);
+  CHECK(nhwc.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  CHECK(nhwc.sizes() == torch::IntArrayRef{5, 3, 28, 28});
+  // A constant image stays constant; its own size is the image itself.
+  CHECK(torch::allclose(resize_images(torch::full({1, 3, 32, 32}, 0.25), 20),
+                        torch::full({1, 3, 20, 20}, 0.25)));
+  CHECK(resize_images(x, 32).is_same(x));
+}
