@@ -7,8 +7,9 @@
 # the data; the [cuda] tests, each on its own; an NCCL process group (world
 # size 1) and, on a machine with two GPUs, two cifar-train ranks on NCCL
 # (a clean end without the "NOT been destroyed" warning, and a killed rank
-# reported in one line within --dist-timeout); airbench94 (the fast recipe,
-# configs/airbench94.toml); the CUDA graph on a recipe it captures
+# reported in one line within --dist-timeout); airbench94 and speedrun (the
+# fast recipes, configs/airbench94.toml and configs/speedrun.toml: epochs at
+# 24 and 28 px, selective TTA); the CUDA graph on a recipe it captures
 # (configs/resnet18.toml, eager and --cuda-graph: the epochs' times without
 # the capture); --amp fp16's loss scaling on CUDA, resumed; --deterministic
 # twice with identical weights; cifar-eval on the CPU of the checkpoint the
@@ -116,6 +117,7 @@ run_step cuda-tests $((90 * scale / 10))
 run_step nccl 60
 run_step nccl-two-ranks $((90 * scale / 10))
 run_step airbench94 $((75 * scale / 10))
+run_step speedrun $((75 * scale / 10))
 run_step graph $((90 * scale / 10))
 run_step amp-fp16 $((60 * scale / 10))
 run_step deterministic $((60 * scale / 10))
@@ -166,11 +168,12 @@ failed=0
   figures nccl "| (no result) | | |"
   figures nccl-two-ranks "| two ranks on NCCL | not run | |"
   echo
-  echo "## airbench94 (configs/airbench94.toml, seed 0) and the CUDA graph (configs/resnet18.toml)"
+  echo "## airbench94 and speedrun (configs/airbench94.toml, configs/speedrun.toml, seed 0) and the CUDA graph (configs/resnet18.toml)"
   echo
   echo "| flags | epochs | wall s (whole process) | training s (capture excluded) | img/s (last epoch) | test acc | peak GPU memory |"
   echo "|---|---:|---:|---:|---:|---:|---|"
-  figures airbench94 "| (eager) failed | | | | | | |"
+  figures airbench94 "| airbench94 (eager) failed | | | | | | |"
+  figures speedrun "| speedrun (eager) failed | | | | | | |"
   figures graph "| resnet18.toml eager / --cuda-graph failed | | | | | | |"
   echo
   echo "## --amp fp16 (loss scaling on $DEVICE, 1 epoch + --resume) and --deterministic"

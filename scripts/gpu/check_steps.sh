@@ -6,7 +6,7 @@
 # (KIT, WORK, DEVICE, MODE, PYTHON, DATA, REPO, LD_LIBRARY_PATH).
 #
 #   check_steps.sh STEP     STEP: environment kit data cuda-tests nccl nccl-two-ranks
-#                           airbench94 graph amp-fp16 deterministic eval-cpu
+#                           airbench94 speedrun graph amp-fp16 deterministic eval-cpu
 #                           bench-resnet18 bench-tutorial
 #
 # A step that cannot run on this machine (nccl-two-ranks with one GPU) writes
@@ -130,15 +130,17 @@ PY
     if ((skipped)) && { gpu || [[ "$step" == cuda-tests ]]; }; then exit 77; fi
     exit 0
     ;;
-  airbench94)
+  airbench94 | speedrun)
+    # The two fast recipes: configs/airbench94.toml, and configs/speedrun.toml
+    # (its resolution schedule: epochs at 24 and 28 px; selective TTA, level 3).
     flags=()
     gpu || flags+=(--epochs 1 --train-limit 2000 --threads "$(nproc)")
     t0=$(date +%s%N)
-    "$bin/cifar-train" --config configs/airbench94.toml --device "$DEVICE" --data "$DATA" \
+    "$bin/cifar-train" --config "configs/$step.toml" --device "$DEVICE" --data "$DATA" \
       --seed 0 --run-dir "$WORK/$step" --checkpoint "$WORK/$step.pt" --no-tensorboard \
       "${flags[@]}" || exit
     wall=$(since "$t0")
-    metrics_row "\`${flags[*]:-(eager)}\`" "$WORK/$step/metrics.csv" "$wall" \
+    metrics_row "$step \`${flags[*]:-(eager)}\`" "$WORK/$step/metrics.csv" "$wall" \
       >"$WORK/figures-$step.md"
     cat "$WORK/$step/metrics.csv"
     ;;

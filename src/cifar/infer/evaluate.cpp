@@ -21,6 +21,23 @@ namespace cifar {
 namespace F = torch::nn::functional;
 
 namespace {
+// The result of `n` samples from their summed counts on the host: (C * C + 2)
+// double, the confusion matrix, the loss sum and the top-5 hits.
+EvalResult unpack(const torch::Tensor& host, int64_t n, const EvalOptions& options) {
+  const int64_t c = options.num_classes;
+  EvalResult result;
+  result.num_classes = c;
+  result.tta = options.tta;
+  const double* values = host.data_ptr<double>();
+  for (int64_t i = 0; i < c * c; ++i) result.confusion.push_back(static_cast<int64_t>(values[i]));
+  result.total = n;
+  for (int64_t k = 0; k < c; ++k)
+    result.correct += result.confusion[static_cast<size_t>(k * c + k)];
+  result.loss = n > 0 ? values[c * c] / static_cast<double>(n) : 0.0;
+  if (c > kTop5Above) result.correct_top5 = static_cast<int64_t>(values[c * c + 1]);
+  return result;
+}
+
 // Whether a stop was requested on any rank. One process: no communication.
 bool any_rank_stops(Distributed& group, const torch::Device& device) {
   const bool mine = stop_requested();
@@ -101,11 +118,9 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
   const int64_t tta = options.tta;
   const AmpMode amp = options.amp;
   check_tta_level(tta);
-  Distributed* dist = options.dist;
-  const ProgressBarOptions* progress = options.progress;
   const auto device = data.device();
   Distributed alone(DistEnv{}, device);  // one process: its collectives return at once
-  Distributed& group = dist != nullptr ? *dist : alone;
+  Distributed& group = options.dist != nullptr ? *options.dist : alone;
   const int64_t n = data.size();
   const SampleRange share = eval_range(n, group.rank(), group.world_size());
   // Rank 0's BatchNorm statistics on every rank: each rank's last training
@@ -113,9 +128,6 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
   group.broadcast_buffers(model);
   const bool was_training = model.is_training();
   model.eval();
-  EvalResult result;
-  result.num_classes = num_classes;
-  result.tta = tta;
   const bool top5 = num_classes > kTop5Above;
   torch::Tensor packed;  // (C * C + 2) double: the confusion matrix, the loss sum, top-5 hits
   {
@@ -131,7 +143,9 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
     const int64_t largest_share = (n + group.world_size() - 1) / group.world_size();
     const int64_t batches = (largest_share + batch_size - 1) / batch_size;
     std::optional<ProgressBar> bar;
-    if (progress != nullptr) bar.emplace("evaluating", share.end - share.begin, *progress);
+    if (options.progress != nullptr) {
+      bar.emplace("evaluating", share.end - share.begin, *options.progress);
+    }
     for (int64_t b = 0; b < batches; ++b) {
       if (any_rank_stops(group, device)) {
         model.train(was_training);
@@ -164,19 +178,8 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
   }
   packed = packed.clone();  // a normal tensor: inference tensors cannot be reduced in place
   group.all_reduce_sum(packed);
-  const auto host = packed.cpu();  // one read-back for the whole split
-  const double* values = host.data_ptr<double>();
-  for (int64_t i = 0; i < num_classes * num_classes; ++i) {
-    result.confusion.push_back(static_cast<int64_t>(values[i]));
-  }
-  result.total = n;
-  for (int64_t c = 0; c < num_classes; ++c) {
-    result.correct += result.confusion[static_cast<size_t>(c * num_classes + c)];
-  }
-  result.loss = n > 0 ? values[num_classes * num_classes] / static_cast<double>(n) : 0.0;
-  if (top5) result.correct_top5 = static_cast<int64_t>(values[num_classes * num_classes + 1]);
   model.train(was_training);
-  return result;
+  return unpack(packed.cpu(), n, options);  // one read-back for the whole split
 }
 
 namespace {
