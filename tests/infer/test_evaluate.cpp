@@ -61,7 +61,10 @@ torch::Tensor expected_selective(LinearModel& model, const torch::Tensor& x, int
     std::vector<std::pair<float, int64_t>> order;
     for (int64_t i = 0; i < b; ++i) order.emplace_back(top[i].item<float>(), start + i);
     std::sort(order.begin(), order.end());
-    for (int64_t i = 0; i < (b + 3) / 4; ++i) out[order[i].second] = full[order[i].second];
+    for (int64_t i = 0; i < (b + 3) / 4; ++i) {
+      const int64_t at = order[static_cast<size_t>(i)].second;
+      out[at] = full[at];
+    }
   }
   return out;
 }
@@ -100,15 +103,25 @@ CheckpointInfo small_info(int64_t tta) {
   info.tta = tta;
   return info;
 }
+
+// 300 random test images on the CPU, a linear model drawn with seed 9, and
+// the images as one normalised batch: what the TTA tests evaluate.
+struct TtaCase {
+  static constexpr int64_t n = 300;
+  Cifar10Dataset split = random_split(n);
+  DeviceDataset data{split, torch::kCPU, Normalization{}};
+  LinearModel model = [] {
+    torch::manual_seed(9);
+    return LinearModel();
+  }();
+  torch::Tensor images = data.batch(data.plan_epoch(false, false, 0, 0), 0, n).images;
+};
 }  // namespace
 
 TEST_CASE("TTA levels combine the views' logits as airbench's infer() does", "[evaluate]") {
-  const int64_t n = 300;
-  const auto split = random_split(n);
-  const DeviceDataset data(split, torch::kCPU, Normalization{});
-  torch::manual_seed(9);
-  LinearModel model;
-  const auto images = data.batch(data.plan_epoch(false, false, 0, 0), 0, n).images;
+  TtaCase t;
+  const int64_t n = TtaCase::n;
+  auto& [split, data, model, images] = t;
   std::vector<double> losses;
   for (int64_t level = 0; level <= 2; ++level) {
     INFO("level " << level);
@@ -137,12 +150,9 @@ TEST_CASE("TTA levels combine the views' logits as airbench's infer() does", "[e
 }
 
 TEST_CASE("TTA level 3 applies level 2 to the least sure quarter of each batch", "[evaluate]") {
-  const int64_t n = 300;
-  const auto split = random_split(n);
-  const DeviceDataset data(split, torch::kCPU, Normalization{});
-  torch::manual_seed(9);
-  LinearModel model;
-  const auto images = data.batch(data.plan_epoch(false, false, 0, 0), 0, n).images;
+  TtaCase t;
+  const int64_t n = TtaCase::n;
+  auto& [split, data, model, images] = t;
   for (const int64_t batch_size : {n, int64_t{7}, int64_t{1}}) {
     INFO("batch size " << batch_size);
     const EvalResult want =
