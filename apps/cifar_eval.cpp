@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
 
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::resolve_data_env(app, config.data_dir);
-    if (log.quiet) config.progress_bar = false;  // as quiet as cifar-train -q
+    config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
     config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     config.thread_cache_file = cifar::thread_cache_file(config.thread_cache);
     cifar::validate(config);

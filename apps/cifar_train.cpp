@@ -1,6 +1,6 @@
 // cifar-train: train a CIFAR-10, CIFAR-100 or image-folder classifier (see README.md).
 //
-// Parses options (command line over a TOML --config file, app/config_file.h;
+// Parses options (command line over a TOML --config file, config/config_file.h;
 // each option is declared once, in src/cifar/config/option_tables.h), resolves what
 // comes from the environment, then hands them to cifar::train() and prints the
 // final per-class report.
@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "cifar/app/cli.h"
-#include "cifar/app/config_file.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config.h"
+#include "cifar/config/config_file.h"
 #include "cifar/core/version.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/reporting.h"
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     if (config.deterministic) cifar::set_deterministic_cublas_env();
     cifar::RunEnv env;
     env.program = argv[0];
-    env.progress_bar = !log.quiet && ::isatty(STDERR_FILENO) != 0;
+    env.progress_bar = !log.quiet && cifar::stderr_draws_bars();
     env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     env.omp_num_threads = cifar::omp_num_threads_from_env();
     env.thread_cache = cifar::thread_cache_file(config.thread_cache);

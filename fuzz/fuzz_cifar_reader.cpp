@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cifar/data/data.h"
+#include "cifar/data/cifar10.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

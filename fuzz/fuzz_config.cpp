@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "cifar/app/config_file.h"
 #include "cifar/config/config.h"
+#include "cifar/config/config_file.h"
 #include "cifar/core/errors.h"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "cifar/core/errors.h"
-#include "cifar/data/data.h"
+#include "cifar/data/cifar10.h"
 #include "cifar/data/loader.h"
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
@@ -134,7 +134,7 @@ uint64_t digest(const std::vector<torch::Tensor>& tensors) {
 int check_train(Distributed& dist, const std::string& model_name, int64_t steps) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(2000);  // the same data on every rank
   const auto random_split = [&](int64_t n) {
-    return Cifar10Dataset{torch::randint(0, 256, {n, 3, 32, 32}, gen).to(torch::kUInt8),
+    return ImageSplit{torch::randint(0, 256, {n, 3, 32, 32}, gen).to(torch::kUInt8),
                           torch::randint(0, 10, {n}, gen), default_class_names()};
   };
   const DeviceDataset train_data(random_split(16 * steps), torch::kCPU, Normalization{}, false);

@@ -1,4 +1,4 @@
-// cifar-grad-scaler-replay IN OUT: the loss scaler (train/grad_scaler.h) run
+// cifar-grad-scaler-replay IN OUT: the loss scaler (optim/grad_scaler.h) run
 // on a recorded sequence of steps, for tests/cli/interop_grad_scaler.sh to
 // compare with Python's torch.amp.GradScaler on the same steps.
 //

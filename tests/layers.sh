@@ -5,10 +5,14 @@
 # headers of its own folder and of the folders before it, never after:
 # a wrong-way include fails this test, naming the file, the line and both
 # layers. A folder that is not in the list fails too (add it where it belongs).
+# The tests keep the rule too: a file in tests/<layer>/ includes the library's
+# headers ("cifar/<layer>/...") and the tests' own helpers ("<layer>/...") of
+# its layer and below. Only app/ reads the environment (getenv).
 #
 #   bash tests/layers.sh SOURCE_DIR
 set -euo pipefail
-src=${1:?usage: layers.sh SOURCE_DIR}/src/cifar
+root=${1:?usage: layers.sh SOURCE_DIR}
+src=$root/src/cifar
 layers=(core formats platform data model dist optim io report infer config train app)
 
 rank_of() {
@@ -35,6 +39,28 @@ for dir in "$src"/*/; do
     fi
   done < <(grep -Hn -o '#include "cifar/[a-z_]*/' "$dir"* | sed 's@#include "cifar/@@; s@/$@@')
 done
+
+# tests/<layer>/: the same rule, for the library's headers and the tests' own.
+for dir in "$root"/tests/*/; do
+  layer=$(basename "$dir")
+  own=$(rank_of "$layer")
+  ((own < 0)) && continue  # cli/, cuda/: not a layer's tests
+  while IFS=: read -r file line target; do
+    dep=$(rank_of "$target")
+    if ((dep > own)); then
+      echo "${file#"$root"/}:$line: a test of $layer/ includes $target/, a layer above it" \
+           "(move the test to tests/$target/, or include less)"
+      bad=1
+    fi
+  done < <(grep -Hn -o '#include "\(cifar/\)\?[a-z_]*/' "$dir"* |
+           sed 's@#include "\(cifar/\)\?@@; s@/$@@')
+done
+
+# Every read of the environment happens in the app layer (apps/ and app/).
+while IFS= read -r hit; do
+  echo "${hit#"$root"/}: reads the environment outside app/: let the app read it and pass it in"
+  bad=1
+done < <(grep -Hn 'getenv *(' "$src"/*/* | grep -v "^$src/app/" | grep -v ':[0-9]*: *//')
 
 # No folder holds much more than a fifth of the library: at most 22% of its
 # lines (a folder that grows past it is more than one layer: split it).

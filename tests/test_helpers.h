@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cifar/data/data.h"
+#include "cifar/data/cifar10.h"
 
 namespace cifar::test {
 
@@ -75,9 +75,9 @@ inline void write_small_cifar(const std::filesystem::path& dir, int64_t records)
 
 // An easy synthetic task: the label is written into the image's brightness
 // pattern (class c has a bright row band at position c), plus noise.
-inline Cifar10Dataset synthetic(int64_t n, uint64_t seed) {
+inline ImageSplit synthetic(int64_t n, uint64_t seed) {
   torch::manual_seed(seed);
-  Cifar10Dataset d;
+  ImageSplit d;
   d.labels = torch::randint(0, 10, {n}, torch::kInt64);
   auto images = torch::randint(0, 60, {n, 3, 32, 32}, torch::kInt64);
   for (int64_t i = 0; i < n; ++i) {
@@ -91,7 +91,7 @@ inline Cifar10Dataset synthetic(int64_t n, uint64_t seed) {
 
 // Writes `split` as a full-size data set in the real format (5 training files
 // and a test file, each the same 10,000 records), for the readers that insist.
-inline void write_full_cifar(const std::filesystem::path& dir, const Cifar10Dataset& split) {
+inline void write_full_cifar(const std::filesystem::path& dir, const ImageSplit& split) {
   std::vector<uint8_t> records;
   records.reserve(static_cast<size_t>(split.size() * kRecordBytes));
   const auto images = split.images.contiguous();

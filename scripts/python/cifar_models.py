@@ -23,7 +23,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-# cifar-train's training normalisation (src/cifar/data/data.h).
+# cifar-train's training normalisation (src/cifar/core/types.h).
 DEFAULT_MEAN = (0.4914, 0.4822, 0.4465)
 DEFAULT_STD = (0.2470, 0.2435, 0.2616)
 CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cifar/app/config_file.h"
 #include "cifar/config/config.h"
+#include "cifar/config/config_file.h"
 
 namespace cifar::test {
 

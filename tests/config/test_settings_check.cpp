@@ -1,11 +1,10 @@
 // test_settings_check.cpp: saved settings compared by the roles in the option
-// table (--resume's refusals and note), and the ranks' fingerprints compared.
+// table (--resume's refusals and note).
 #include <catch2/catch.hpp>
 
 #include "cifar/config/config.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
-#include "cifar/train/rank_agreement.h"
 
 using namespace cifar;
 
@@ -59,15 +58,4 @@ TEST_CASE("check_resumed_settings refuses mid-epoch what it continues between ep
   b = a;
   b.recipe = RecipeName::kAirbench94;
   CHECK_THROWS_AS(check_resumed_settings("end.pt", was, to_toml(b)), UsageError);
-}
-
-TEST_CASE("describe_disagreement names each rank's difference with both values", "[settings]") {
-  const RunFingerprint zero = {{"--lr", "0.001"}, {"test data", "10 images, CRC-32C 0"}};
-  RunFingerprint one = zero;
-  one[0].second = "0.2";
-  CHECK(describe_disagreement({zero, zero}).empty());
-  const std::string why = describe_disagreement({zero, one, zero});
-  CHECK(why ==
-        "the 3 processes were not started alike: rank 1's --lr is 0.2, rank 0's is 0.001. Start "
-        "every process with the same options (a --config file helps) and the same data");
 }

@@ -7,15 +7,16 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/data/augment.h"
+#include "cifar/data/cifar10.h"
 #include "cifar/data/loader.h"
 
 using namespace cifar;
 namespace F = torch::nn::functional;
 
 namespace {
-Cifar10Dataset random_split(int64_t n, uint64_t seed = 1) {
+ImageSplit random_split(int64_t n, uint64_t seed = 1) {
   torch::manual_seed(seed);
-  Cifar10Dataset d;
+  ImageSplit d;
   d.images = torch::randint(0, 256, {n, 3, 32, 32}, torch::kUInt8);
   d.labels = torch::randint(0, 10, {n}, torch::kInt64);
   d.class_names = default_class_names();

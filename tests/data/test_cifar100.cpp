@@ -1,6 +1,5 @@
 // test_cifar100.cpp: the CIFAR-100 reader and the data-set kinds (detection,
-// normalisation, class checks, the head size of weights without a class list)
-// on files the tests write in the official layout.
+// normalisation, class checks) on files the tests write in the official layout.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -9,7 +8,6 @@
 #include "cifar/data/cifar100.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/splits.h"
-#include "cifar/io/weights.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -183,23 +181,4 @@ TEST_CASE("a model's classes must be the data's, in order", "[data][dataset]") {
                           Catch::Contains("--data d holds 2 classes (dog, cat)") &&
                           Catch::Contains("class 0 is 'cat' in one and 'dog' in the other"));
   REQUIRE_THROWS_WITH(check_same_classes(a, "m", c, "d"), Catch::Contains("3 classes"));
-}
-
-TEST_CASE("weights without a class list get as many classes as their head has", "[weights]") {
-  TempDir dir;
-  torch::manual_seed(2);
-  auto model = make_model(ModelOptions("net").num_classes(100));
-  write_weights(dir.path() / "py.safetensors", model_state_dict(*model), {});
-  WeightsOptions options;
-  options.model = "net";
-  const ImportedWeights w = import_weights(dir.path() / "py.safetensors", options);
-  CHECK_FALSE(w.class_names_known);
-  REQUIRE(w.class_names.size() == 100);
-  CHECK(w.class_names[99] == "class_99");
-  // Ten outputs keep CIFAR-10's names, as before.
-  auto ten = make_model(ModelOptions("airbench94"));
-  write_weights(dir.path() / "ten.safetensors", model_state_dict(*ten), {});
-  options.model = "airbench94";
-  CHECK(import_weights(dir.path() / "ten.safetensors", options).class_names ==
-        default_class_names());
 }

@@ -1,13 +1,14 @@
 // test_loader.cpp: epoch plans, batches, and whole-batch crop and flip.
 #include <catch2/catch.hpp>
 
+#include "cifar/data/cifar10.h"
 #include "cifar/data/loader.h"
 
 using namespace cifar;
 
 namespace {
-Cifar10Dataset random_split(int64_t n) {
-  Cifar10Dataset d;
+ImageSplit random_split(int64_t n) {
+  ImageSplit d;
   d.images = torch::randint(0, 256, {n, 3, 32, 32}, torch::kUInt8);
   d.labels = torch::randint(0, 10, {n}, torch::kInt64);
   d.class_names = default_class_names();

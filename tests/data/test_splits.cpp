@@ -18,11 +18,11 @@ TEST_CASE("The test and training limits keep the first N images of their splits"
   TempDir data_dir;
   test::write_full_cifar(data_dir.path(), test::synthetic(10000, 6));
   SplitOptions c{.data_dir = data_dir.path()};
-  const Cifar10Dataset all = read_test_split(c);
+  const ImageSplit all = read_test_split(c);
   REQUIRE(all.size() == 10000);
   c.test_limit = 300;
   c.train_limit = 700;
-  const Cifar10Dataset some = read_test_split(c);
+  const ImageSplit some = read_test_split(c);
   REQUIRE(some.size() == 300);
   CHECK(torch::equal(some.images, all.images.narrow(0, 0, 300)));
   CHECK(torch::equal(some.labels, all.labels.narrow(0, 0, 300)));

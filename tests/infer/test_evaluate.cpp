@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "cifar/config/config.h"
 #include "cifar/core/errors.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/io/checkpoint.h"
@@ -28,9 +27,9 @@ class LinearModel : public ClassifierImpl {
   torch::nn::Linear fc{nullptr};
 };
 
-Cifar10Dataset random_split(int64_t n) {
+ImageSplit random_split(int64_t n) {
   torch::manual_seed(5);
-  Cifar10Dataset d;
+  ImageSplit d;
   d.images = torch::randint(0, 256, {n, 3, 32, 32}, torch::kUInt8);
   d.labels = torch::randint(0, 10, {n}, torch::kInt64);
   d.class_names = default_class_names();
@@ -85,7 +84,7 @@ EvalResult expected_result(const torch::Tensor& logits, const torch::Tensor& lab
 }
 
 // A test_batch.bin of these images (cifar-eval reads all 10,000).
-void write_test_batch(const std::filesystem::path& path, const Cifar10Dataset& d) {
+void write_test_batch(const std::filesystem::path& path, const ImageSplit& d) {
   const auto pixels = d.images.contiguous();
   std::vector<uint8_t> bytes;
   for (int64_t i = 0; i < d.size(); ++i) {
@@ -108,7 +107,7 @@ CheckpointInfo small_info(int64_t tta) {
 // the images as one normalised batch: what the TTA tests evaluate.
 struct TtaCase {
   static constexpr int64_t n = 300;
-  Cifar10Dataset split = random_split(n);
+  ImageSplit split = random_split(n);
   DeviceDataset data{split, torch::kCPU, Normalization{}};
   LinearModel model = [] {
     torch::manual_seed(9);

@@ -109,23 +109,6 @@ TEST_CASE("weights that do not fit are listed by name in one error", "[weights]"
   CHECK(torch::equal(logits(*net, x), logits(*other, x)));
 }
 
-TEST_CASE("normalisation flags (--mean, --std) take three numbers each, both or neither",
-          "[weights]") {
-  CHECK_FALSE(normalization_from_flags("", ""));
-  const auto n = normalization_from_flags("0.5,0.4,0.3", "0.2 0.25 0.3");
-  REQUIRE(n);
-  CHECK(n->mean == std::array<double, 3>{0.5, 0.4, 0.3});
-  CHECK(n->std == std::array<double, 3>{0.2, 0.25, 0.3});
-  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", ""), Catch::Contains("give --std too"));
-  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5", "1,1,1"),
-                    Catch::Contains("--mean takes three numbers") && Catch::Contains("'0.5,0.5'"));
-  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,x", "1,1,1"), Catch::Contains("'0.5,0.5,x'"));
-  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", "1,0,1"), Catch::Contains("> 0"));
-  CHECK_THROWS_WITH(normalization_from_flags("0.5,0.5,0.5", "1,1,nan"),
-                    Catch::Contains("--std takes three numbers"));
-  CHECK_THROWS_AS(normalization_from_flags("1,2,3,4", "1,1,1"), UsageError);
-}
-
 TEST_CASE("imported weights say which model, stem, normalisation and classes they are",
           "[weights]") {
   test::TempDir dir;
@@ -219,9 +202,21 @@ TEST_CASE("the weights format is the extension's, in any case", "[weights]") {
   CHECK_THROWS_AS(weights_format("model"), UsageError);
 }
 
-TEST_CASE("one normalisation flag: three finite numbers", "[weights]") {
-  CHECK(parse_channels("--mean", " 0.5, 0.25 ,1e-1") == std::array<double, 3>{0.5, 0.25, 0.1});
-  CHECK_THROWS_WITH(parse_channels("--mean", "0.5,,0.5"), Catch::Contains("--mean takes three"));
-  CHECK_THROWS_WITH(parse_channels("--std", "1,1,inf"), Catch::Contains("'1,1,inf'"));
-  CHECK_THROWS_AS(parse_channels("--std", ""), UsageError);
+TEST_CASE("weights without a class list get as many classes as their head has", "[weights]") {
+  test::TempDir dir;
+  torch::manual_seed(2);
+  auto model = make_model(ModelOptions("net").num_classes(100));
+  write_weights(dir.path() / "py.safetensors", model_state_dict(*model), {});
+  WeightsOptions options;
+  options.model = "net";
+  const ImportedWeights w = import_weights(dir.path() / "py.safetensors", options);
+  CHECK_FALSE(w.class_names_known);
+  REQUIRE(w.class_names.size() == 100);
+  CHECK(w.class_names[99] == "class_99");
+  // Ten outputs keep CIFAR-10's names, as before.
+  auto ten = make_model(ModelOptions("airbench94"));
+  write_weights(dir.path() / "ten.safetensors", model_state_dict(*ten), {});
+  options.model = "airbench94";
+  CHECK(import_weights(dir.path() / "ten.safetensors", options).class_names ==
+        default_class_names());
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cifar/data/data.h"
+#include "cifar/data/cifar10.h"
 #include "cifar/model/airbench.h"
 #include "cifar/model/models.h"
 

@@ -1,7 +1,6 @@
-// test_optim.cpp: the multi-tensor SGD against LibTorch's own, and the schedules.
+// test_optim.cpp: the multi-tensor SGD against LibTorch's own.
 #include <catch2/catch.hpp>
 
-#include "cifar/core/errors.h"
 #include "cifar/optim/optim.h"
 
 using namespace cifar;
@@ -71,28 +70,4 @@ TEST_CASE("zero_grad resets gradients to none", "[optim]") {
   CHECK_FALSE(w.grad().defined());
   sgd.step(0.1);  // no gradient: nothing moves
   CHECK(torch::equal(w, torch::ones({2})));
-}
-
-TEST_CASE("learning-rate schedules", "[optim]") {
-  ScheduleOptions o{Schedule::kConstant, 0.1, 0.0, 10, 100};
-  CHECK(lr_at(o, 0) == Approx(0.1));
-  CHECK(lr_at(o, 999) == Approx(0.1));
-  o.schedule = Schedule::kStep;
-  CHECK(lr_at(o, 499) == Approx(0.1));
-  CHECK(lr_at(o, 500) == Approx(0.01));
-  CHECK(lr_at(o, 800) == Approx(0.001));
-  o.schedule = Schedule::kCosine;
-  CHECK(lr_at(o, 0) == Approx(0.1));
-  CHECK(lr_at(o, 500) == Approx(0.05));
-  CHECK(lr_at(o, 1000) == Approx(0.0).margin(1e-12));
-  o.warmup_epochs = 1;
-  CHECK(lr_at(o, 0) == Approx(0.001));
-  CHECK(lr_at(o, 99) == Approx(0.1));
-  o.schedule = Schedule::kOneCycle;
-  o.warmup_epochs = 0;  // 30% rise
-  CHECK(lr_at(o, 0) == Approx(0.004));
-  CHECK(lr_at(o, 300) == Approx(0.1));
-  CHECK(lr_at(o, 650) == Approx(0.05));
-  CHECK(lr_at(o, 1000) == Approx(0.0).margin(1e-12));
-  CHECK_THROWS_AS(parse_schedule("exponential"), UsageError);
 }

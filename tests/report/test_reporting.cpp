@@ -6,7 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "cifar/data/data.h"
+#include "cifar/data/image_split.h"
 #include "cifar/report/reporting.h"
 #include "test_helpers.h"
 

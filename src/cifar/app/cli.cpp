@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -15,9 +16,9 @@
 #include <map>
 #include <string_view>
 
-#include "cifar/app/config_file.h"
 #include "cifar/app/help_format.h"
 #include "cifar/app/std_streams.h"
+#include "cifar/config/config_file.h"
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
 
@@ -77,6 +78,11 @@ std::filesystem::path thread_cache_file(const std::string& option) {
     return std::filesystem::path(home) / ".cache/cifar-train/threads.json";
   }
   return {};
+}
+
+bool stderr_draws_bars() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDERR_FILENO) != 0 && !(term != nullptr && std::string_view(term) == "dumb");
 }
 
 void set_deterministic_cublas_env() {

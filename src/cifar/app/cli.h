@@ -55,6 +55,10 @@ int64_t omp_num_threads_from_env();
 // threads.json, else none.
 std::filesystem::path thread_cache_file(const std::string& option);
 
+// Whether progress bars draw on stderr: it is a terminal and $TERM is not
+// "dumb" (report/progress_bar.h draws what the app decides).
+bool stderr_draws_bars();
+
 // --deterministic: deterministic cuBLAS needs CUBLAS_WORKSPACE_CONFIG=:4096:8
 // (as PyTorch Lightning sets it); set unless the environment has one.
 void set_deterministic_cublas_env();

@@ -34,7 +34,7 @@ namespace cifar {
 
 // Declares every TrainConfig option on `app`, bound to `config` (whose current
 // values are the defaults --help shows); --resume, --init-weights and
-// --overwrite too. --config (app/config_file.h), --data's environment
+// --overwrite too. --config (config/config_file.h), --data's environment
 // fallback and the logging flags are the app's.
 void add_train_options(CLI::App& app, TrainConfig& config);
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "cifar/config/normalization_flags.h"
 #include "cifar/config/train_config.h"
 #include "cifar/core/errors.h"
 #include "cifar/data/resolution.h"
 #include "cifar/infer/model_input.h"
-#include "cifar/io/normalization_flags.h"
 
 namespace cifar::options {
 

@@ -18,7 +18,7 @@
 #include "cifar/core/types.h"
 #include "cifar/data/dataset.h"
 #include "cifar/model/models.h"
-#include "cifar/optim/optim.h"
+#include "cifar/optim/lr_schedule.h"
 #include "cifar/platform/device.h"
 
 namespace cifar {

@@ -1,29 +1,23 @@
 // types.cpp: parsing and naming the shared enums.
 #include "cifar/core/types.h"
 
-#include <fmt/format.h>
+#include <array>
 
-#include "cifar/core/errors.h"
+#include "cifar/core/enum_names.h"
 
 namespace cifar {
 
+namespace {
+constexpr std::array<EnumName<AmpMode>, 3> kAmpNames{
+    {{AmpMode::kBf16, "bf16"}, {AmpMode::kFp16, "fp16"}, {AmpMode::kOff, "off"}}};
+}  // namespace
+
 AmpMode parse_amp(const std::string& text) {
-  if (text == "off") return AmpMode::kOff;
-  if (text == "bf16") return AmpMode::kBf16;
-  if (text == "fp16") return AmpMode::kFp16;
-  throw UsageError(fmt::format("unknown --amp '{}': choose bf16, fp16 or off", text));
+  return parse_name(kAmpNames, "--amp", text);
 }
 
 const char* to_string(AmpMode amp) {
-  switch (amp) {
-    case AmpMode::kBf16:
-      return "bf16";
-    case AmpMode::kFp16:
-      return "fp16";
-    case AmpMode::kOff:
-      break;
-  }
-  return "off";
+  return name_of(kAmpNames, amp);
 }
 
 }  // namespace cifar

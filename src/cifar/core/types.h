@@ -22,7 +22,7 @@ inline constexpr int64_t kChannels = 3;
 inline constexpr int64_t kImageBytes = kChannels * kImageSide * kImageSide;  // 3,072
 
 // Mixed precision: off, bf16 autocast (no loss scaling needed), or fp16
-// autocast with dynamic loss scaling (train/grad_scaler.h).
+// autocast with dynamic loss scaling (optim/grad_scaler.h).
 // The highest test-time augmentation level (infer/evaluate.h says what each
 // level does); checkpoints record the level they were trained for.
 inline constexpr int64_t kMaxTta = 3;

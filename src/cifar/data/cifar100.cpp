@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cifar/core/enum_names.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 
@@ -19,6 +20,9 @@ namespace {
 constexpr const char* kDownloadHint =
     "get the data set with scripts/download_cifar100.sh, or point --data at the "
     "cifar-100-binary folder (train.bin, test.bin, fine_label_names.txt, coarse_label_names.txt)";
+
+constexpr std::array<EnumName<LabelSet>, 2> kLabelSetNames{
+    {{LabelSet::kFine, "fine"}, {LabelSet::kCoarse, "coarse"}}};
 
 // train.bin is 153,700,000 bytes; anything far larger is not one.
 constexpr uint64_t kMaxFileBytes = uint64_t{256} << 20;
@@ -51,15 +55,11 @@ std::vector<std::string> read_names(const fs::path& dir, LabelSet labels) {
 }  // namespace
 
 LabelSet parse_label_set(const std::string& text) {
-  if (text == "fine") return LabelSet::kFine;
-  if (text == "coarse") return LabelSet::kCoarse;
-  throw UsageError(fmt::format(
-      "unknown --labels '{}': fine (CIFAR-100's 100 classes) or coarse (its 20 superclasses)",
-      text));
+  return parse_name(kLabelSetNames, "--labels", text);
 }
 
 std::string to_string(LabelSet labels) {
-  return labels == LabelSet::kFine ? "fine" : "coarse";
+  return name_of(kLabelSetNames, labels);
 }
 
 int64_t cifar100_classes(LabelSet labels) {

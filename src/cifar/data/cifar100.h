@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cifar/core/types.h"
-#include "cifar/data/data.h"
+#include "cifar/data/cifar10.h"
 
 namespace cifar {
 

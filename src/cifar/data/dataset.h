@@ -25,8 +25,8 @@
 
 #include "cifar/core/types.h"
 #include "cifar/data/cifar100.h"
-#include "cifar/data/data.h"
 #include "cifar/data/image_folder.h"
+#include "cifar/data/image_split.h"
 
 namespace cifar {
 

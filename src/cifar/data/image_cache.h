@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "cifar/data/data.h"
 #include "cifar/data/image_folder.h"
+#include "cifar/data/image_split.h"
 
 namespace cifar {
 

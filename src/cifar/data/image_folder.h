@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "cifar/data/data.h"
+#include "cifar/data/image_split.h"
 #include "cifar/formats/image.h"
 
 namespace cifar {

@@ -12,18 +12,14 @@ torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device) {
 }
 }  // namespace
 
-DeviceDataset::DeviceDataset(const Cifar10Dataset& data, torch::Device device, Normalization norm,
+DeviceDataset::DeviceDataset(const ImageSplit& data, torch::Device device, Normalization norm,
                              bool channels_last)
-    : channels_last_(channels_last) {
+    : normalize_(norm, device), channels_last_(channels_last) {
   TORCH_CHECK(data.images.defined() && data.images.dim() == 4 && data.images.size(1) == 3,
               "DeviceDataset needs images of shape (N, 3, 32, 32), got ",
               data.images.defined() ? data.images.sizes() : c10::IntArrayRef{});
   images_ = to_device(data.images, device);
   labels_ = to_device(data.labels, device);
-  auto mean = torch::tensor({norm.mean[0], norm.mean[1], norm.mean[2]}, torch::kFloat);
-  auto std = torch::tensor({norm.std[0], norm.std[1], norm.std[2]}, torch::kFloat);
-  shift_ = (mean * 255.0).view({1, 3, 1, 1}).to(device);
-  scale_ = (1.0 / (std * 255.0)).view({1, 3, 1, 1}).to(device);
 }
 
 EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentation, uint64_t seed,
@@ -73,7 +69,7 @@ Batch DeviceDataset::batch(const EpochPlan& plan, int64_t start, int64_t count) 
     };
     x = translate_and_flip(x, part(plan.offsets), part(plan.flips), plan.pad, plan.pad_mode);
   }
-  auto images = x.to(torch::kFloat).sub_(shift_).mul_(scale_);  // (B, 3, 32, 32) float
+  auto images = normalize_(x.to(torch::kFloat));  // (B, 3, 32, 32) float
   if (channels_last_) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
   return {images, labels_.index_select(0, idx)};
 }

@@ -15,8 +15,10 @@
 
 #include <cstdint>
 
+#include "cifar/core/pixel_normalizer.h"
+#include "cifar/core/types.h"
 #include "cifar/data/augment.h"
-#include "cifar/data/data.h"
+#include "cifar/data/image_split.h"
 
 namespace cifar {
 
@@ -37,7 +39,7 @@ struct Batch {
 
 class DeviceDataset {
  public:
-  DeviceDataset(const Cifar10Dataset& data, torch::Device device, Normalization norm,
+  DeviceDataset(const ImageSplit& data, torch::Device device, Normalization norm,
                 bool channels_last = false);
 
   int64_t size() const { return labels_.size(0); }
@@ -61,8 +63,7 @@ class DeviceDataset {
  private:
   torch::Tensor images_;  // (N, 3, 32, 32) uint8 on the device
   torch::Tensor labels_;  // (N) int64 on the device
-  torch::Tensor shift_;   // (1, 3, 1, 1) float: 255 * mean
-  torch::Tensor scale_;   // (1, 3, 1, 1) float: 1 / (255 * std)
+  PixelNormalizer normalize_;
   bool channels_last_;
 };
 

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "cifar/data/data.h"
 #include "cifar/data/dataset.h"
+#include "cifar/data/image_split.h"
 
 namespace cifar {
 

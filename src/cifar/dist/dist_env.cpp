@@ -39,7 +39,7 @@ std::string require(const Vars& vars, const std::string& name, int world_size) {
   if (!text || text->empty()) {
     throw UsageError(fmt::format(
         "WORLD_SIZE={} but {} is not set: start the processes with torchrun, or set RANK, "
-        "MASTER_ADDR and MASTER_PORT for each (see the README, 'Several processes')",
+        "MASTER_ADDR and MASTER_PORT for each (see docs/distributed.md)",
         world_size, name));
   }
   return *text;

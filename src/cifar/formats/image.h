@@ -47,8 +47,8 @@ torch::Tensor resize_image(const torch::Tensor& rgb);
 // images keys on it.
 std::string image_decoding_version();
 
-// (3, H, W) uint8 -> (3, 32, 32) float, resized and normalised as
-// DeviceDataset normalises the training images.
+// (3, H, W) uint8 -> (3, 32, 32) float, resized and normalised as the
+// training images are (core/pixel_normalizer.h).
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm);
 
 }  // namespace cifar

@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "cifar/core/file_io.h"  // write_file_atomically, ensure_writable
-#include "cifar/data/data.h"
+#include "cifar/core/types.h"    // Normalization
 #include "cifar/model/models.h"
 
 namespace cifar {

@@ -12,7 +12,7 @@
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/checkpoint_bytes.h"
-#include "cifar/io/normalization_flags.h"  // channel_problem
+#include "cifar/io/normalization_range.h"
 
 namespace cifar {
 namespace fs = std::filesystem;

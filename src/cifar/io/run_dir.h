@@ -19,7 +19,7 @@
 
 namespace cifar {
 
-// The files a run leaves in its folder (see README "What a run leaves behind").
+// The files a run leaves in its folder (see docs/reference.md, "What a run leaves behind").
 const std::vector<std::string>& run_result_files();
 
 class RunDirLock {

@@ -10,7 +10,8 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
-#include "cifar/data/data.h"
+#include "cifar/data/cifar10.h"
+#include "cifar/io/normalization_range.h"
 
 namespace cifar {
 namespace fs = std::filesystem;

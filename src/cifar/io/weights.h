@@ -10,7 +10,6 @@
 //   weights_file.h         the formats, by extension
 //   weights_metadata.h     what a .safetensors file's __metadata__ says
 //   weights_export.h       a model written as a weights file
-//   normalization_flags.h  --mean and --std as typed
 //   model/state_dict.h     Python's tensor names, strict matching
 #pragma once
 
@@ -21,7 +20,6 @@
 
 #include "cifar/core/types.h"
 #include "cifar/io/checkpoint.h"
-#include "cifar/io/normalization_flags.h"
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/io/weights_metadata.h"

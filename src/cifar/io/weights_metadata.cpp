@@ -10,7 +10,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/version.h"
-#include "cifar/io/normalization_flags.h"  // channel_problem
+#include "cifar/io/normalization_range.h"
 
 namespace cifar {
 using nlohmann::json;

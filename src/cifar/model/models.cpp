@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "cifar/core/enum_names.h"
 #include "cifar/core/errors.h"
 #include "cifar/model/airbench.h"
 #include "cifar/model/max_pool2.h"
@@ -38,6 +39,9 @@ torch::Tensor NetImpl::forward(torch::Tensor x) {
 // --- ResNet-18 ---------------------------------------------------------------
 
 namespace {
+constexpr std::array<EnumName<ResNetStem>, 2> kStemNames{
+    {{ResNetStem::kCifar, "cifar"}, {ResNetStem::kImageNet, "imagenet"}}};
+
 nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride) {
   return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
 }
@@ -143,13 +147,11 @@ int64_t count_parameters(const torch::nn::Module& model) {
 }
 
 ResNetStem parse_stem(const std::string& text) {
-  if (text == "cifar") return ResNetStem::kCifar;
-  if (text == "imagenet") return ResNetStem::kImageNet;
-  throw UsageError(fmt::format("unknown ResNet stem '{}': choose cifar or imagenet", text));
+  return parse_name(kStemNames, "ResNet stem", text);
 }
 
 std::string to_string(ResNetStem stem) {
-  return stem == ResNetStem::kImageNet ? "imagenet" : "cifar";
+  return name_of(kStemNames, stem);
 }
 
 void to_channels_last(torch::nn::Module& model) {

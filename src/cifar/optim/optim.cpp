@@ -1,13 +1,6 @@
-// optim.cpp: the multi-tensor SGD update and the schedules.
+// optim.cpp: the multi-tensor SGD update.
 #include "cifar/optim/optim.h"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cmath>
-#include <numbers>
-
-#include "cifar/core/errors.h"
 #include "cifar/optim/momentum_state.h"
 
 namespace cifar {
@@ -73,61 +66,6 @@ void Sgd::save(torch::serialize::OutputArchive& archive) const {
 
 void Sgd::load(torch::serialize::InputArchive& archive) {
   load_momentum(archive, momentum_);
-}
-
-Schedule parse_schedule(const std::string& text) {
-  if (text == "constant") return Schedule::kConstant;
-  if (text == "step") return Schedule::kStep;
-  if (text == "cosine") return Schedule::kCosine;
-  if (text == "onecycle") return Schedule::kOneCycle;
-  if (text == "linear") return Schedule::kLinear;
-  throw UsageError(fmt::format(
-      "unknown schedule '{}': choose constant, step, cosine, onecycle or linear", text));
-}
-
-std::string to_string(Schedule schedule) {
-  switch (schedule) {
-    case Schedule::kConstant:
-      return "constant";
-    case Schedule::kStep:
-      return "step";
-    case Schedule::kCosine:
-      return "cosine";
-    case Schedule::kOneCycle:
-      return "onecycle";
-    case Schedule::kLinear:
-      return "linear";
-  }
-  return "constant";
-}
-
-double lr_at(const ScheduleOptions& o, int64_t step) {
-  const double total = static_cast<double>(std::max<int64_t>(1, o.epochs * o.steps_per_epoch));
-  const double t = static_cast<double>(step);
-  double warmup = o.warmup_epochs * static_cast<double>(o.steps_per_epoch);
-  if (o.schedule == Schedule::kOneCycle) {
-    if (warmup <= 0) warmup = 0.3 * total;
-    warmup = std::min(warmup, total);
-    const double start = o.base_lr / 25.0;
-    if (t < warmup) return start + (o.base_lr - start) * t / warmup;
-    const double rest = std::max(1.0, total - warmup);
-    return o.base_lr * std::max(0.0, 1.0 - (t - warmup) / rest);
-  }
-  if (t < warmup) return o.base_lr * (t + 1) / warmup;
-  const double progress = std::clamp(t / total, 0.0, 1.0);
-  switch (o.schedule) {
-    case Schedule::kConstant:
-      return o.base_lr;
-    case Schedule::kStep:
-      return o.base_lr * (progress >= 0.75 ? 0.01 : progress >= 0.5 ? 0.1 : 1.0);
-    case Schedule::kCosine:
-      return o.base_lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
-    case Schedule::kLinear:
-      return o.base_lr * (1.0 - progress);
-    case Schedule::kOneCycle:
-      break;
-  }
-  return o.base_lr;
 }
 
 }  // namespace cifar

@@ -1,4 +1,4 @@
-// optim.h: SGD with momentum as multi-tensor updates, and learning-rate schedules.
+// optim.h: SGD with momentum as multi-tensor updates.
 //
 // Sgd performs PyTorch's torch.optim.SGD update (dampening 0) with LibTorch's
 // _foreach kernels: a handful of launches per step for all parameters instead
@@ -6,14 +6,13 @@
 // Gradients are reset to none rather than zeroed. Its state (the momentum
 // buffers) saves to and loads from an archive, for checkpoints.
 //
-// The learning rate is a pure function of the global step (lr_at), so a
-// resumed run needs no scheduler state.
+// The learning rate comes with each step, from its parameter group's
+// schedule (lr_schedule.h).
 #pragma once
 
 #include <torch/torch.h>
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "cifar/optim/optimizer.h"
@@ -58,28 +57,5 @@ class Sgd : public Optimizer {
   std::vector<torch::Tensor> momentum_;  // one buffer per parameter, zeros at start
   SgdOptions options_;
 };
-
-enum class Schedule { kConstant, kStep, kCosine, kOneCycle, kLinear };
-
-Schedule parse_schedule(const std::string& text);  // UsageError when unknown
-std::string to_string(Schedule schedule);
-
-struct ScheduleOptions {
-  Schedule schedule = Schedule::kConstant;
-  double base_lr = 0.001;
-  double warmup_epochs = 0.0;
-  int64_t epochs = 1;
-  int64_t steps_per_epoch = 1;
-};
-
-// Learning rate for the 0-based global step:
-//   constant  base_lr
-//   step      base_lr, x0.1 after 50% and again after 75% of training
-//   cosine    half-cosine from base_lr down to 0
-//   linear    straight down from base_lr at step 0 to 0 at the end (airbench)
-//   onecycle  linear rise from base_lr/25 to base_lr over the warm-up (30%
-//             of training when --warmup-epochs is 0), then linear fall to 0
-// For constant, step, cosine and linear a warm-up ramps linearly from 0 first.
-double lr_at(const ScheduleOptions& options, int64_t step);
 
 }  // namespace cifar

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cifar/core/stateful.h"
+#include "cifar/optim/lr_schedule.h"
 #include "cifar/optim/optim.h"
 #include "cifar/optim/optimizer.h"
 

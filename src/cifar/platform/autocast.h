@@ -2,7 +2,7 @@
 //
 // While an AutocastScope with AmpMode::kBf16 (kFp16) lives, matrix products
 // and convolutions on its device type run in bfloat16 (float16; the loss then
-// needs scaling, see train/grad_scaler.h); the previous autocast
+// needs scaling, see optim/grad_scaler.h); the previous autocast
 // state of the process is restored when it goes, also on an exception.
 #pragma once
 

@@ -124,25 +124,12 @@ std::string format_progress_plain(const ProgressState& s) {
 int terminal_width(int fd) {
   winsize ws{};
   if (::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-  if (const char* env = std::getenv("COLUMNS")) {
-    const int cols = std::atoi(env);
-    if (cols > 0) return cols;
-  }
   return 80;
 }
 
-namespace {
-
-bool stderr_is_terminal() {
-  const char* term = std::getenv("TERM");
-  return ::isatty(STDERR_FILENO) != 0 && !(term != nullptr && std::string(term) == "dumb");
-}
-
-}  // namespace
-
 ProgressBar::ProgressBar(std::string label, int64_t total, ProgressBarOptions options)
     : options_(std::move(options)),
-      interactive_(options_.interactive.value_or(stderr_is_terminal())),
+      interactive_(options_.interactive.value_or(::isatty(STDERR_FILENO) != 0)),
       start_(Clock::now()),
       last_shown_(start_) {
   state_.label = std::move(label);

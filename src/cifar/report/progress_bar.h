@@ -44,11 +44,13 @@ std::string format_progress_line(const ProgressState& s, int width, bool ascii =
 std::string format_progress_plain(const ProgressState& s);
 // "mm:ss", or "h:mm:ss" from an hour on; "?" for a negative or non-finite value.
 std::string format_clock(double seconds);
-// Columns of the terminal on fd (ioctl TIOCGWINSZ), else $COLUMNS, else 80.
+// Columns of the terminal on fd (ioctl TIOCGWINSZ), else 80.
 int terminal_width(int fd);
 
 struct ProgressBarOptions {
-  std::optional<bool> interactive;   // unset: stderr is a terminal and TERM is not "dumb"
+  // Whether to draw on stderr (the apps decide: app/cli.h's
+  // stderr_draws_bars); unset: whether stderr is a terminal.
+  std::optional<bool> interactive;
   double refresh_seconds = 0.2;      // redraw interval on a terminal
   double log_interval_seconds = 10;  // plain-line interval otherwise
   double delay_seconds = 0;          // show nothing before (for loads and evaluations)

@@ -17,7 +17,7 @@ namespace cifar {
 
 struct RunEnv {
   std::string program = "cifar-train";  // argv[0], for the hints the tool prints
-  bool progress_bar = false;            // stderr is a terminal
+  bool progress_bar = false;            // bars draw on stderr (app/cli.h: stderr_draws_bars)
   int64_t hardware_threads = std::thread::hardware_concurrency();
   int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (torchrun sets 1), used when --threads is 0
   std::filesystem::path thread_cache;  // measured thread counts (thread_cache.h); empty: none

@@ -78,12 +78,14 @@ fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bo
 
 // An image folder's first read decodes every image: a bar (rank 0) says how
 // long it takes.
-std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bool main_rank) {
+std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bool main_rank,
+                                                        bool progress_bar) {
   if (!main_rank) return {};
   auto bar = std::make_shared<std::optional<ProgressBar>>();
-  return [bar, interval = c.log_interval_s](int64_t done, int64_t total) {
+  return [bar, interval = c.log_interval_s, progress_bar](int64_t done, int64_t total) {
     if (!*bar) {
       ProgressBarOptions options;
+      options.interactive = progress_bar;
       options.log_interval_seconds = interval;
       bar->emplace("decoding images", total, options);
     }
@@ -92,7 +94,7 @@ std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bo
   };
 }
 
-SplitOptions split_options(const TrainConfig& c, bool main_rank) {
+SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar) {
   SplitOptions options{.data_dir = c.data_dir,
                        .train_limit = c.train_limit,
                        .test_limit = c.test_limit,
@@ -102,7 +104,7 @@ SplitOptions split_options(const TrainConfig& c, bool main_rank) {
                        .labels = c.labels,
                        .folder = {}};
   options.folder.skip_bad_images = c.skip_bad_images;
-  options.folder.progress = decoding_progress(c, main_rank);
+  options.folder.progress = decoding_progress(c, main_rank, progress_bar);
   return options;
 }
 
@@ -118,11 +120,11 @@ std::vector<NamedFile> run_input_files(const TrainConfig& c) {
 }
 
 RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
-                  const Distributed& dist) {
+                  const Distributed& dist, bool progress_bar) {
   ModelSource source = model_source(config, recipe.network);
   warn_ignored(config, recipe, source.model_name, device);
 
-  const RunData data = read_run_data(split_options(config, dist.is_main()));
+  const RunData data = read_run_data(split_options(config, dist.is_main(), progress_bar));
   const TrainValSplit& splits = data.splits;
   log_data(config, data, dist.is_main(), recipe.drop_last);
   fit_to_data(source, data.dataset, config,

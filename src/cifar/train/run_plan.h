@@ -41,7 +41,8 @@ struct RunPlan {
 // the checkpoint and config.toml it was started from.
 std::vector<NamedFile> run_input_files(const TrainConfig& c);
 
+// `progress_bar`: the data load's bar draws on stderr (RunEnv::progress_bar).
 RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
-                  const Distributed& dist);
+                  const Distributed& dist, bool progress_bar);
 
 }  // namespace cifar

@@ -18,7 +18,7 @@ torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const Step
   torch::Tensor logits, loss;
   {
     AutocastScope autocast(batch.images.device(), options.amp, autocast_cache);
-    logits = model.forward(batch.images);  // (B, 10)
+    logits = model.forward(batch.images);  // (B, classes)
     auto how = F::CrossEntropyFuncOptions().label_smoothing(options.loss.label_smoothing);
     if (options.loss.sum) how.reduction(torch::kSum);
     loss = F::cross_entropy(logits.to(torch::kFloat), batch.labels, how);

@@ -61,7 +61,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                            const torch::Device& device, const CpuPlan& cpu, Distributed& dist,
                            int64_t local_batch, ThreadChoice& threads) {
   const Recipe recipe = make_recipe(config);
-  const RunPlan plan = make_plan(config, recipe, device, dist);
+  const RunPlan plan = make_plan(config, recipe, device, dist, env.progress_bar);
   check_ranks_agree(dist, plan);  // before any collective and before the run folder
   const EpochShape shape = plan_epochs(plan, recipe, config, device, dist, local_batch);
   std::optional<RunOutputs> outputs;

@@ -1,8 +1,8 @@
-// test_data.cpp: the CIFAR-10 reader on files the tests write themselves.
+// test_cifar10.cpp: the CIFAR-10 reader on files the tests write themselves.
 #include <catch2/catch.hpp>
 
 #include "cifar/core/errors.h"
-#include "cifar/data/data.h"
+#include "cifar/data/cifar10.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -113,8 +113,8 @@ TEST_CASE("the real files are 30,730,000 bytes by default", "[data]") {
 
 namespace {
 // n images whose first pixel byte and label encode their index.
-Cifar10Dataset indexed_dataset(int64_t n) {
-  Cifar10Dataset d;
+ImageSplit indexed_dataset(int64_t n) {
+  ImageSplit d;
   d.images = torch::zeros({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
   d.images.select(1, 0).select(1, 0).select(1, 0).copy_(torch::arange(n) % 256);
   d.images.select(1, 1).select(1, 0).select(1, 0).copy_(torch::arange(n) / 256);

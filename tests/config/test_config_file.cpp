@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 
-#include "cifar/app/config_file.h"
+#include "cifar/config/config_file.h"
 #include "cifar/formats/toml_text.h"
 #include "test_helpers.h"
 

@@ -1,51 +1,34 @@
-// data.h: the CIFAR-10 data set in its standard binary format.
+// cifar10.h: the CIFAR-10 data set in its standard binary format.
 //
 // Each batch file holds records of 3,073 bytes: one label byte (0-9), then the
 // 32x32 image as 1,024 red, 1,024 green and 1,024 blue bytes, row by row.
 // data_batch_1.bin ... data_batch_5.bin make the 50,000 training images and
 // test_batch.bin the 10,000 test images, 10,000 records per file.
 //
-// A whole split is held as one uint8 tensor (N, 3, 32, 32) and one int64
-// label tensor (N): batches are taken by index from it (see loader.h), never
-// sample by sample. Every check names the file and the problem and hints at
-// the fix.
+// A whole split is read into one ImageSplit (image_split.h): one uint8
+// tensor (N, 3, 32, 32) and one int64 label tensor (N). Every check names
+// the file and the problem and hints at the fix.
 #pragma once
 
-#include <torch/torch.h>
-
-#include <array>
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "cifar/core/types.h"
+#include "cifar/data/image_split.h"
 
 namespace cifar {
 
 inline constexpr int64_t kRecordBytes = 1 + kImageBytes;  // 3,073
 inline constexpr int64_t kRecordsPerFile = 10000;
 
-enum class Split { kTrain, kTest };
-
 struct Cifar10Options {
   // Records each batch file must hold; tests set a small number.
   int64_t records_per_file = kRecordsPerFile;
   int64_t train_files = 5;
 };
-
-// One split of a data set (CIFAR-10, CIFAR-100, an image folder: see
-// dataset.h), resident in memory.
-struct ImageSplit {
-  torch::Tensor images;                  // (N, 3, 32, 32) uint8
-  torch::Tensor labels;                  // (N) int64, values 0..classes-1
-  std::vector<std::string> class_names;  // one per class, in label order
-
-  int64_t size() const { return labels.size(0); }
-};
-using Cifar10Dataset = ImageSplit;  // its name before there were other data sets
 
 inline constexpr int64_t kCifar10Classes = 10;
 
@@ -64,19 +47,8 @@ void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& so
 
 // Reads a whole split from `dir`, checking that the directory and every batch
 // file exist and hold well-formed records.
-Cifar10Dataset read_cifar10(const std::filesystem::path& dir, Split split,
-                            const Cifar10Options& options = {});
-
-// A training split divided in two: `val` holds n images chosen at random by
-// `seed` alone (the same n images for the same seed and data, whatever else
-// the run does: it draws from its own generator), `train` the rest. Both keep
-// the original order of their images. n = 0 gives an empty `val`; n must
-// leave at least one training image.
-struct TrainValSplit {
-  Cifar10Dataset train;
-  Cifar10Dataset val;
-};
-TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t seed);
+ImageSplit read_cifar10(const std::filesystem::path& dir, Split split,
+                        const Cifar10Options& options = {});
 
 // Class names from batches.meta.txt when present (one per line, ten lines),
 // else the standard ten.

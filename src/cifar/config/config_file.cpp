@@ -1,5 +1,5 @@
 // config_file.cpp: see config_file.h.
-#include "cifar/app/config_file.h"
+#include "cifar/config/config_file.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,6 @@
-// data.cpp: reading and validating the CIFAR-10 binary batch files.
-#include "cifar/data/data.h"
+// cifar10.cpp: reading and validating the CIFAR-10 binary batch files.
+#include "cifar/data/cifar10.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -10,7 +9,6 @@
 #include <cstring>
 #include <sstream>
 
-#include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/formats/toml_text.h"  // is_utf8, show_bytes
 
@@ -70,7 +68,7 @@ void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& so
   }
 }
 
-Cifar10Dataset read_cifar10(const fs::path& dir, Split split, const Cifar10Options& options) {
+ImageSplit read_cifar10(const fs::path& dir, Split split, const Cifar10Options& options) {
   TORCH_CHECK(options.records_per_file > 0, "records_per_file must be positive, got ",
               options.records_per_file);
   check_readable_directory(dir, "CIFAR-10 directory", kDownloadHint);
@@ -85,7 +83,7 @@ Cifar10Dataset read_cifar10(const fs::path& dir, Split split, const Cifar10Optio
   }
 
   const int64_t n = options.records_per_file * static_cast<int64_t>(files.size());
-  Cifar10Dataset data;
+  ImageSplit data;
   data.images = torch::empty({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
   data.labels = torch::empty({n}, torch::kInt64);
   for (size_t f = 0; f < files.size(); ++f) {
@@ -99,26 +97,6 @@ Cifar10Dataset read_cifar10(const fs::path& dir, Split split, const Cifar10Optio
   }
   data.class_names = read_class_names(dir);
   return data;
-}
-
-TrainValSplit split_validation(const Cifar10Dataset& train, int64_t n, uint64_t seed) {
-  const int64_t size = train.size();
-  if (n < 0 || n >= size) {
-    throw UsageError(fmt::format(
-        "a validation split of {} images is impossible: the training set holds {}, so it must "
-        "be between 0 and {}",
-        n, size, size - 1));
-  }
-  // Its own generator: the split depends on the seed and nothing else.
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
-  const auto order = torch::randperm(size, generator, torch::kInt64);
-  const auto val_index = std::get<0>(order.narrow(0, 0, n).sort());
-  const auto train_index = std::get<0>(order.narrow(0, n, size - n).sort());
-  auto take = [&](const torch::Tensor& index) {
-    return Cifar10Dataset{train.images.index_select(0, index), train.labels.index_select(0, index),
-                          train.class_names};
-  };
-  return {take(train_index), take(val_index)};
 }
 
 std::vector<std::string> read_name_lines(const fs::path& path, const char* what) {

@@ -1,5 +1,5 @@
 // normalization_flags.cpp: parsing --mean and --std (see normalization_flags.h).
-#include "cifar/io/normalization_flags.h"
+#include "cifar/config/normalization_flags.h"
 
 #include <fmt/format.h>
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cifar/core/errors.h"
+#include "cifar/io/normalization_range.h"
 
 namespace cifar {
 
@@ -33,18 +34,6 @@ std::array<double, 3> parse_channels(const std::string& flag, const std::string&
         flag, text));
   }
   return {values[0], values[1], values[2]};
-}
-
-std::string channel_problem(const std::array<double, 3>& values, bool is_std) {
-  const double lo = is_std ? 0.001 : 0.0, hi = 1.0;
-  for (double v : values) {
-    if (!(v >= lo && v <= hi)) {  // NaN too
-      return fmt::format("every {} must be in [{}, 1] (of pixels scaled to 0-1{}), not {}",
-                         is_std ? "std" : "mean", lo,
-                         v > 1 ? "; divide values in 0-255 units by 255" : "", v);
-    }
-  }
-  return {};
 }
 
 std::optional<Normalization> normalization_from_flags(const std::string& mean,

@@ -1,0 +1,42 @@
+// image_split.h: one split of a data set, held whole in memory, and the
+// validation images held out of a training split.
+//
+// Every reader (CIFAR-10: cifar10.h, CIFAR-100: cifar100.h, image folders:
+// image_folder.h) gives a split as one uint8 tensor (N, 3, H, W) and one
+// int64 label tensor (N): batches are taken by index from it (loader.h),
+// never sample by sample.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cifar {
+
+// Which of a data set's two splits: the training or the test images.
+enum class Split { kTrain, kTest };
+
+// One split of a data set (CIFAR-10, CIFAR-100, an image folder: see
+// dataset.h), resident in memory.
+struct ImageSplit {
+  torch::Tensor images;                  // (N, 3, 32, 32) uint8
+  torch::Tensor labels;                  // (N) int64, values 0..classes-1
+  std::vector<std::string> class_names;  // one per class, in label order
+
+  int64_t size() const { return labels.size(0); }
+};
+
+// A training split divided in two: `val` holds n images chosen at random by
+// `seed` alone (the same n images for the same seed and data, whatever else
+// the run does: it draws from its own generator), `train` the rest. Both keep
+// the original order of their images. n = 0 gives an empty `val`; n must
+// leave at least one training image.
+struct TrainValSplit {
+  ImageSplit train;
+  ImageSplit val;
+};
+TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed);
+
+}  // namespace cifar

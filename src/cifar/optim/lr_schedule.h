@@ -1,0 +1,36 @@
+// lr_schedule.h: learning-rate schedules as pure functions of the step.
+//
+// The learning rate is a pure function of the global step (lr_at), so a
+// resumed run needs no scheduler state. Each parameter group has its own
+// schedule (param_groups.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cifar {
+
+enum class Schedule { kConstant, kStep, kCosine, kOneCycle, kLinear };
+
+Schedule parse_schedule(const std::string& text);  // UsageError when unknown
+std::string to_string(Schedule schedule);
+
+struct ScheduleOptions {
+  Schedule schedule = Schedule::kConstant;
+  double base_lr = 0.001;
+  double warmup_epochs = 0.0;
+  int64_t epochs = 1;
+  int64_t steps_per_epoch = 1;
+};
+
+// Learning rate for the 0-based global step:
+//   constant  base_lr
+//   step      base_lr, x0.1 after 50% and again after 75% of training
+//   cosine    half-cosine from base_lr down to 0
+//   linear    straight down from base_lr at step 0 to 0 at the end (airbench)
+//   onecycle  linear rise from base_lr/25 to base_lr over the warm-up (30%
+//             of training when --warmup-epochs is 0), then linear fall to 0
+// For constant, step, cosine and linear a warm-up ramps linearly from 0 first.
+double lr_at(const ScheduleOptions& options, int64_t step);
+
+}  // namespace cifar
