@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/pixel_normalizer.h"
 
 namespace cifar {
 namespace {
@@ -243,12 +244,7 @@ torch::Tensor resize_image(const torch::Tensor& rgb) {
 
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm) {
   auto x = resized_float(rgb, "image_to_input");
-  // The same arithmetic as DeviceDataset: (x - 255 mean) * (1 / (255 std)).
-  auto mean = torch::tensor({norm.mean[0], norm.mean[1], norm.mean[2]}, torch::kFloat);
-  auto std = torch::tensor({norm.std[0], norm.std[1], norm.std[2]}, torch::kFloat);
-  const auto shift = (mean * 255.0).view({1, 3, 1, 1});
-  const auto scale = (1.0 / (std * 255.0)).view({1, 3, 1, 1});
-  return x.sub_(shift).mul_(scale).squeeze(0);  // (3, 32, 32)
+  return PixelNormalizer(norm, torch::kCPU)(x).squeeze(0);  // (3, 32, 32)
 }
 
 std::string image_decoding_version() {
