@@ -2,7 +2,7 @@
 //
 // train_one_epoch walks the epoch's plan (this process's share of it)
 // batch by batch:
-//   next_batch; before_step (thread probes, when due); step.run(batch, global_step)
+//   data.batch; before_step (thread probes, when due); step.run(batch, global_step)
 //   (forward, zero_grad, backward, update); after_step
 // and refreshes the progress display every --log-interval seconds (a fifth
 // of a second on a terminal). Only then, every `loss_every` steps (the
