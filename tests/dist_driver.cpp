@@ -135,7 +135,7 @@ int check_train(Distributed& dist, const std::string& model_name, int64_t steps)
   auto gen = at::make_generator<at::CPUGeneratorImpl>(2000);  // the same data on every rank
   const auto random_split = [&](int64_t n) {
     return ImageSplit{torch::randint(0, 256, {n, 3, 32, 32}, gen).to(torch::kUInt8),
-                          torch::randint(0, 10, {n}, gen), default_class_names()};
+                      torch::randint(0, 10, {n}, gen), default_class_names()};
   };
   const DeviceDataset train_data(random_split(16 * steps), torch::kCPU, Normalization{}, false);
   const DeviceDataset test_data(random_split(40), torch::kCPU, Normalization{}, false);
