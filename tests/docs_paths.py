@@ -100,7 +100,7 @@ def check_text(rel, lineno, text, ticked_forms):
     if ticked_forms:
         for m in TICKED.finditer(text):
             layer, stem = m.groups()
-            if not layer_file_exists(layer, stem, ""):
+            if not layer_file_exists(layer, stem, "", ("src/cifar", "tests")):
                 problems.append(f"{rel}:{lineno}: names `{layer}/{stem}`, which is not in "
                                 f"src/cifar/{layer}/")
 
