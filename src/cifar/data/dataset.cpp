@@ -9,6 +9,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
+#include "cifar/data/cifar10.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
