@@ -33,7 +33,6 @@ int main(int argc, char** argv) {
     cifar::resolve_data_env(app, config.data_dir);
     config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
     config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
-    config.thread_cache_file = cifar::thread_cache_file(config.thread_cache);
     cifar::validate(config);
     const auto report = cifar::evaluate_checkpoint(config);
     if (config.json) {

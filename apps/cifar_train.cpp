@@ -49,7 +49,6 @@ int main(int argc, char** argv) {
     env.progress_bar = !log.quiet && cifar::stderr_draws_bars();
     env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     env.omp_num_threads = cifar::omp_num_threads_from_env();
-    env.thread_cache = cifar::thread_cache_file(config.thread_cache);
     env.dist = cifar::dist_env_from_environment();
     cifar::label_logs_with_rank(env.dist);
     const auto result = cifar::train(config, env);

@@ -16,8 +16,8 @@ Times: the reference's wall time covers whitening, training and TTA
 evaluation (as it reports); cifar-train's covers its whole process (start,
 data read and checks included), so the comparison errs against cifar-train.
 cifar-train runs without --threads, as the README's command does (the thread
-tuner chooses, and its probes count in the wall time; the table's last lines
-say what they cost), unless --tool-threads N fixes the count.
+rule chooses; the table's last lines say the count and any change the
+machine's load brought), unless --tool-threads N fixes the count.
 
   python3 scripts/bench/bench_airbench.py --seeds 0,1,2 --ref-precision bf16
   python3 scripts/bench/bench_airbench.py --seeds 0 --ref-precision bf16,fp32 --out airbench.md
@@ -90,7 +90,7 @@ def run_tool(args, seed):
                "--epochs", str(int(args.epochs)), "--eval-every", str(int(args.epochs)),
                "--run-dir", run_dir, "--checkpoint", run_dir / "airbench94.pt",
                "--no-tensorboard"]
-    if args.tool_threads != "auto":  # auto: the README's command, the thread tuner picks
+    if args.tool_threads != "auto":  # auto: the README's command, the thread rule picks
         command += ["--threads", args.tool_threads]
     env = dict(os.environ, CIFAR10_DIR="")
     before = os.times()
@@ -99,9 +99,10 @@ def run_tool(args, seed):
     rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
     train_seconds = sum(float(r["seconds"]) for r in rows)
     scales = epoch_scales(args.config, len(rows))
-    probes = [line.split("thread probes: ", 1)[1] for line in (done.stdout + done.stderr).splitlines()
-              if "thread probes: " in line]
-    return {"probes": probes[-1] if probes else "none (fixed thread count)",
+    log = (done.stdout + done.stderr).splitlines()
+    threads = [line.split("device: ", 1)[1] for line in log if "device: cpu" in line]
+    threads += [line.split("threads: ", 1)[1] for line in log if " -> " in line and "threads: " in line]
+    return {"threads": "; ".join(threads) or "not logged",
             "who": "cifar-train", "seed": seed, "accuracy": float(rows[-1]["test_accuracy"]),
             "wall": wall, "process_wall": wall, "train_seconds": train_seconds,
             "train_images": IMAGES_PER_EPOCH * sum(scales),  # 32 px equivalents
@@ -147,7 +148,7 @@ def table(rows, args):
             summary += f", {statistics.mean(walls) / best_ref:.3f}x the best reference"
         lines.append(summary)
     for r in tool:
-        lines.append(f'seed {r["seed"]}: thread probes: {r["probes"]}')
+        lines.append(f'seed {r["seed"]}: threads: {r["threads"]}')
     lines.append("(reference GFLOP/s: over its whole wall time, TTA included; cifar-train's: "
                  "over its training epochs, 32 px equivalents)")
     return "\n".join(lines)
@@ -168,7 +169,7 @@ def main():
                         help="the reference's thread count (default: the cores)")
     parser.add_argument("--tool-threads", default="auto",
                         help="cifar-train's --threads; auto (default) leaves it out, as the "
-                             "README's command does, so the thread tuner chooses")
+                             "README's command does, so the thread rule chooses")
     parser.add_argument("--epochs", type=float, default=8)
     parser.add_argument("--data", default=os.environ.get("CIFAR10_DIR") or
                         str(REPO.parent / "shared" / "cifar-10-batches-bin"))

@@ -6,7 +6,8 @@
 #
 # Trains a MODEL (default net) checkpoint for one epoch, then times
 # `cifar-eval --checkpoint ... --device cpu` (the 10,000 test images) with
-# --threads 1, with all cores, and with the default (the tuner), ROUNDS times
+# --threads 1, with all cores, and with the default (the rule of
+# platform/cpu_plan.h: the physical cores other processes leave free), ROUNDS times
 # each (default 3) in turn, idle and then beside a process spinning on one
 # core. Prints the median wall time of each and the default's ratio to the
 # best fixed count (1.00: as fast; the goal is at most 1.2 beside the busy

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# repeatable_runs.sh: issue 21's check on the real data, with the thread tuner on.
+# repeatable_runs.sh: issue 21's check on the real data, with the default thread rule.
 #
 #   scripts/bench/repeatable_runs.sh [DATA_DIR] [BUILD_DIR]
 #
 # Net, batch 256, lr 0.05, seed 7, default threads: a straight 2-epoch run, a
 # 1-epoch run resumed to 2, and a run at --threads fixed to the count the
-# tuner chose. Prints each run's thread lines and epochs, then whether the
+# rule started at. Prints each run's thread lines and epochs, then whether the
 # tensor bytes of each model.safetensors equal the straight run's. Run it on
 # an idle machine (a busy one may move the count, which the log then says).
 set -u
@@ -22,12 +22,12 @@ tensors() { local n; n=$(od -An -t u8 -N 8 "$1" | tr -d ' '); tail -c +$((8 + n 
 "$apps/cifar-train" "${c[@]}" --epochs 1 --checkpoint split.pt --run-dir split >/dev/null 2>split1.err
 "$apps/cifar-train" "${c[@]}" --epochs 2 --resume split.pt --checkpoint split.pt --run-dir split \
   >/dev/null 2>split2.err
-chosen=$(grep -o "using [0-9]* until" straight.err | head -1 | grep -o "[0-9]*")
+chosen=$(grep -o "device: cpu, [0-9]* thread" straight.err | head -1 | grep -o "[0-9]*")
 "$apps/cifar-train" "${c[@]}" --epochs 2 --threads "${chosen:-2}" --checkpoint fixed.pt \
   --run-dir fixed >/dev/null 2>fixed.err
 for f in straight.err split1.err split2.err fixed.err; do
   echo "== ${f%.err}"
-  grep -E "threads measured|thread probes|re-check moved|epoch [12]/[12]:|error" "$f" | cut -c1-200
+  grep -E "device: cpu|threads: |epoch [12]/[12]:|error" "$f" | cut -c1-200
 done
 status=0
 for r in split fixed; do

@@ -140,12 +140,10 @@ def parse_result(case, variant, stdout, stderr, run_dir, peak_rss):
             row = list(csv.DictReader(f))[-1]
         result = Result(float(row["images_per_second"]), float(row["seconds"]),
                         float(row["test_accuracy"]), int(row["peak_memory_bytes"]))
-        # The thread tuner's last choice when it measured or remembered one, else the planned count.
-        tuned = re.findall(r"threads measured:.*; using (\d+)|threads: (\d+), remembered",
-                           stdout + stderr)
-        tuned = [a or b for a, b in tuned]
+        # The thread rule's last count when the load changed it, else the planned count.
+        moved = re.findall(r"threads: \d+ -> (\d+) at", stdout + stderr)
         chosen = re.search(r"device: cpu, (\d+) threads?", stdout + stderr)
-        result.threads = int(tuned[-1]) if tuned else int(chosen.group(1)) if chosen else 0
+        result.threads = int(moved[-1]) if moved else int(chosen.group(1)) if chosen else 0
     else:
         line = [text for text in stdout.splitlines() if text.startswith("{")][-1]
         data = json.loads(line)

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# --deterministic: the thread count is fixed (no measuring), the log says so
-# once, config.toml keeps it (and --config reads it back), and two runs give
-# bit-identical weights.
+# --deterministic: the thread count is fixed (it does not follow the load),
+# the log says so once, config.toml keeps it (and --config reads it back), and
+# two runs give bit-identical weights.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 unset OMP_NUM_THREADS  # ctest sets it, which fixes the count anyway; this is about the default
-export XDG_CACHE_HOME=$PWD/cache  # an empty thread cache (the user's stays untouched)
 common=(--data "$REAL_DATA" --device cpu --model net --batch-size 256 --train-limit 2000
         --epochs 1 --seed 3 --augment --eval-batch-size 1000)
 tensor_bytes() {  # a safetensors file's tensors, without its header (metadata)
@@ -16,8 +15,8 @@ tensor_bytes() {  # a safetensors file's tensors, without its header (metadata)
 
 "$TRAIN" "${common[@]}" --deterministic --checkpoint a.pt --run-dir a >/dev/null 2>a.err \
   || { tail a.err; fail "--deterministic run failed"; }
-grep -q "fixed by --deterministic: no measuring" a.err || { cat a.err; fail "the thread plan does not say --deterministic fixed the count"; }
-grep -q "threads measured" a.err && { cat a.err; fail "--deterministic still measured thread counts"; }
+grep -q "threads: the physical cores, fixed by --deterministic" a.err || { cat a.err; fail "the thread plan does not say --deterministic fixed the count"; }
+grep -qE "leave free|threads: [0-9]+ ->" a.err && { cat a.err; fail "--deterministic still follows the load"; }
 [[ $(grep -c "deterministic: the thread count fixed, deterministic algorithms only" a.err) -eq 1 ]] \
   || { cat a.err; fail "the log does not say once what --deterministic turned off"; }
 pass "--deterministic: fixed thread count, said once"
@@ -31,11 +30,10 @@ cmp -s <(tensor_bytes a/model.safetensors) <(tensor_bytes b/model.safetensors) \
   || fail "two --deterministic runs of the same settings differ"
 pass "--config reads it back, and the two runs' weights are bit-identical"
 
-# Without it, the default run measures (the control for the checks above).
+# Without it, the default run follows the load (the control for the checks above).
 "$TRAIN" "${common[@]}" --checkpoint c.pt --run-dir c >/dev/null 2>c.err || fail "default run failed"
-# (8 steps: too short to pay for a round of probes, which the log says)
-grep -qE "threads measured|without a round of probes" c.err \
-  || { cat c.err; fail "the default run did not consider measuring thread counts"; }
+grep -q "threads: the physical cores other processes leave free" c.err \
+  || { cat c.err; fail "the default run does not follow the load"; }
 grep -q "deterministic" c.err && { cat c.err; fail "a default CPU run mentions deterministic"; }
 grep -qx "deterministic = false" c/config.toml || fail "config.toml lacks deterministic = false"
-pass "the default run considers measuring thread counts and saves deterministic = false"
+pass "the default run follows the load and saves deterministic = false"

@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# Measuring thread counts never changes a run's numbers. With the default
-# settings (no --threads: the thread tuner probes 1 and 2 threads), 2 epochs
-# straight and 1 epoch + --resume end with bit-identical weights, and so does
-# a run with --threads N, N being the count the tuner chose. A difference is
-# accepted (reported as skipped) only when the logs say the count changed
-# because the machine was busy: a re-check that moved it, or runs whose first
-# choices differ. The thread cache starts empty in the test's folder: the
-# straight run measures and remembers its count, the later runs start at it
-# (when the load is about the same) with no probes, and the weights must not
-# show it.
+# The thread rule never makes a run's numbers depend on how it was run. With
+# the default settings (no --threads: the physical cores other processes
+# leave free), 2 epochs straight and 1 epoch + --resume end with
+# bit-identical weights, and so does a run with --threads N, N the count the
+# default's first step ran at. A difference is accepted (reported as
+# skipped) only when the logs say the count changed because the machine was
+# busy: a change after the first step ("threads: A -> B at ..."), or runs
+# whose first steps ran at different counts. No run leaves a file behind
+# outside its outputs (there is no thread cache).
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 unset OMP_NUM_THREADS  # ctest sets it, which fixes the count; this test is about the default
-export XDG_CACHE_HOME=$PWD/cache  # an empty thread cache (the user's stays untouched)
+export XDG_CACHE_HOME=$PWD/cache  # where a cache would go; it must stay empty
 common=(--data "$REAL_DATA" --device cpu --model net --batch-size 256 --lr 0.05 --momentum 0.9
         --train-limit 5000 --seed 7 --augment --log-interval 0.2 --eval-batch-size 1000)
 
@@ -23,41 +22,43 @@ tensor_bytes() {
   tail -c +$((8 + n + 1)) "$1"
 }
 same_weights() { cmp -s <(tensor_bytes "$1/model.safetensors") <(tensor_bytes "$2/model.safetensors"); }
-# The counts chosen: measured ("using N until"), remembered ("threads: N,
-# remembered") or kept for want of time to measure ("threads: N without a round").
-choices() {
-  grep -hoE "using [0-9]+ until|threads: [0-9]+(, remembered| without a round)" "$@" \
-    | grep -oE "[0-9]+" | tr '\n' ' '
+# The count a run's first step ran at: the plan's, or the one the load set before step 0.
+first_count() {
+  local at0
+  at0=$(grep -oE "threads: [0-9]+ -> [0-9]+ at step 0:" "$1" | grep -oE "[0-9]+ at" | grep -oE "[0-9]+")
+  [[ -n $at0 ]] && { echo "$at0"; return; }
+  grep -oE "device: cpu, [0-9]+ thread" "$1" | grep -oE "[0-9]+"
 }
 
 "$TRAIN" "${common[@]}" --epochs 2 --checkpoint straight.pt --run-dir straight >/dev/null \
   2>straight.err || { tail straight.err; fail "straight run failed"; }
-grep -q "threads measured: 1 -> .*, 2 -> " straight.err || {
+grep -q "threads: the physical cores other processes leave free" straight.err || {
   cat straight.err
-  fail "the default run did not measure 1 and 2 threads: this test needs the tuner on"
+  fail "the default run does not follow the thread rule: this test is about it"
 }
 "$TRAIN" "${common[@]}" --epochs 1 --checkpoint split.pt --run-dir split >/dev/null \
   2>split1.err || { tail split1.err; fail "first half failed"; }
 "$TRAIN" "${common[@]}" --epochs 2 --resume split.pt --checkpoint split.pt --run-dir split \
   >/dev/null 2>split2.err || { tail split2.err; fail "resumed half failed"; }
-n=$(choices straight.err | cut -d' ' -f1)
+n=$(first_count straight.err)
 "$TRAIN" "${common[@]}" --epochs 2 --threads "$n" --checkpoint fixed.pt --run-dir fixed \
   >/dev/null 2>fixed.err || { tail fixed.err; fail "run at --threads $n failed"; }
-grep -q "threads measured" fixed.err && fail "--threads $n still measured thread counts"
-[[ -s cache/cifar-train/threads.json ]] || fail "the default run remembered no thread count"
-grep -q "remembered" split1.err split2.err && echo "the later runs started at the remembered count"
+grep -qE "leave free|threads: [0-9]+ ->" fixed.err && fail "--threads $n still followed the load"
+[[ -e cache ]] && fail "a run wrote $(find cache -type f | head -1): no run may keep a thread cache"
+pass "no run wrote a thread cache, and --threads $n stays fixed"
 
-echo "choices: straight $(choices straight.err)| split $(choices split1.err)| resumed $(choices split2.err)"
-grep -h "thread probes:" straight.err split1.err split2.err | sed 's/.*thread probes/thread probes/'
-busy() {  # the logs say the count changed: a re-check moved it, or the runs chose differently
-  grep -q "a re-check moved training" straight.err split1.err split2.err && return 0
-  [[ $(choices straight.err split1.err split2.err | tr ' ' '\n' | sort -u | grep -c .) -gt 1 ]]
+echo "first steps at: straight $(first_count straight.err), split $(first_count split1.err)," \
+  "resumed $(first_count split2.err)"
+busy() {  # the logs say the count changed: after a first step, or the runs started differently
+  grep -hE "threads: [0-9]+ -> [0-9]+ at" straight.err split1.err split2.err | grep -qv "at step 0:" \
+    && return 0
+  [[ $(for f in straight.err split1.err split2.err; do first_count $f; done | sort -u | wc -l) -gt 1 ]]
 }
 check() {  # check NAME DIR: DIR's weights are the straight run's
   if same_weights straight "$2"; then
-    pass "$1: bit-identical weights to 2 epochs straight (default threads, tuner on)"
+    pass "$1: bit-identical weights to 2 epochs straight (default threads)"
   elif busy; then
-    grep -h "re-check moved" ./*.err
+    grep -h "threads: [0-9]* ->" ./*.err
     echo "SKIPPED: $1 differs, and the logs say the thread count changed: the machine was busy"
     exit 77
   else
@@ -65,4 +66,4 @@ check() {  # check NAME DIR: DIR's weights are the straight run's
   fi
 }
 check "1 epoch + --resume" split
-check "--threads $n (the count the tuner chose)" fixed
+check "--threads $n (the count the default started at)" fixed

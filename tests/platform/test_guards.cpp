@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/guards.h"
 
 using namespace cifar;
@@ -78,16 +77,4 @@ TEST_CASE("CudaMathGuard sets cuDNN benchmark and TF32, through the current API,
   // The deprecated getters and setters (allowTF32CuBLAS, ...) warn, once.
   for (const auto& w : warnings.seen) INFO("LibTorch warned: " << w);
   CHECK(warnings.seen.empty());
-}
-
-TEST_CASE("the CPU plan caps threads at the machine and says why", "[guards]") {
-  const auto capped = choose_cpu_plan(1000, 128, 2);
-  CHECK(capped.threads == 2);
-  CHECK_THAT(capped.why, Catch::Contains("--threads 1000 capped at the 2 hardware threads"));
-  CHECK(choose_cpu_plan(1, 128, 2).threads == 1);
-  CHECK(choose_cpu_plan(0, 128, 2).threads == 2);
-  CHECK(choose_cpu_plan(0, 4, 2).threads == 1);  // small batches: one thread
-  CHECK(choose_cpu_plan(2, 4, 2).threads == 2);  // unless asked
-  CHECK_FALSE(choose_cpu_plan(0, 4, 2).training_onednn);
-  CHECK(choose_cpu_plan(0, 256, 2).training_onednn);
 }

@@ -67,19 +67,6 @@ int64_t omp_num_threads_from_env() {
   return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
 }
 
-std::filesystem::path thread_cache_file(const std::string& option) {
-  if (option == "off") return {};
-  if (!option.empty()) return option;
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/')
-    return std::filesystem::path(xdg) / "cifar-train/threads.json";
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && home[0] != '\0') {
-    return std::filesystem::path(home) / ".cache/cifar-train/threads.json";
-  }
-  return {};
-}
-
 bool stderr_draws_bars() {
   const char* term = std::getenv("TERM");
   return ::isatty(STDERR_FILENO) != 0 && !(term != nullptr && std::string_view(term) == "dumb");

@@ -18,7 +18,6 @@
 #include "cifar/dist/distributed.h"
 
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -47,13 +46,6 @@ void label_logs_with_rank(const DistEnv& env);
 
 // $OMP_NUM_THREADS as a positive number, else 0.
 int64_t omp_num_threads_from_env();
-
-// The thread cache's file (platform/thread_cache.h) for --thread-cache's
-// value: "off" none (an empty path), a path itself, and empty the default:
-// $XDG_CACHE_HOME/cifar-train/threads.json when that variable holds an
-// absolute path (as the XDG spec asks), else $HOME/.cache/cifar-train/
-// threads.json, else none.
-std::filesystem::path thread_cache_file(const std::string& option);
 
 // Whether progress bars draw on stderr: it is a terminal and $TERM is not
 // "dumb" (report/progress_bar.h draws what the app decides).

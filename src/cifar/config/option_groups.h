@@ -87,19 +87,6 @@ void threads_option(C& threads, V&& v) {
       threads, Range<int64_t>{0, 4096});
 }
 
-// cifar-train, cifar-eval: where measured thread counts are remembered
-// (platform/thread_cache.h); the app resolves the default from the environment.
-template <class C, class V>
-void thread_cache_option(C& thread_cache, V&& v) {
-  v.text(local(Opt{.names = "--thread-cache",
-                   .group = kDevice,
-                   .help = "File of thread counts measured before, or off (default: "
-                           "$XDG_CACHE_HOME/cifar-train/threads.json, else "
-                           "~/.cache/cifar-train/threads.json)",
-                   .saved = false}),
-         thread_cache);
-}
-
 // cifar-train (evaluations during training) and cifar-eval (which can also
 // take the level the checkpoint was trained for).
 template <class C, class V>

@@ -80,7 +80,6 @@ template <class Config, class V>
 void train_device(Config& c, V&& v) {
   device_group(c, v);
   threads_option(c.threads, v);
-  thread_cache_option(c.thread_cache, v);
   v.flag(local(Opt{
              "--channels-last", kDevice,
              "NHWC images and weights (on a CPU: slower at small batches, faster at large ones)"}),
@@ -91,7 +90,7 @@ void train_device(Config& c, V&& v) {
          c.cudnn_benchmark);
   v.flag(local(Opt{"--tf32", kDevice, "TF32 matrix products on GPUs that have them"}), c.tf32);
   v.flag(Opt{"--deterministic", kDevice,
-             "Repeatable runs: a fixed thread count (no measuring), cuDNN benchmark off, "
+             "Repeatable runs: a fixed thread count, cuDNN benchmark off, "
              "deterministic algorithms only"},
          c.deterministic);
 }
@@ -176,7 +175,6 @@ void eval_options(Config& c, V&& v) {
   data_group(c, v);
   device_group(c, v);
   threads_option(c.threads, v);
-  thread_cache_option(c.thread_cache, v);
   v.number(Opt{"-b,--batch-size", kEvaluation, "Evaluation batch size"}, c.batch_size,
            Range<int64_t>{1, kMaxCount});
   tta_option(c, v);

@@ -55,8 +55,6 @@ struct TrainConfig {
   // Device and threads
   DeviceRequest device;  // auto
   int64_t threads = 0;   // 0: chosen at run time (see cpu_plan.h)
-  // --thread-cache: a file, "off", or empty for the app's default (RunEnv::thread_cache).
-  std::string thread_cache;
   // Optimisation (defaults: the PyTorch tutorial)
   int64_t epochs = 2;
   int64_t batch_size = 4;
@@ -74,7 +72,7 @@ struct TrainConfig {
   bool cuda_graph = false;
   bool cudnn_benchmark = true;
   bool tf32 = true;
-  // Repeatable runs: a fixed thread count (no tuning), cuDNN benchmark off,
+  // Repeatable runs: a fixed thread count, cuDNN benchmark off,
   // deterministic algorithms only (train.cpp; CUBLAS_WORKSPACE_CONFIG, the app).
   bool deterministic = false;
   // 100: on the CPU, much larger evaluation batches of ResNet-18 run slower

@@ -6,16 +6,15 @@
 #include "cifar/core/errors.h"
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
-#include "cifar/infer/eval_threads.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/weights.h"
 #include "cifar/platform/autocast.h"
+#include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/device.h"
 #include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
-#include "cifar/platform/thread_tuner.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
@@ -108,8 +107,7 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
                               .tta = tta,
                               .dist = dist,
                               .progress = progress,
-                              .before_batch = {},
-                              .after_batch = {}});
+                              .before_batch = {}});
 }
 
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const EvalOptions& options) {
@@ -154,13 +152,8 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
       const int64_t start = share.begin + b * batch_size;
       if (start >= share.end) continue;
       const Batch batch = data.batch(plan, start, std::min(batch_size, share.end - start));
-      if (options.before_batch) {
-        options.before_batch(batch.labels.size(0), [&](int64_t images) {
-          tta_logits(model, batch.images.narrow(0, 0, images), tta, amp);  // timed, dropped
-        });
-      }
+      if (options.before_batch) options.before_batch(b);
       const auto logits = tta_logits(model, batch.images, tta, amp);  // (B, C) float
-      if (options.after_batch) options.after_batch();
       loss_sum.add_(F::cross_entropy(logits, batch.labels,
                                      F::CrossEntropyFuncOptions().reduction(torch::kSum)));
       if (bar) bar->update(start + batch.labels.size(0) - share.begin);
@@ -216,10 +209,23 @@ std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
 }  // namespace
 
 EvalReport evaluate_checkpoint(const EvalConfig& config) {
-  const auto started = read_cpu_times();  // the others' load is measured from here
   const torch::Device device = use_device(config.device);
-  std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped
-  if (device.is_cpu()) heap_reuse.emplace();
+  // The thread rule (cpu_plan.h); the others' load is measured from here.
+  const CpuPlan cpu = choose_cpu_plan({.threads = config.threads,
+                                       .source = "--threads",
+                                       .batch_size = config.batch_size,
+                                       .hardware_threads = config.hardware_threads,
+                                       .physical_cores = physical_cores(config.hardware_threads),
+                                       .processes = 1,
+                                       .deterministic = false});
+  ThreadRule threads(cpu, device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
+  std::optional<CpuSettingsGuard> cpu_settings;  // the process's count comes back after
+  std::optional<HeapReuseGuard> heap_reuse;      // CPU activations reused, not re-mapped
+  if (device.is_cpu()) {
+    cpu_settings.emplace(cpu.threads, /*onednn=*/true);
+    heap_reuse.emplace();
+    spdlog::info("threads: {} ({})", cpu.threads, cpu.why);
+  }
   // model_input.h: checks the Model options, logs the file
   LoadedCheckpoint checkpoint = load_model_input(config);
   const ImageSplit test_split = read_test_data(config, checkpoint);
@@ -236,8 +242,6 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   report.class_names = info.class_names;
   const OomAdvice advice{"--batch-size", config.batch_size, info.model,
                          device,         config.amp,        test_data.size()};
-  EvalThreads threads(config, (test_data.size() + config.batch_size - 1) / config.batch_size,
-                      device, info.model, started);
   report.result = with_oom_advice(advice, [&] {
     const ProgressBarOptions progress = eval_progress_options(config.progress_bar);
     EvalOptions options{.batch_size = config.batch_size,
@@ -246,9 +250,10 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
                         .tta = tta,
                         .dist = nullptr,
                         .progress = &progress,
-                        .before_batch = {},
-                        .after_batch = {}};
-    threads.hook(options);
+                        .before_batch = {}};
+    if (device.is_cpu()) {
+      options.before_batch = [&threads](int64_t b) { threads.at_boundary("batch", b); };
+    }
     return evaluate(*checkpoint.model, test_data, options);
   });
   return report;

@@ -20,7 +20,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -61,11 +60,9 @@ struct EvalOptions {
   // "evaluating" shows this process's share once the evaluation has taken
   // delay_seconds.
   const ProgressBarOptions* progress = nullptr;
-  // Called before each batch with its images and a probe (a forward pass of
-  // the batch's first n images whose result is dropped), which a thread
-  // tuner times at other counts; and after each batch.
-  std::function<void(int64_t, const std::function<void(int64_t)>&)> before_batch;
-  std::function<void()> after_batch;
+  // Called before each batch with its index: a step boundary, where the
+  // thread rule may change the count (platform/cpu_plan.h).
+  std::function<void(int64_t)> before_batch;
 };
 
 // Stops with cifar::Interrupted between batches when a stop was requested.
@@ -98,12 +95,8 @@ struct EvalConfig : ModelInput {
   // Not an option: a progress bar on a terminal when unset; the app sets
   // false for --quiet.
   std::optional<bool> progress_bar;
-  // --thread-cache: a file, "off", or empty for the app's default.
-  std::string thread_cache;
   // Not an option: the machine's hardware threads (the app's to say).
   int64_t hardware_threads = 1;
-  // Not an option: the thread cache's file as the app resolved it (empty: none).
-  std::filesystem::path thread_cache_file;
 };
 
 struct EvalReport {
@@ -115,11 +108,10 @@ struct EvalReport {
 
 // The TTA level is config.tta, or when that is -1 the checkpoint's (0 for
 // --weights files). On the CPU, --threads N fixes the thread count; without
-// it an evaluation of more than a few batches times 1, half and all cores
-// on probes (forward passes of its first batch whose results are dropped,
-// platform/thread_tuner.h) and runs on the fastest, re-checked as it goes,
-// so that evaluation on a machine other work shares is not held up by a
-// thread that lost its core; a short one runs on all cores.
+// it the thread rule chooses (platform/cpu_plan.h): one thread for batches
+// of 8 or fewer, else the physical cores other processes leave free, re-read
+// between batches, so that an evaluation on a machine other work shares is
+// not held up by a thread that lost its core.
 EvalReport evaluate_checkpoint(const EvalConfig& config);
 
 }  // namespace cifar

@@ -22,8 +22,13 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   }
   const int64_t k = std::min<int64_t>(options.top_k, info.num_classes);
   const auto images = static_cast<int64_t>(files.size());
-  const CpuPlan cpu = choose_cpu_plan(options.threads, std::min(images, options.batch_size),
-                                      options.hardware_threads);
+  const CpuPlan cpu = choose_cpu_plan({.threads = options.threads,
+                                       .source = "--threads",
+                                       .batch_size = std::min(images, options.batch_size),
+                                       .hardware_threads = options.hardware_threads,
+                                       .physical_cores = physical_cores(options.hardware_threads),
+                                       .processes = 1,
+                                       .deterministic = false});
   spdlog::debug("threads: {} ({})", cpu.threads, cpu.why);
   const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
   std::vector<Prediction> out(files.size());

@@ -19,8 +19,9 @@ struct PredictOptions {
   int64_t batch_size = 256;
   int64_t max_pixels = 64'000'000;
   bool logits = false;  // keep the raw logits (for --json)
-  // CPU threads: --threads N, else one for a handful of images and all cores
-  // for more (platform/cpu_plan.h); hardware_threads is the app's to say.
+  // CPU threads: --threads N, else one for 8 images or fewer and the
+  // physical cores for more (platform/cpu_plan.h); hardware_threads is the
+  // app's to say.
   int64_t threads = 0;
   int64_t hardware_threads = 1;
   torch::Device device{torch::kCPU};  // where the model is: the images go there

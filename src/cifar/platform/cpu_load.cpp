@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
+#include <set>
+#include <string>
+#include <utility>
 
 namespace cifar {
 
@@ -41,18 +43,17 @@ std::optional<double> others_busy_cores(const CpuTimes& a, const CpuTimes& b, do
   return std::max(0.0, others / wall);
 }
 
-std::string cpu_model_name() {
+int64_t physical_cores(int64_t hardware_threads) {
   std::ifstream info("/proc/cpuinfo");
-  std::string line;
+  std::set<std::pair<std::string, std::string>> cores;
+  std::string line, package;
+  const auto value = [&line] { return line.substr(line.find(':') + 1); };
   while (std::getline(info, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) break;
-    std::string name = line.substr(colon + 1);
-    name.erase(0, name.find_first_not_of(" \t"));
-    if (!name.empty()) return name;
+    if (line.rfind("physical id", 0) == 0) package = value();
+    if (line.rfind("core id", 0) == 0) cores.emplace(package, value());
   }
-  return "unknown CPU";
+  const auto n = static_cast<int64_t>(cores.size());
+  return n > 0 ? std::min(n, hardware_threads) : hardware_threads;
 }
 
 }  // namespace cifar

@@ -1,21 +1,20 @@
-// cpu_load.h: the machine's CPU as the thread cache sees it: its model name,
-// and how many cores other processes keep busy.
+// cpu_load.h: how many cores other processes keep busy, and how many
+// physical cores the machine has: what the thread rule (cpu_plan.h) reads.
 //
-// The thread tuner's choice depends on the load beside the run: on 2 cores,
-// two threads are the fastest when the machine is idle and collapse when
-// another process holds a core. So a remembered choice (thread_cache.h) is
-// kept with the load it was measured at, and a run notices when the load
-// changes. The load of the others is measured, not guessed: the busy time of
-// every CPU (/proc/stat: user, nice, system, irq, softirq, steal) minus this
-// process's own CPU time (getrusage), over a window of wall time. Reading
-// both costs a few microseconds; where /proc/stat cannot be read (not
-// Linux), there is no reading and callers fall back to timing alone.
+// On 2 cores, two threads are the fastest when the machine is idle and
+// collapse when another process holds a core (every parallel region waits for
+// the thread that lost its core; docs/benchmarks.md). The load of the others
+// is measured, not guessed: the busy time of every CPU (/proc/stat: user,
+// nice, system, irq, softirq, steal) minus this process's own CPU time
+// (getrusage), over a window of wall time. Reading both costs a few
+// microseconds; where /proc/stat cannot be read (not Linux) there is no
+// reading, and the rule keeps its first count.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
-#include <string>
 
 namespace cifar {
 
@@ -36,7 +35,9 @@ using CpuTimesSource = std::function<std::optional<CpuTimes>()>;
 std::optional<double> others_busy_cores(const CpuTimes& a, const CpuTimes& b,
                                         double min_seconds = 0.2);
 
-// The CPU's model name (/proc/cpuinfo's "model name", else "unknown CPU").
-std::string cpu_model_name();
+// The physical cores (distinct "physical id" and "core id" pairs of
+// /proc/cpuinfo), at most `hardware_threads`; `hardware_threads` where
+// /proc/cpuinfo does not say.
+int64_t physical_cores(int64_t hardware_threads);
 
 }  // namespace cifar

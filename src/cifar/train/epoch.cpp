@@ -13,7 +13,6 @@
 #include "cifar/platform/gpu.h"
 #include "cifar/report/progress_bar.h"
 #include "cifar/train/cuda_graph.h"
-#include "cifar/train/thread_probe.h"
 
 namespace cifar {
 namespace {
@@ -167,11 +166,7 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
       if (size > 0) batch.images = resize_images(batch.images, size);  // (B, 3, size, size)
       const int64_t global_step = position.global_step + (s - position.first_step);
       stats.last_lr = t.groups.lr(global_step);
-      if (options.before_step && !graphed) {
-        options.before_step(global_step, count, [&](int64_t images) {
-          probe_step(t.model, batch, options.step, images);
-        });
-      }
+      if (options.before_step) options.before_step(global_step);
       const bool stop = step->run(batch, global_step);
       stats.images += count;
       ++s;

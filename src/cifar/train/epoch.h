@@ -2,7 +2,7 @@
 //
 // train_one_epoch walks the epoch's plan (this process's share of it)
 // batch by batch:
-//   data.batch; before_step (thread probes, when due); step.run(batch, global_step)
+//   data.batch; before_step (the thread rule); step.run(batch, global_step)
 //   (forward, zero_grad, backward, update); after_step
 // and refreshes the progress display every --log-interval seconds (a fifth
 // of a second on a terminal). Only then, every `loss_every` steps (the
@@ -47,12 +47,10 @@ struct EpochOptions {
   std::vector<int64_t> resolutions;
   bool progress_bar = false;
   double log_interval_s = 10;
-  // Called before every step with its global step, its images and a probe:
-  // forward and backward of the step's batch (its first n images, n the
-  // probe's argument) that change nothing (thread_probe.h), which the thread
-  // tuner times at other counts.
-  std::function<void(int64_t, int64_t, const std::function<void(int64_t)>&)> before_step;
-  // Called after every step with the images it took (the thread tuner, the forecast).
+  // Called before every step with its global step: a step boundary, where
+  // the thread rule may change the count (platform/cpu_plan.h).
+  std::function<void(int64_t)> before_step;
+  // Called after every step with the images it took (the forecast).
   std::function<void(int64_t)> after_step;
   // Called every `loss_every` steps with the global step and the epoch's
   // running mean loss (TensorBoard's train/running_loss).

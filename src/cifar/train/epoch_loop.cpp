@@ -33,13 +33,9 @@ EpochOptions epoch_options(const TrainingJob& job) {
       .resolutions = job.config.resolution_schedule,
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.config.log_interval_s,
-      .before_step =
-          [&job](int64_t global_step, int64_t images, const std::function<void(int64_t)>& probe) {
-            job.threads.before_step(global_step, images, probe);
-          },
+      .before_step = [&job](int64_t global_step) { job.threads.at_boundary("step", global_step); },
       .after_step =
           [&job](int64_t /*images*/) {
-            job.threads.after_step();
             if (const std::string line = job.forecast.after_step(); !line.empty()) {
               spdlog::info("{}", line);
             }
@@ -119,15 +115,15 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
   const CpuSettingsGuard cpu_settings(job.threads.threads(), /*onednn=*/true);
   auto evaluate_on = [&](const DeviceDataset& data) {
     return with_oom_advice(advice, [&] {
-      return evaluate(*job.session.model, data,
-                      {.batch_size = job.config.eval_batch_size,
-                       .amp = job.config.amp,
-                       .num_classes = static_cast<int64_t>(job.plan.class_names.size()),
-                       .tta = job.config.tta,
-                       .dist = &job.dist,
-                       .progress = job.dist.is_main() ? &progress : nullptr,
-                       .before_batch = {},
-                       .after_batch = {}});
+      return evaluate(
+          *job.session.model, data,
+          {.batch_size = job.config.eval_batch_size,
+           .amp = job.config.amp,
+           .num_classes = static_cast<int64_t>(job.plan.class_names.size()),
+           .tta = job.config.tta,
+           .dist = &job.dist,
+           .progress = job.dist.is_main() ? &progress : nullptr,
+           .before_batch = [&job](int64_t b) { job.threads.at_boundary("evaluation batch", b); }});
     });
   };
   if (job.plan.val) out.val = evaluate_on(*job.plan.val);
@@ -183,7 +179,6 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
         shard_plan(job.plan.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
                                              job.config.seed, position.epoch),
                    job.dist.rank(), job.dist.world_size());
-    job.threads.restart_clock();
     const EpochStats later = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
       return train_one_epoch(*job.session.learner, job.plan.train, plan, options, position,

@@ -1,7 +1,7 @@
 // epoch_loop.h: the loop of a training run's epochs, once the job's parts exist.
 //
 // For each epoch from the session's position: train_one_epoch (under the
-// thread choice, with out-of-memory advice), evaluate (validation, if held
+// thread rule, with out-of-memory advice), evaluate (validation, if held
 // out, and test; skipped on the epochs --eval-every passes over), record (the
 // epoch line, the metrics row, TensorBoard, the checkpoints, best.pt). A stop
 // request writes the checkpoint of the last completed step and throws
@@ -17,7 +17,6 @@
 #include "cifar/train/run_env.h"
 #include "cifar/train/run_plan.h"
 #include "cifar/train/session.h"
-#include "cifar/train/thread_choice.h"
 #include "cifar/train/train_result.h"
 
 namespace cifar {
@@ -31,7 +30,7 @@ struct TrainingJob {
   TrainingSession& session;
   Distributed& dist;
   RunOutputs* outputs;  // null on ranks other than 0
-  ThreadChoice& threads;
+  ThreadRule& threads;  // the count, re-read between steps (platform/cpu_plan.h)
   RunForecast& forecast;
   const CpuPlan& cpu;
   const EpochShape& shape;  // how every epoch is cut into steps

@@ -1,13 +1,11 @@
 // run_env.h: what the app knows about how cifar-train was started.
 //
 // The library reads no environment of its own: the app fills this in (its
-// program name, whether stderr is a terminal, the cores, $OMP_NUM_THREADS,
-// the thread cache's file from --thread-cache, $XDG_CACHE_HOME or $HOME, and
+// program name, whether stderr is a terminal, the cores, $OMP_NUM_THREADS and
 // the launcher's variables) and hands it to train().
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -20,8 +18,7 @@ struct RunEnv {
   bool progress_bar = false;            // bars draw on stderr (app/cli.h: stderr_draws_bars)
   int64_t hardware_threads = std::thread::hardware_concurrency();
   int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (torchrun sets 1), used when --threads is 0
-  std::filesystem::path thread_cache;  // measured thread counts (thread_cache.h); empty: none
-  DistEnv dist;  // the launcher's RANK, WORLD_SIZE, ... (one process by default)
+  DistEnv dist;                 // the launcher's RANK, WORLD_SIZE, ... (one process by default)
 };
 
 }  // namespace cifar

@@ -15,11 +15,10 @@
 #include <optional>
 
 #include "cifar/core/errors.h"
-#include "cifar/core/version.h"
 #include "cifar/data/shard.h"
 #include "cifar/io/weights.h"
 #include "cifar/model/models.h"
-#include "cifar/platform/cpu_load.h"
+#include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/device.h"
 #include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
@@ -30,7 +29,6 @@
 #include "cifar/train/rank_agreement.h"
 #include "cifar/train/run_plan.h"
 #include "cifar/train/session.h"
-#include "cifar/train/thread_choice.h"
 
 namespace cifar {
 namespace {
@@ -59,7 +57,7 @@ EpochShape plan_epochs(const RunPlan& plan, const Recipe& recipe, const TrainCon
 // same order (collectives must match); only rank 0 writes.
 TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                            const torch::Device& device, const CpuPlan& cpu, Distributed& dist,
-                           int64_t local_batch, ThreadChoice& threads) {
+                           int64_t local_batch, ThreadRule& threads) {
   const Recipe recipe = make_recipe(config);
   const RunPlan plan = make_plan(config, recipe, device, dist, env.progress_bar);
   check_ranks_agree(dist, plan);  // before any collective and before the run folder
@@ -80,19 +78,6 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   }
   const EpochPosition& at = session.position;
   const int64_t steps = shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
-  threads.set_run(
-      ThreadCase{.phase = "train",
-                 .cpu = cpu_model_name(),
-                 .cores = cpu.threads,
-                 .model = plan.source.model_name == "resnet18"
-                              ? fmt::format("resnet18 ({} stem)", to_string(plan.source.stem))
-                              : plan.source.model_name,
-                 .batch = local_batch,
-                 .precision = to_string(config.amp),
-                 .channels_last = config.channels_last,
-                 .libtorch = libtorch_version()}
-          .key(),
-      steps);
   RunForecast forecast(steps, device.is_cpu());
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.config = config,
@@ -107,7 +92,6 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                         .cpu = cpu,
                         .shape = shape};
   TrainResult result = run_epochs(job, device);
-  if (threads.tuning()) spdlog::info("{}", threads.summary());
   if (outputs) {
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
@@ -151,18 +135,14 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   }
   // Each process plans for its own batch and its share of this machine's cores.
   const int64_t local_batch = per_rank_batch(config.batch_size, env.dist.world_size);
-  const int64_t cores = std::max<int64_t>(1, env.hardware_threads / env.dist.local_world_size);
-  const int64_t threads = config.threads > 0 ? config.threads : env.omp_num_threads;
-  CpuPlan cpu = choose_cpu_plan(threads, local_batch, cores,
-                                config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS");
-  if (env.dist.local_world_size > 1) {
-    cpu.why += fmt::format("; {} processes share this machine's {} hardware threads",
-                           env.dist.local_world_size, env.hardware_threads);
-  }
-  if (config.deterministic && cpu.tune) {
-    cpu.tune = false;
-    cpu.why = fmt::format("{} (all cores), fixed by --deterministic: no measuring", cpu.threads);
-  }
+  const CpuPlan cpu =
+      choose_cpu_plan({.threads = config.threads > 0 ? config.threads : env.omp_num_threads,
+                       .source = config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
+                       .batch_size = local_batch,
+                       .hardware_threads = env.hardware_threads,
+                       .physical_cores = physical_cores(env.hardware_threads),
+                       .processes = env.dist.local_world_size,
+                       .deterministic = config.deterministic});
   std::optional<CudaMathGuard> cuda_math;
   if (device.is_cuda()) {
     cuda_math.emplace(config.cudnn_benchmark && !config.deterministic, config.tf32);
@@ -183,15 +163,11 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
     spdlog::info("{} processes ({}): global batch {} = {} x {}", dist.world_size(),
                  dist.backend_name(), config.batch_size, dist.world_size(), local_batch);
   }
-  // The thread choice starts here: the others' load is read from now to the
-  // first step. Not with several processes on this machine: their siblings'
-  // work is no load to steer clear of (and, unknown, no count is looked up).
-  ThreadChoiceOptions choice_options;
-  choice_options.cache_file = env.thread_cache;
-  if (env.dist.local_world_size <= 1) choice_options.cpu_times = read_cpu_times;
-  ThreadChoice thread_choice(cpu, device.is_cpu(), choice_options);
+  // The thread rule: the others' load is read from now to the first step,
+  // then between steps (a plan that does not follow the load reads none).
+  ThreadRule threads(cpu, device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
   try {
-    return train_in_group(config, env, device, cpu, dist, local_batch, thread_choice);
+    return train_in_group(config, env, device, cpu, dist, local_batch, threads);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {

@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# thread_cache.sh: cifar-train's default thread choice, its thread cache warm,
-# against fixed counts (issue 33), idle and beside one busy process.
+# threads.sh: cifar-train's default thread count (the rule of
+# platform/cpu_plan.h: the physical cores other processes leave free, one
+# thread at batch 8 or less) against fixed counts, idle and beside one busy
+# process.
 #
-#   scripts/bench/thread_cache.sh [BUILD_DIR] [DATA_DIR] [ROUNDS] [LIMITS] [BATCHES]
+#   scripts/bench/threads.sh [BUILD_DIR] [DATA_DIR] [ROUNDS] [LIMITS] [BATCHES]
 #
 # For the net at each batch size of BATCHES (default "4 256") and each
 # training-set size of LIMITS (default "25600 0": a 25,600-image epoch and a
-# full one; 0 is all 50,000), trains one epoch on the CPU: first a default
-# run that fills a fresh thread cache (not counted), then ROUNDS times
-# (default 3), in turn, the default (second run onwards: the cache warm),
-# --threads 1 and --threads N (N the machine's cores). Each run's figure is
-# the training img/s of metrics.csv (the epoch's own time, thread probes
-# included). Prints the medians and the default's ratio to each fixed count
-# and to the best of them (the goal: 0.95 or more idle, 0.9 or more beside
-# the busy process), then the last default run's "thread probes" line (what
-# probing cost). Beside the busy process, --threads N at batch 8 or less
-# trains on 2,560 images only (marked *): it collapses to tens of img/s,
-# and a full epoch there would take an hour; its img/s is still its rate. Does it all idle, then beside a process spinning on one
-# core. Run it on an otherwise idle machine; a quick check that it works:
-#   scripts/bench/thread_cache.sh "" "" 1 2560
+# full one; 0 is all 50,000), trains one epoch on the CPU ROUNDS times
+# (default 3), in turn: the default, --threads 1 and --threads N (N the
+# machine's cores). Each run's figure is the training img/s of metrics.csv
+# (the epoch's own time). Prints the medians and the default's ratio to each
+# fixed count and to the best of them (the goal: 0.95 or more idle, 0.9 or
+# more beside the busy process), then the last default run's thread lines
+# (its starting count and any change the load brought). Beside the busy
+# process, --threads N at batch 8 or less trains on 2,560 images only
+# (marked *): it collapses to tens of img/s, and a full epoch there would
+# take an hour; its img/s is still its rate. Does it all idle, then beside a
+# process spinning on one core. Run it on an otherwise idle machine; a quick
+# check that it works:
+#   scripts/bench/threads.sh "" "" 1 2560
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$here/build/release}" && pwd)
@@ -31,7 +33,6 @@ work=$(mktemp -d)
 spinner=
 trap '[[ -n $spinner ]] && kill $spinner 2>/dev/null; rm -rf "$work"' EXIT
 unset OMP_NUM_THREADS  # it would fix the count
-export XDG_CACHE_HOME=$work/cache  # a fresh thread cache; the user's stays untouched
 
 # img/s of one run: batch, limit, label, then extra flags; keeps its log as $work/<label>.err
 run() {
@@ -51,7 +52,6 @@ median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 measure() {
   local machine=$1 batch=$2 limit=$3 def=() one=() all=() all_limit=$3 mark=
   if [[ $machine != idle ]] && ((batch <= 8)); then all_limit=2560 mark='*'; fi
-  run "$batch" "$limit" warm >/dev/null  # fills the cache for this case and load
   for _ in $(seq 1 "$rounds"); do
     def+=("$(run "$batch" "$limit" default)")
     one+=("$(run "$batch" "$limit" one --threads 1)")
@@ -65,10 +65,11 @@ measure() {
     best = (o > a) ? o : a
     printf "| %s | %s | %s | %.0f | %.0f | %.0f%s | %.2f | %.2f | %.2f |\n",
       m, b, (l == 0 ? "50000" : l), d, o, a, k, d / o, d / a, d / best }'
-  probes=$(grep -ho "thread probes: .*" "$work/default.err" | cut -c1-150 || true)
-  remembered=$(grep -o "threads: [0-9]*, remembered" "$work/default.err" || true)
-  echo "$machine batch $batch limit $limit: ${remembered:-no remembered count}; ${probes:-no thread probes line (a fixed plan)}" \
-    >>"$work/probes"
+  local start changes
+  start=$(grep -o "device: cpu, [0-9]* threads\?" "$work/default.err" | grep -o "[0-9]*" || true)
+  changes=$(grep -o "threads: [0-9]* -> [0-9]* at [a-z ]*[0-9]*" "$work/default.err" | tr '\n' ';' || true)
+  echo "$machine batch $batch limit $limit: started at ${start:-?} threads; ${changes:-no change}" \
+    >>"$work/threads"
 }
 table() {
   local machine=$1
@@ -84,9 +85,9 @@ table() {
   kill $spinner
   spinner=
 } >"$work/results"
-echo "cifar-train --model net, 1 epoch, $cores cores, median of $rounds runs (training img/s; the default's cache warm)"
+echo "cifar-train --model net, 1 epoch, $cores cores, median of $rounds runs (training img/s)"
 echo "| machine | batch | images | default | --threads 1 | --threads $cores | default / 1 | default / $cores | default / best |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 cat "$work/results"
 echo
-cat "$work/probes"
+cat "$work/threads"
