@@ -19,6 +19,7 @@
 #include "cifar/core/version.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/reporting.h"
+#include "cifar/train/recipe.h"
 #include "cifar/train/train.h"
 
 int main(int argc, char** argv) {
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   cifar::add_config_option(app, "Read options from a TOML file; flags given here override it");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cifar::add_train_options(app, config);
+  app.get_option("--recipe")->description(cifar::recipes_in_words());
   app.add_flag("--list-devices", list_devices, "List the CPU and GPUs, then exit")->group("Device");
   cifar::add_log_flags(app, log);
 
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
     if (config.deterministic) cifar::set_deterministic_cublas_env();
     cifar::RunEnv env;
     env.program = argv[0];
+    cifar::check_recipe_settings(config);
     env.progress_bar = !log.quiet && cifar::stderr_draws_bars();
     env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     env.omp_num_threads = cifar::omp_num_threads_from_env();

@@ -42,7 +42,7 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.cudnn_benchmark = false;
   c.tf32 = false;
   c.eval_batch_size = 500;
-  c.recipe = RecipeName::kAirbench94;
+  c.recipe = "airbench94";
   c.val_split = 77;
   c.eval_every = 3;
   c.tta = 3;

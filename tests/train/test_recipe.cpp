@@ -17,7 +17,7 @@ using namespace cifar;
 namespace {
 TrainConfig airbench_config() {
   TrainConfig c;
-  c.recipe = RecipeName::kAirbench94;
+  c.recipe = "airbench94";
   c.epochs = 8;
   c.batch_size = 2000;
   return c;

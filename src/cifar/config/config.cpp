@@ -20,16 +20,6 @@
 namespace cifar {
 using namespace options;
 
-RecipeName parse_recipe(const std::string& text) {
-  if (text == "classic") return RecipeName::kClassic;
-  if (text == "airbench94") return RecipeName::kAirbench94;
-  throw UsageError(fmt::format("unknown --recipe '{}': choose classic or airbench94", text));
-}
-
-std::string to_string(RecipeName recipe) {
-  return recipe == RecipeName::kAirbench94 ? "airbench94" : "classic";
-}
-
 // The settings as they will be saved: the model the run really trains, and
 // absolute paths, so that config.toml resumes the run from any folder.
 TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem,
@@ -46,7 +36,7 @@ TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, Re
 
 // What TensorBoard's HPARAMS tab shows of a run.
 std::vector<HParam> hparams_of(const TrainConfig& c) {
-  return {{"recipe", to_string(c.recipe)},
+  return {{"recipe", c.recipe},
           {"model", c.model},
           {"batch_size", static_cast<double>(c.batch_size)},
           {"lr", c.lr},
@@ -78,28 +68,18 @@ void validate(const TrainConfig& config) {
         "gradients is decided on the host, which a captured graph cannot do; use --amp bf16 "
         "with --cuda-graph (no loss scaling needed), or drop --cuda-graph");
   }
-  if (config.recipe == RecipeName::kAirbench94 && config.cuda_graph) {
-    // Refused on every device and before anything starts: the CPU, where
-    // --cuda-graph only warns, must not hide what a GPU run would refuse.
-    throw UsageError(
-        "--cuda-graph captures one SGD parameter group (the classic recipe); the airbench94 "
-        "recipe trains four (Muon on the filters, SGD on the biases and the head), which the "
-        "graph cannot run yet: drop --cuda-graph, or use --recipe classic");
+  // What the recipe and its model can follow is checked by the recipe
+  // registry (train/recipe.h: check_recipe_settings); the optimiser's here.
+  if (config.cuda_graph && !optimizer_entry(config.optimizer).graph_step) {
+    throw UsageError(fmt::format(
+        "--cuda-graph captures SGD's update only; --optimizer {} cannot be captured: drop "
+        "--cuda-graph, or use --optimizer {}",
+        config.optimizer, optimizer_registry().front().name));
   }
-  if (!config.resolution_schedule.empty()) {
-    if (config.cuda_graph) {
-      throw UsageError(
-          "--resolution-schedule changes the images' size between epochs, which a captured CUDA "
-          "graph (fixed shapes) cannot follow: drop --cuda-graph or --resolution-schedule");
-    }
-    const bool net = config.model == "net" || (config.model.empty() && config.resume.empty() &&
-                                               config.recipe == RecipeName::kClassic);
-    if (net) {
-      throw UsageError(
-          "--resolution-schedule needs a model that takes any image size (airbench94, "
-          "resnet18); net's first linear layer is sized for 32x32 images: drop "
-          "--resolution-schedule or choose --model");
-    }
+  if (!config.resolution_schedule.empty() && config.cuda_graph) {
+    throw UsageError(
+        "--resolution-schedule changes the images' size between epochs, which a captured CUDA "
+        "graph (fixed shapes) cannot follow: drop --cuda-graph or --resolution-schedule");
   }
 }
 

@@ -24,10 +24,10 @@ namespace cifar::options {
 // cifar-train: where the model comes from and what it is.
 template <class Config, class V>
 void train_model(Config& c, V&& v) {
-  v.parsed(fixed(Opt{"--recipe", kModel,
-                     "classic (SGD on all parameters) or airbench94 (Muon + SGD, the speedrun's "
-                     "schedule and augmentation)"}),
-           c.recipe, Parsed<RecipeName>{parse_recipe, recipe_text});
+  // The recipes are train/'s (recipe.h): cifar-train's --help lists them,
+  // and the job checks the name.
+  v.text(fixed(Opt{"--recipe", kModel, "How to train (cifar-train --help lists the recipes)"}),
+         c.recipe);
   static const std::string model_help =
       models_in_words() +
       " (default: the recipe's: net, or airbench94; the checkpoint's with --resume)";
@@ -102,6 +102,9 @@ void train_optimisation(Config& c, V&& v) {
            c.epochs, Range<int64_t>{1, 1'000'000});
   v.number(fixed_mid_epoch(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}),
            c.batch_size, Range<int64_t>{1, kMaxCount});
+  static const std::string optimizer_help = optimizers_in_words() + ", for the classic recipe";
+  v.parsed(fixed(Opt{"--optimizer", "Optimisation", optimizer_help.c_str()}), c.optimizer,
+           Parsed<std::string>{optimizer_of, same});
   v.number(Opt{"--lr", "Optimisation", "Peak learning rate"}, c.lr,
            Range<double>{0, kMaxReal, true});
   v.number(Opt{"--momentum", "Optimisation", "SGD momentum"}, c.momentum,

@@ -57,8 +57,9 @@ inline std::string amp_text(const AmpMode& a) {
 inline DeviceRequest device_of(const std::string& text) {
   return parse_device(text);
 }
-inline std::string recipe_text(const RecipeName& r) {
-  return to_string(r);
+inline std::string optimizer_of(const std::string& text) {
+  optimizer_entry(text);  // throws UsageError for an unknown name
+  return text;
 }
 inline std::vector<int64_t> resolutions_of(const std::string& text) {
   return parse_resolution_schedule(text);

@@ -19,23 +19,16 @@
 #include "cifar/data/dataset.h"
 #include "cifar/model/models.h"
 #include "cifar/optim/lr_schedule.h"
+#include "cifar/optim/optimizer_registry.h"
 #include "cifar/platform/device.h"
 
 namespace cifar {
 
-// How the job trains: which parameters go to which optimiser at which rates,
-// the augmentation and the loss (see train/recipe.h).
-//   classic     SGD (--lr, --momentum, ...) on every parameter, --schedule,
-//               --augment: the tutorial's way, for net and resnet18
-//   airbench94  Keller Jordan's airbench94_muon: Muon on the conv filters,
-//               Nesterov SGD on biases and head, linear decay, alternating
-//               flip + 2-pixel reflect translate, label smoothing 0.2
-enum class RecipeName { kClassic, kAirbench94 };
-RecipeName parse_recipe(const std::string& text);  // UsageError when unknown
-std::string to_string(RecipeName recipe);
-
 struct TrainConfig {
-  RecipeName recipe = RecipeName::kClassic;
+  // How the job trains: which parameters go to which optimiser at which
+  // rates, the augmentation and the loss; a name in train/recipe.h's registry,
+  // which checks it (its first entry is the default).
+  std::string recipe = "classic";
   // Model: empty means "net" (the recipe's network for airbench94), or the
   // checkpoint's model when resuming.
   std::string model;
@@ -58,6 +51,8 @@ struct TrainConfig {
   // Optimisation (defaults: the PyTorch tutorial)
   int64_t epochs = 2;
   int64_t batch_size = 4;
+  // A name in optim/optimizer_registry.h's table (the classic recipe's optimiser).
+  std::string optimizer = optimizer_registry().front().name;
   double lr = 0.001;
   double momentum = 0.9;
   bool nesterov = false;

@@ -58,12 +58,23 @@ std::string listing(const fs::path& dir) {
 }  // namespace
 
 DatasetKind parse_dataset_kind(const std::string& text) {
-  if (text == "cifar10") return DatasetKind::kCifar10;
-  if (text == "cifar100") return DatasetKind::kCifar100;
-  if (text == "folder") return DatasetKind::kFolder;
-  throw UsageError(fmt::format(
-      "unknown --dataset '{}': auto (detected from the folder), cifar10, cifar100 or folder",
-      text));
+const std::vector<DatasetKindEntry>& dataset_kinds() {
+  // One line per kind; the first is what a file that names none was trained on.
+  static const std::vector<DatasetKindEntry> entries{
+      {.kind = DatasetKind::kCifar10, .name = "cifar10"},
+      {.kind = DatasetKind::kCifar100, .name = "cifar100"},
+      {.kind = DatasetKind::kFolder, .name = "folder"},
+  };
+  return entries;
+}
+
+  const auto& entries = dataset_kinds();
+  const auto it = std::ranges::find(entries, text, &DatasetKindEntry::name);
+  if (it != entries.end()) return it->kind;
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  throw UsageError(fmt::format("unknown --dataset '{}': auto (detected from the folder), {}", text,
+                               fmt::join(names, ", ")));
 }
 
 std::optional<DatasetKind> dataset_request(const std::string& text) {
@@ -72,15 +83,9 @@ std::optional<DatasetKind> dataset_request(const std::string& text) {
 }
 
 std::string to_string(DatasetKind kind) {
-  switch (kind) {
-    case DatasetKind::kCifar10:
-      return "cifar10";
-    case DatasetKind::kCifar100:
-      return "cifar100";
-    case DatasetKind::kFolder:
-      return "folder";
-  }
-  return "?";
+  const auto& entries = dataset_kinds();
+  const auto it = std::ranges::find(entries, kind, &DatasetKindEntry::kind);
+  return it != entries.end() ? it->name : "?";
 }
 
 DatasetKind detect_dataset(const fs::path& dir) {

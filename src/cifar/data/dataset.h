@@ -54,6 +54,15 @@ DatasetKind detect_dataset(const std::filesystem::path& dir);
 DatasetKind dataset_kind(const DatasetOptions& options);
 
 // What a model trained on a data set keeps of it (checkpoints, weights).
+// The kinds --dataset names, a table: each kind's name in options,
+// checkpoints and weights files. The first is the default of files that
+// name none (written before other kinds existed).
+struct DatasetKindEntry {
+  DatasetKind kind;
+  std::string name;
+};
+const std::vector<DatasetKindEntry>& dataset_kinds();
+
 struct DatasetInfo {
   DatasetKind kind = DatasetKind::kCifar10;
   LabelSet labels = LabelSet::kFine;  // meaningful for cifar100

@@ -9,6 +9,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
+#include "cifar/data/dataset.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/checkpoint_bytes.h"
@@ -122,7 +123,7 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     info.normalization.mean = j.at("normalization").at("mean").get<std::array<double, 3>>();
     info.normalization.std = j.at("normalization").at("std").get<std::array<double, 3>>();
     info.class_names = j.at("class_names").get<std::vector<std::string>>();
-    info.dataset = j.value("dataset", std::string("cifar10"));  // absent before issue 29
+    info.dataset = j.value("dataset", dataset_kinds().front().name);  // absent before issue 29
     info.config_toml = j.at("config").get<std::string>();
     info.libtorch_version = j.at("libtorch_version").get<std::string>();
     info.run_id = j.value("run_id", std::string());               // absent in version 1

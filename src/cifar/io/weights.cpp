@@ -11,7 +11,9 @@
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/data/cifar10.h"
+#include "cifar/data/dataset.h"
 #include "cifar/io/normalization_range.h"
+#include "cifar/model/model_registry.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -127,7 +129,7 @@ void check_class_list(const TensorMap& tensors, const ImportedWeights& out,
 // the mismatch: the end of the error, naming where the stem used came from.
 std::string stem_hint(const TensorMap& tensors, const ImportedWeights& out,
                       const WeightsOptions& options, const WeightsMetadata& meta) {
-  if (out.model_name != "resnet18") return "";
+  if (!model_entry(out.model_name).has_stem) return "";
   const ResNetStem other =
       out.stem == ResNetStem::kCifar ? ResNetStem::kImageNet : ResNetStem::kCifar;
   try {
@@ -170,7 +172,7 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
   out.class_names = out.class_names_known
                         ? *meta.class_names
                         : unnamed_classes(head_size(tensors, out.model_name, out.stem));
-  out.dataset = meta.dataset.value_or("cifar10");
+  out.dataset = meta.dataset.value_or(dataset_kinds().front().name);
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";

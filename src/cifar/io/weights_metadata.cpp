@@ -10,6 +10,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/version.h"
+#include "cifar/data/dataset.h"
 #include "cifar/io/normalization_range.h"
 
 namespace cifar {
@@ -94,7 +95,7 @@ StringMap weights_metadata(const CheckpointInfo& info) {
       {"cifar_train_version", tool_version()}};
   // CIFAR-10 goes unsaid, as in files written before other data sets, so that
   // its weights files stay byte for byte what they were.
-  if (info.dataset != "cifar10") out["dataset"] = info.dataset;
+  if (info.dataset != dataset_kinds().front().name) out["dataset"] = info.dataset;
   return out;
 }
 

@@ -2,13 +2,9 @@
 #include "cifar/model/models.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <algorithm>
 
 #include "cifar/core/enum_names.h"
 #include "cifar/core/errors.h"
-#include "cifar/model/airbench.h"
 #include "cifar/model/max_pool2.h"
 
 namespace cifar {
@@ -116,29 +112,7 @@ torch::Tensor ResNetImpl::forward(torch::Tensor x) {
   return fc(torch::flatten(x, 1));                                    // (N, 10)
 }
 
-// --- Factory -----------------------------------------------------------------
-
-const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names{"net", "resnet18", "airbench94"};
-  return names;
-}
-
-void check_model_name(const std::string& name) {
-  const auto& names = model_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    throw UsageError(
-        fmt::format("unknown model '{}': choose one of {}", name, fmt::join(names, ", ")));
-  }
-}
-
-Classifier make_model(const ModelOptions& options) {
-  TORCH_CHECK(options.num_classes() > 0, "num_classes must be positive, got ",
-              options.num_classes());
-  check_model_name(options.name());
-  if (options.name() == "net") return Net(options.num_classes()).ptr();
-  if (options.name() == "airbench94") return Airbench94(options.num_classes()).ptr();
-  return ResNet(std::vector<int64_t>{2, 2, 2, 2}, options.num_classes(), options.stem()).ptr();
-}
+// --- Helpers -----------------------------------------------------------------
 
 int64_t count_parameters(const torch::nn::Module& model) {
   int64_t n = 0;

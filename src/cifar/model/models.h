@@ -80,7 +80,8 @@ class ResNetImpl : public ClassifierImpl {
 };
 TORCH_MODULE(ResNet);
 
-// The names make_model() accepts, in the order --help lists them.
+// The names make_model() accepts, in the order --help lists them
+// (model_registry.h, which defines these three from its table).
 const std::vector<std::string>& model_names();
 
 // Throws UsageError, listing the known names, unless `name` is one of them.

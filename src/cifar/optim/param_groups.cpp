@@ -78,14 +78,20 @@ void ParamGroups::load(torch::serialize::InputArchive& archive) {
   }
 }
 
-ParamGroups one_sgd_group(std::vector<torch::Tensor> params, const SgdOptions& sgd,
-                          const ScheduleOptions& schedule) {
+ParamGroups one_group(std::vector<torch::Tensor> params, std::unique_ptr<Optimizer> optimizer,
+                      const ScheduleOptions& schedule) {
   std::vector<ParamGroup> groups;
   groups.push_back({.name = "all",
-                    .params = params,
-                    .optimizer = std::make_unique<Sgd>(params, sgd),
+                    .params = std::move(params),
+                    .optimizer = std::move(optimizer),
                     .schedule = schedule});
   return ParamGroups(std::move(groups));
+}
+
+ParamGroups one_sgd_group(std::vector<torch::Tensor> params, const SgdOptions& sgd,
+                          const ScheduleOptions& schedule) {
+  auto sgd_optimizer = std::make_unique<Sgd>(params, sgd);
+  return one_group(std::move(params), std::move(sgd_optimizer), schedule);
 }
 
 void check_covers(const ParamGroups& groups, const torch::nn::Module& model) {

@@ -68,7 +68,12 @@ class ParamGroups : public Stateful {
   std::vector<ParamGroup> groups_;
 };
 
-// One group named "all": SGD over `params` on `schedule` (the classic recipe).
+// One group named "all": `optimizer` over `params` on `schedule` (the
+// classic recipe, with --optimizer's).
+ParamGroups one_group(std::vector<torch::Tensor> params, std::unique_ptr<Optimizer> optimizer,
+                      const ScheduleOptions& schedule);
+
+// One group named "all": SGD over `params` on `schedule`.
 ParamGroups one_sgd_group(std::vector<torch::Tensor> params, const SgdOptions& sgd,
                           const ScheduleOptions& schedule);
 

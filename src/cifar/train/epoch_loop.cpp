@@ -36,6 +36,7 @@ EpochOptions epoch_options(const TrainingJob& job) {
       .before_step = [&job](int64_t global_step) { job.threads.at_boundary("step", global_step); },
       .after_step =
           [&job](int64_t /*images*/) {
+            job.session.after_step();
             if (const std::string line = job.forecast.after_step(); !line.empty()) {
               spdlog::info("{}", line);
             }
@@ -116,7 +117,7 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
   auto evaluate_on = [&](const DeviceDataset& data) {
     return with_oom_advice(advice, [&] {
       return evaluate(
-          *job.session.model, data,
+          job.session.shown_model(), data,
           {.batch_size = job.config.eval_batch_size,
            .amp = job.config.amp,
            .num_classes = static_cast<int64_t>(job.plan.class_names.size()),

@@ -10,6 +10,8 @@
 
 #include "cifar/config/config.h"
 #include "cifar/config/settings_check.h"
+#include "cifar/model/model_registry.h"
+#include "cifar/optim/optimizer_registry.h"
 
 namespace cifar {
 namespace {
@@ -29,20 +31,38 @@ std::vector<std::string> overridden(const TrainConfig& c, const Recipe& recipe) 
   return given;
 }
 
+// The options some optimiser reads, given other values than their defaults,
+// that --optimizer's does not read ("--momentum, --nesterov" for adamw).
+std::vector<std::string> unread_by_optimizer(const TrainConfig& c) {
+  std::vector<std::string> unread;
+  const std::vector<std::string> all = optimizer_settings();
+  const OptimizerEntry& entry = optimizer_entry(c.optimizer);
+  for (const SettingChange& change : changed_settings(to_toml(TrainConfig{}), to_toml(c))) {
+    if (std::ranges::find(all, change.key) != all.end() &&
+        std::ranges::find(entry.settings, change.key) == entry.settings.end()) {
+      unread.push_back("--" + change.key);
+    }
+  }
+  return unread;
+}
+
 }  // namespace
 
 void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string& model,
                   const torch::Device& device) {
-  if (model == "net" && c.stem.value_or(ResNetStem::kCifar) != ResNetStem::kCifar) {
-    spdlog::warn("--stem only applies to resnet18; the net model ignores it");
+  const ModelEntry& entry = model_entry(model);
+  if (!entry.has_stem && c.stem.value_or(ResNetStem::kCifar) != ResNetStem::kCifar) {
+    spdlog::warn("--stem only applies to models with a stem choice; the {} model ignores it",
+                 model);
   }
   if (c.cuda_graph && !device.is_cuda()) {
     spdlog::warn("--cuda-graph needs a CUDA device; training eagerly on {}", device.str());
   }
-  if (device.is_cpu() && c.amp == AmpMode::kBf16 && model == "net") {
+  if (device.is_cpu() && c.amp == AmpMode::kBf16 && entry.cpu_bf16_slow) {
     spdlog::warn(
-        "--amp bf16 on the CPU: supported, but slower than float32 for the small net "
-        "(use --amp off for speed)");
+        "--amp bf16 on the CPU: supported, but slower than float32 for the small {} "
+        "(use --amp off for speed)",
+        model);
   }
   if (device.is_cpu() && c.amp == AmpMode::kFp16) {
     spdlog::warn(
@@ -61,6 +81,12 @@ void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string&
             ? fmt::format(" and peaks at --lr {:g} only at the last step", reached)
             : fmt::format(" and ends at {:.3g}, never reaching --lr {:g}", reached, c.lr),
         c.epochs);
+  }
+  if (!sets_itself(recipe, "optimizer")) {
+    if (const auto unread = unread_by_optimizer(c); !unread.empty()) {
+      spdlog::warn("--optimizer {} does not use {}: ignored", c.optimizer,
+                   fmt::format("{}", fmt::join(unread, ", ")));
+    }
   }
   if (const auto given = overridden(c, recipe); !given.empty()) {
     spdlog::warn("the {} recipe sets {} itself: the value{} given {} ignored", recipe.name,

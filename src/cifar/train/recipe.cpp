@@ -1,34 +1,40 @@
 // recipe.cpp: the recipes, each at one glance.
 #include "cifar/train/recipe.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "cifar/core/errors.h"
+#include "cifar/model/model_registry.h"
 #include "cifar/optim/muon.h"
+#include "cifar/optim/optimizer_registry.h"
 
 namespace cifar {
 namespace {
 
-// --- classic: SGD on every trainable parameter ------------------------------------
+// --- classic: --optimizer (SGD by default) on every trainable parameter -----------
 
 Recipe classic(const TrainConfig& c) {
   return {
-      .name = "classic",
-      .network = "net",
+      .name = {},
+      .network = {},
       .param_groups =
           [c](ClassifierImpl& model, int64_t steps_per_epoch) {
             std::vector<torch::Tensor> params;
             for (const auto& p : model.parameters()) {
               if (p.requires_grad()) params.push_back(p);
             }
-            return one_sgd_group(
-                params,
-                SgdOptions().momentum(c.momentum).nesterov(c.nesterov).weight_decay(c.weight_decay),
-                {.schedule = c.schedule,
-                 .base_lr = c.lr,
-                 .warmup_epochs = c.warmup_epochs,
-                 .epochs = c.epochs,
-                 .steps_per_epoch = steps_per_epoch});
+            const OptimizerSettings settings{
+                .momentum = c.momentum, .nesterov = c.nesterov, .weight_decay = c.weight_decay};
+            return one_group(params, optimizer_entry(c.optimizer).make(params, settings),
+                             {.schedule = c.schedule,
+                              .base_lr = c.lr,
+                              .warmup_epochs = c.warmup_epochs,
+                              .epochs = c.epochs,
+                              .steps_per_epoch = steps_per_epoch});
           },
       .augmentation = c.augment ? kCropFlip : kNoAugmentation,
       .loss = {.label_smoothing = c.label_smoothing, .sum = false},
@@ -107,29 +113,103 @@ ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, Classifie
 Recipe airbench94(const TrainConfig& c) {
   const Airbench94 a;
   return {
-      .name = "airbench94",
-      .network = "airbench94",
+      .name = {},
+      .network = {},
       .param_groups = [a, c](ClassifierImpl& model,
                              int64_t steps) { return airbench_groups(a, c, model, steps); },
       .augmentation = kAirbenchAugmentation,
       .loss = {.label_smoothing = a.label_smoothing, .sum = true},
       .drop_last = true,
       .whitening_images = a.whitening_images,
-      .own_settings = {"lr", "momentum", "nesterov", "weight-decay", "schedule", "warmup-epochs",
-                       "label-smoothing", "augment"},
+      .own_settings = {"optimizer", "lr", "momentum", "nesterov", "weight-decay", "schedule",
+                       "warmup-epochs", "label-smoothing", "augment"},
   };
+}
+
+std::string names_in_words() {
+  std::string out;
+  const auto& entries = recipe_registry();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == entries.size() ? " or " : ", ") + entries[i].name;
+  }
+  return out;
 }
 
 }  // namespace
 
-Recipe make_recipe(const TrainConfig& config) {
-  switch (config.recipe) {
-    case RecipeName::kClassic:
-      break;
-    case RecipeName::kAirbench94:
-      return airbench94(config);
+const std::vector<RecipeEntry>& recipe_registry() {
+  // One line per recipe.
+  static const std::vector<RecipeEntry> entries{
+      {.name = "classic",
+       .help = "--optimizer on all parameters, the tutorial's way",
+       .network = "net",
+       .make = classic},
+      {.name = "airbench94",
+       .help = "Muon + SGD, the speedrun's schedule and augmentation",
+       .network = "airbench94",
+       .no_cuda_graph = "four (Muon on the filters, SGD on the biases and the head)",
+       .make = airbench94},
+  };
+  return entries;
+}
+
+const RecipeEntry& recipe_entry(const std::string& name) {
+  const auto& entries = recipe_registry();
+  const auto it = std::ranges::find(entries, name, &RecipeEntry::name);
+  if (it == entries.end()) {
+    throw UsageError(fmt::format("unknown --recipe '{}': choose {}", name, names_in_words()));
   }
-  return classic(config);
+  return *it;
+}
+
+std::string recipes_in_words() {
+  std::string out;
+  const auto& entries = recipe_registry();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out += fmt::format("{}{} ({})",
+                       i == 0                    ? ""
+                       : i + 1 == entries.size() ? " or "
+                                                 : ", ",
+                       entries[i].name, entries[i].help);
+  }
+  return out;
+}
+
+void check_recipe_settings(const TrainConfig& config) {
+  const RecipeEntry& recipe = recipe_entry(config.recipe);
+  if (config.cuda_graph && !recipe.no_cuda_graph.empty()) {
+    throw UsageError(fmt::format(
+        "--cuda-graph captures one SGD parameter group (the {0} recipe); the {1} recipe trains "
+        "{2}, which the graph cannot run yet: drop --cuda-graph, or use --recipe {0}",
+        recipe_registry().front().name, recipe.name, recipe.no_cuda_graph));
+  }
+  if (config.tta > 0 && !recipe.tta) {
+    throw UsageError(
+        fmt::format("the {} recipe cannot evaluate with --tta: drop --tta", recipe.name));
+  }
+  if (config.resolution_schedule.empty()) return;
+  if (!recipe.resolution_schedule) {
+    throw UsageError(
+        fmt::format("the {} recipe cannot follow --resolution-schedule: drop it", recipe.name));
+  }
+  // The model the run will train, where the settings say (a checkpoint or
+  // weights file names its own, checked once loaded: train/run_plan.h).
+  const bool fresh = config.resume.empty() && config.init_weights.empty();
+  const std::string model = !config.model.empty() ? config.model : fresh ? recipe.network : "";
+  if (!model.empty() && !model_entry(model).any_image_size) {
+    throw UsageError(fmt::format(
+        "--resolution-schedule needs a model that takes any image size; {}'s first linear layer "
+        "is sized for 32x32 images: drop --resolution-schedule or choose --model",
+        model));
+  }
+}
+
+Recipe make_recipe(const TrainConfig& config) {
+  const RecipeEntry& entry = recipe_entry(config.recipe);
+  Recipe recipe = entry.make(config);
+  recipe.name = entry.name;
+  recipe.network = entry.network;
+  return recipe;
 }
 
 }  // namespace cifar

@@ -11,9 +11,16 @@
 //   own_settings   the options it sets itself (given ones are ignored, with
 //                  a warning: ignored_options.h)
 //
-//   classic     the tutorial's way: SGD on every parameter with --lr,
-//               --momentum, --nesterov, --weight-decay, --schedule; --augment
-//               crops and flips; --label-smoothing; batch losses averaged
+// The recipes are a registry (like timm's): an entry names a recipe, says
+// what it can do (--cuda-graph, --resolution-schedule, --tta) and makes it
+// from the settings. --recipe, --help and the checks ask the entry, never the
+// name. Adding a recipe is its own file, one line in recipe.cpp's table and
+// its test.
+//
+//   classic     the tutorial's way: --optimizer (SGD by default, with --lr,
+//               --momentum, --nesterov, --weight-decay) on every parameter,
+//               --schedule; --augment crops and flips; --label-smoothing;
+//               batch losses averaged
 //   airbench94  Keller Jordan's airbench94_muon (94% on CIFAR-10 with about
 //               0.3 PFLOP of training): see recipe.cpp for its numbers
 #pragma once
@@ -42,6 +49,36 @@ struct Recipe {
   int64_t whitening_images = 0;
   std::vector<std::string> own_settings;  // option names, without "--"
 };
+
+struct RecipeEntry {
+  std::string name;     // --recipe
+  std::string help;     // for --help
+  std::string network;  // the model it trains unless --model says otherwise
+  // What it can follow: a CUDA graph captures its step (one parameter group
+  // with a graph-capturable optimiser; else what it trains instead, for the
+  // refusal); a resolution schedule (with a model that takes any size);
+  // test-time augmentation when evaluating.
+  std::string no_cuda_graph;  // empty: a graph can capture its step
+  bool resolution_schedule = true;
+  bool tta = true;
+  Recipe (*make)(const TrainConfig& config) = nullptr;
+};
+
+// The entries, in the order --help lists them.
+const std::vector<RecipeEntry>& recipe_registry();
+
+// The entry called `name`; UsageError listing the known names otherwise.
+const RecipeEntry& recipe_entry(const std::string& name);
+
+// "classic (...) or airbench94 (...)", for --help.
+std::string recipes_in_words();
+
+// Refuses (UsageError) settings the recipe or the model it will train
+// cannot follow: an unknown --recipe, --cuda-graph, --resolution-schedule
+// with a model sized for 32x32 images, --tta. Called with validate(), before
+// anything starts, on every device (the CPU, where --cuda-graph only warns,
+// must not hide what a GPU run would refuse).
+void check_recipe_settings(const TrainConfig& config);
 
 // The recipe --recipe names, with the settings it takes from `config`.
 Recipe make_recipe(const TrainConfig& config);

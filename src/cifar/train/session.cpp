@@ -44,16 +44,20 @@ EpochPosition start_position(const ModelSource& source, const TrainConfig& confi
 
 // What a checkpoint stores under "optimizer": the groups' momentum buffers,
 // and beside them "grad_scaler" (the scale and growth tracker) under --amp
-// fp16 only, so the checkpoints of other runs keep their layout.
+// fp16 only and each extension's state when it is on, so the checkpoints of
+// other runs keep their layout.
 class TrainState final : public Stateful {
  public:
-  TrainState(ParamGroups& groups, GradScaler& scaler) : groups_(groups), scaler_(scaler) {}
+  TrainState(ParamGroups& groups, GradScaler& scaler, Extensions& extensions)
+      : groups_(groups), scaler_(scaler), extensions_(extensions) {}
   void save(torch::serialize::OutputArchive& archive) const override {
     groups_.save(archive);
     scaler_.save(archive);
+    extensions_.save(archive);
   }
   void load(torch::serialize::InputArchive& archive) override {
     groups_.load(archive);
+    extensions_.load(archive);
     if (!scaler_.enabled()) return;
     if (scaler_.try_load(archive)) {
       spdlog::info("loss scale {:g} continued ({} good steps since its last change)",
@@ -69,6 +73,7 @@ class TrainState final : public Stateful {
  private:
   ParamGroups& groups_;
   GradScaler& scaler_;
+  Extensions& extensions_;
 };
 
 // The fixed part of every checkpoint header of this run.
@@ -90,8 +95,12 @@ CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization&
 }  // namespace
 
 std::string TrainingSession::checkpoint_bytes() const {
-  const TrainState state(*groups, *scaler);
-  return encode_checkpoint(info, *model, &state);
+  const TrainState state(*groups, *scaler, *extensions);
+  return encode_checkpoint(info, shown_model(), &state);
+}
+
+ClassifierImpl& TrainingSession::shown_model() const {
+  return extensions->shown_model(*model);
 }
 
 TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
@@ -110,8 +119,13 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   check_covers(*s.groups, *s.model);
   spdlog::debug("parameter groups: {}", s.groups->describe());
   s.scaler = std::make_unique<GradScaler>(config.amp == AmpMode::kFp16, device);
+  s.extensions = std::make_unique<Extensions>(
+      ExtensionContext{.config = config, .model = *s.model, .build = [&plan] {
+                         const GeneratorStateGuard same_stream;  // draws nothing from the run's
+                         return build_fresh(plan.source);
+                       }});
   if (plan.source.resumed) {
-    TrainState state(*s.groups, *s.scaler);
+    TrainState state(*s.groups, *s.scaler, *s.extensions);
     load_optimizer_state(*plan.source.resumed, state);
   }
   s.groups->freeze_done(plan.source.resumed ? plan.source.resumed->info.global_step : 0);

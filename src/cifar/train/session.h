@@ -19,6 +19,7 @@
 #include "cifar/optim/grad_scaler.h"
 #include "cifar/optim/param_groups.h"
 #include "cifar/train/epoch.h"
+#include "cifar/train/extension.h"
 #include "cifar/train/recipe.h"
 #include "cifar/train/run_plan.h"
 #include "cifar/train/step.h"
@@ -30,12 +31,19 @@ struct TrainingSession {
   std::unique_ptr<ParamGroups> groups;
   std::unique_ptr<GradientAverager> averager;
   std::unique_ptr<GradScaler> scaler;
-  std::unique_ptr<Learner> learner;  // the four above, and the process group
-  EpochPosition position;            // where the next epoch starts
-  CheckpointInfo info;               // the header of this run's checkpoints
+  std::unique_ptr<Learner> learner;        // the four above, and the process group
+  std::unique_ptr<Extensions> extensions;  // what follows each step (extension.h)
+  EpochPosition position;                  // where the next epoch starts
+  CheckpointInfo info;                     // the header of this run's checkpoints
 
-  // The checkpoint of the model, optimisers and loss scaler now, with `info`'s position.
+  // The checkpoint of the model, optimisers, loss scaler and extensions now,
+  // with `info`'s position.
   std::string checkpoint_bytes() const;
+  // The model the run evaluates and saves: the trained one, or an
+  // extension's stand-in (--ema's average).
+  ClassifierImpl& shown_model() const;
+  // After each optimiser step.
+  void after_step() const { extensions->after_step(); }
 };
 
 TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,

@@ -96,7 +96,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
     spdlog::info("weights for Python: {}",
-                 write_run_weights(plan.run_dir, session.info, *session.model).string());
+                 write_run_weights(plan.run_dir, session.info, session.shown_model()).string());
   }
   return result;
 }
@@ -129,6 +129,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   const LogLevelGuard quiet_ranks(env.dist.rank == 0 ? spdlog::get_level() : spdlog::level::warn);
 
   // The device, with the tutorial's fallback, and the process settings for it.
+  check_recipe_settings(config);
   torch::Device device = use_device(config.device);
   if (device.is_cuda() && env.dist.active()) {
     device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.dist.local_rank));

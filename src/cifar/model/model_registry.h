@@ -1,0 +1,36 @@
+// model_registry.h: the models cifar-train knows, one entry each, and what
+// each can do.
+//
+// Like timm's model registry: an entry names a model, says what it takes and
+// builds it. Everything that depends on which model a run has (the factory,
+// --help, the checks of --model, --stem, --resolution-schedule and of
+// checkpoints and weights files, the warnings of options a model ignores)
+// asks the entry, never the name. Adding a model is its own file, one line in
+// model_registry.cpp's table and its test.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cifar/model/models.h"
+
+namespace cifar {
+
+struct ModelEntry {
+  std::string name;  // --model, checkpoints, weights metadata
+  // Whether it takes images of any size (a global pool before its head);
+  // false: only the 32x32 its first linear layer is sized for.
+  bool any_image_size = true;
+  bool has_stem = false;  // --stem chooses its first layer (ResNetStem)
+  // --amp bf16 on a CPU runs slower than float32 (small layers: the casts cost more).
+  bool cpu_bf16_slow = false;
+  Classifier (*build)(const ModelOptions&) = nullptr;  // freshly initialised
+};
+
+// The entries, in the order --help lists them.
+const std::vector<ModelEntry>& model_registry();
+
+// The entry called `name`; UsageError listing the known names otherwise.
+const ModelEntry& model_entry(const std::string& name);
+
+}  // namespace cifar

@@ -1,0 +1,44 @@
+// test_model_registry.cpp: what each model's registry entry declares is what
+// the model does: every entry builds its model, maps (N, 3, 32, 32) to
+// (N, classes), and takes other image sizes exactly when it says so.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "cifar/core/errors.h"
+#include "cifar/model/model_registry.h"
+
+using namespace cifar;
+
+TEST_CASE("each model entry builds its model and takes the image sizes it declares",
+          "[model][registry]") {
+  std::set<std::string> names;
+  for (const ModelEntry& entry : model_registry()) {
+    INFO(entry.name);
+    CHECK(names.insert(entry.name).second);
+    torch::manual_seed(0);
+    Classifier model = make_model(ModelOptions(entry.name).num_classes(7));
+    model->eval();
+    torch::NoGradGuard no_grad;
+    CHECK(model->forward(torch::randn({2, 3, 32, 32})).sizes() == torch::IntArrayRef{2, 7});
+    if (entry.any_image_size) {
+      CHECK(model->forward(torch::randn({2, 3, 24, 24})).sizes() == torch::IntArrayRef{2, 7});
+    } else {
+      CHECK_THROWS(model->forward(torch::randn({2, 3, 24, 24})));
+    }
+  }
+  CHECK(model_names().size() == model_registry().size());
+  CHECK_THROWS_AS(model_entry("vgg11"), UsageError);
+  CHECK_THROWS_WITH(make_model(ModelOptions("vgg11")), Catch::Contains("resnet18"));
+}
+
+TEST_CASE("the stem choice is declared by the models that have one", "[model][registry]") {
+  for (const ModelEntry& entry : model_registry()) {
+    INFO(entry.name);
+    if (!entry.has_stem) continue;
+    auto cifar = make_model(ModelOptions(entry.name).stem(ResNetStem::kCifar));
+    auto imagenet = make_model(ModelOptions(entry.name).stem(ResNetStem::kImageNet));
+    CHECK(cifar->named_parameters()["conv1.weight"].sizes() !=
+          imagenet->named_parameters()["conv1.weight"].sizes());
+  }
+}

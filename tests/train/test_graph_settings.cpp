@@ -1,0 +1,71 @@
+// test_graph_settings.cpp: what --cuda-graph cannot run is refused by
+// validate() and the recipe registry's check_recipe_settings(), on every
+// device, before a run starts (issue 32): the CPU, where --cuda-graph only
+// warns, must refuse what a GPU run would.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cifar/config/config.h"
+#include "cifar/core/errors.h"
+#include "cifar/train/recipe.h"
+#include "config/parse_train.h"
+
+using namespace cifar;
+using test::parse;
+
+namespace {
+std::string config_file(const std::string& name) {
+  return std::string(CIFAR_SOURCE_DIR) + "/configs/" + name;
+}
+// What cifar-train checks before it starts.
+void check(const TrainConfig& c) {
+  validate(c);
+  check_recipe_settings(c);
+}
+}  // namespace
+
+TEST_CASE("the airbench94 recipe with --cuda-graph is refused on every device",
+          "[config][recipe]") {
+  for (const char* device : {"cpu", "cuda", "auto"}) {
+    INFO(device);
+    const TrainConfig c =
+        parse({"--config", config_file("airbench94.toml"), "--cuda-graph", "--device", device});
+    CHECK_THROWS_AS(check(c), UsageError);
+    CHECK_THROWS_WITH(check(c), Catch::Contains("--cuda-graph captures one SGD parameter group") &&
+                                    Catch::Contains("airbench94 recipe trains four") &&
+                                    Catch::Contains("drop --cuda-graph"));
+  }
+  CHECK_THROWS_AS(check(parse({"--recipe", "airbench94", "--cuda-graph"})), UsageError);
+  CHECK_NOTHROW(check(parse({"--config", config_file("airbench94.toml")})));
+}
+
+TEST_CASE("the classic recipe with --cuda-graph is accepted, as the GPU kit runs it",
+          "[config][recipe]") {
+  // scripts/gpu/check_steps.sh's graph steps: configs/resnet18.toml and the
+  // tutorial's network at batch 4 (scripts/bench/run_bench.py's net-b4-gpu).
+  CHECK_NOTHROW(check(parse({"--config", config_file("resnet18.toml"), "--cuda-graph"})));
+  CHECK_NOTHROW(check(parse({"--config", config_file("tutorial.toml"), "--cuda-graph"})));
+  CHECK_NOTHROW(check(parse({"--model", "airbench94", "--recipe", "classic", "--cuda-graph"})));
+}
+
+TEST_CASE("a resolution schedule is refused where its sizes cannot go",
+          "[config][recipe][resolution]") {
+  // Under a CUDA graph (fixed shapes), on every device.
+  for (const std::string device : {"cpu", "cuda"}) {
+    CHECK_THROWS_WITH(check(parse({"--model", "resnet18", "--resolution-schedule", "24x3",
+                                   "--cuda-graph", "--device", device})),
+                      Catch::Contains("drop --cuda-graph or --resolution-schedule"));
+  }
+  // With the tutorial's net, whose first linear layer is sized for 32 px.
+  CHECK_THROWS_WITH(check(parse({"--resolution-schedule", "24"})),
+                    Catch::Contains("net's first linear layer"));
+  CHECK_THROWS_AS(check(parse({"--model", "net", "--resolution-schedule", "24"})), UsageError);
+  CHECK_NOTHROW(check(parse({"--config", config_file("speedrun.toml")})));
+  CHECK_NOTHROW(check(parse({"--model", "resnet18", "--resolution-schedule", "24x2,28"})));
+  // The schedule as typed, and refused when it is not one.
+  CHECK(parse({"--resolution-schedule", "24x3,28x3"}).resolution_schedule ==
+        std::vector<int64_t>{24, 24, 24, 28, 28, 28});
+  CHECK_THROWS(parse({"--resolution-schedule", "24x0"}));
+}
