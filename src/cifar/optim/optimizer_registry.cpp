@@ -10,6 +10,8 @@
 
 namespace cifar {
 
+OptimizerEntry adamw_entry();  // adamw.cpp
+
 namespace {
 
 OptimizerEntry sgd_entry() {
@@ -42,6 +44,7 @@ const std::vector<OptimizerEntry>& optimizer_registry() {
   // One line per optimiser; the first is the default.
   static const std::vector<OptimizerEntry> entries{
       sgd_entry(),
+      adamw_entry(),
   };
   return entries;
 }
