@@ -118,6 +118,10 @@ void train_optimisation(Config& c, V&& v) {
            c.warmup_epochs, Range<double>{0, 1'000'000});
   v.number(Opt{"--label-smoothing", "Optimisation", "Cross-entropy label smoothing"},
            c.label_smoothing, Range<double>{0, 1, false, true});
+  v.number(fixed(Opt{"--ema", "Optimisation",
+                     "Evaluate and save a moving average of the weights, moved after each step "
+                     "by 1 - this decay (e.g. 0.999; 0: off)"}),
+           c.ema, Range<double>{0, 1, false, true});
   v.number(fixed_mid_epoch(Opt{"--seed", "Optimisation",
                                "Seed for initialisation, shuffling and augmentation"}),
            c.seed, Range<uint64_t>{0, std::numeric_limits<uint64_t>::max()});

@@ -60,6 +60,7 @@ struct TrainConfig {
   Schedule schedule = Schedule::kConstant;
   double warmup_epochs = 0.0;
   double label_smoothing = 0.0;
+  double ema = 0.0;  // --ema: the decay of the weights' moving average (train/ema.cpp); 0: off
   uint64_t seed = 0;
   // Speed
   AmpMode amp = AmpMode::kOff;

@@ -7,9 +7,13 @@
 
 namespace cifar {
 
+ExtensionEntry ema_entry();  // ema.cpp
+
 const std::vector<ExtensionEntry>& extension_registry() {
   // One line per extension.
-  static const std::vector<ExtensionEntry> entries{};
+  static const std::vector<ExtensionEntry> entries{
+      ema_entry(),
+  };
   return entries;
 }
 
