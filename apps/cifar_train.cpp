@@ -45,10 +45,10 @@ int main(int argc, char** argv) {
     }
     cifar::resolve_data_env(app, config.data_dir);
     cifar::validate(config);  // at start: text config.toml cannot hold, say, stops here
+    cifar::check_recipe_settings(config);
     if (config.deterministic) cifar::set_deterministic_cublas_env();
     cifar::RunEnv env;
     env.program = argv[0];
-    cifar::check_recipe_settings(config);
     env.progress_bar = !log.quiet && cifar::stderr_draws_bars();
     env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     env.omp_num_threads = cifar::omp_num_threads_from_env();

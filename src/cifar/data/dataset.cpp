@@ -57,7 +57,6 @@ std::string listing(const fs::path& dir) {
 
 }  // namespace
 
-DatasetKind parse_dataset_kind(const std::string& text) {
 const std::vector<DatasetKindEntry>& dataset_kinds() {
   // One line per kind; the first is what a file that names none was trained on.
   static const std::vector<DatasetKindEntry> entries{
@@ -68,6 +67,7 @@ const std::vector<DatasetKindEntry>& dataset_kinds() {
   return entries;
 }
 
+DatasetKind parse_dataset_kind(const std::string& text) {
   const auto& entries = dataset_kinds();
   const auto it = std::ranges::find(entries, text, &DatasetKindEntry::name);
   if (it != entries.end()) return it->kind;

@@ -53,7 +53,6 @@ DatasetKind detect_dataset(const std::filesystem::path& dir);
 // options.kind, else detect_dataset(options.dir).
 DatasetKind dataset_kind(const DatasetOptions& options);
 
-// What a model trained on a data set keeps of it (checkpoints, weights).
 // The kinds --dataset names, a table: each kind's name in options,
 // checkpoints and weights files. The first is the default of files that
 // name none (written before other kinds existed).
@@ -63,6 +62,7 @@ struct DatasetKindEntry {
 };
 const std::vector<DatasetKindEntry>& dataset_kinds();
 
+// What a model trained on a data set keeps of it (checkpoints, weights).
 struct DatasetInfo {
   DatasetKind kind = DatasetKind::kCifar10;
   LabelSet labels = LabelSet::kFine;  // meaningful for cifar100

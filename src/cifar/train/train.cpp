@@ -120,6 +120,7 @@ void log_repeatability(const TrainConfig& config, const torch::Device& device) {
 
 TrainResult train(const TrainConfig& config, const RunEnv& env) {
   validate(config);
+  check_recipe_settings(config);
   if (env.dist.active() && config.cuda_graph) {
     throw UsageError(
         "--cuda-graph with several processes is not supported yet: drop --cuda-graph "
@@ -129,7 +130,6 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   const LogLevelGuard quiet_ranks(env.dist.rank == 0 ? spdlog::get_level() : spdlog::level::warn);
 
   // The device, with the tutorial's fallback, and the process settings for it.
-  check_recipe_settings(config);
   torch::Device device = use_device(config.device);
   if (device.is_cuda() && env.dist.active()) {
     device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.dist.local_rank));
