@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     cifar::resolve_data_env(app, config.data_dir);
+    if (const CLI::Option* file = app.get_config_ptr(); file != nullptr && file->count() > 0) {
+      config.config_file = file->as<std::string>();  // an input: no output may replace it
+    }
     cifar::validate(config);  // at start: text config.toml cannot hold, say, stops here
     cifar::check_recipe_settings(config);
     if (config.deterministic) cifar::set_deterministic_cublas_env();

@@ -8,29 +8,6 @@ source "$(dirname "$0")/lib/common.bash"
 BIN=$(cd "$(dirname "$TRAIN")" && pwd)
 EXPORT=$BIN/cifar-export
 
-# DIR/train/<class>/*.png and DIR/test/<class>/*.png, 8-bit RGB PNGs of 32x32
-# whose class is a bright row band (learnable), written with zlib alone.
-write_folder() {
-  python3 - "$@" <<'PY'
-import random, struct, sys, zlib, os
-root, classes = sys.argv[1], sys.argv[2].split(",")
-splits = sys.argv[3].split(",")
-random.seed(3)
-def png(path, label):
-    rows = b""
-    for y in range(32):
-        v = 220 if y // 4 == label % 8 else 0
-        rows += b"\0" + bytes(min(255, v + random.randrange(40)) for _ in range(96))
-    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0)) +
-                           chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
-for split in splits:
-    for label, name in enumerate(classes):
-        os.makedirs(f"{root}/{split}/{name}", exist_ok=True)
-        for i in range(40 if split == "train" else 10):
-            png(f"{root}/{split}/{name}/{i:03d}.png", label)
-PY
-}
 write_folder pets cat,dog,emu train,test
 
 "$TRAIN" --data pets --device cpu --epochs 2 --batch-size 20 --lr 0.05 --run-dir run \

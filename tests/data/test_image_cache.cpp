@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <fstream>
 
 #include "cifar/data/image_cache.h"
 #include "cifar/data/image_folder.h"
@@ -136,8 +137,8 @@ TEST_CASE("a damaged image cache is ignored with a warning and rebuilt", "[data]
   SECTION("truncated") {
     bytes.resize(bytes.size() - 100);
   }
-  SECTION("another file") {
-    bytes = "hello";
+  SECTION("another format version") {
+    bytes[15] = 7;
   }
   write_text(cache, bytes);
   LogCapture log;
@@ -148,6 +149,56 @@ TEST_CASE("a damaged image cache is ignored with a warning and rebuilt", "[data]
                              Catch::Contains("ignoring the damaged image cache " + cache.string()));
   reader.read(dir.path());
   CHECK(reader.decodes == 2);
+}
+
+TEST_CASE("a file at the cache's path that is not an image cache is never replaced",
+          "[data][image_cache]") {
+  TempDir dir;
+  small_folder(dir.path());
+  const auto cache = dir.path() / ".cifar-cache" / "train.bin";
+  fs::create_directories(cache.parent_path());
+  const auto victim = dir.path() / "victim.toml";
+  write_text(victim, "epochs = 3\n");
+  // What is at the path, and its bytes (through links) as they must stay.
+  SECTION("a file of the user's") {
+    write_text(cache, "epochs = 3\n");
+  }
+  SECTION("an empty file") {
+    write_text(cache, "");
+  }
+  SECTION("a link to a file of the user's") {
+    fs::create_symlink(victim, cache);
+  }
+  SECTION("a hard link to a file of the user's") {
+    fs::create_hard_link(victim, cache);
+  }
+  SECTION("a dangling link") {
+    fs::create_symlink(dir.path() / "nowhere", cache);
+  }
+  SECTION("a folder") {
+    fs::create_directories(cache / "inside");
+  }
+  const auto status = fs::symlink_status(cache).type();
+  const std::string before = fs::is_regular_file(cache) ? [&] {
+    std::ifstream in(cache, std::ios::binary);
+    return test::read_all(in);
+  }() : "";
+  Reader reader;
+  for (int read = 1; read <= 2; ++read) {
+    LogCapture log;
+    CHECK(reds(reader.read(dir.path())) == std::vector<int>{10, 11, 20});
+    CHECK(reader.decodes == read);  // decoded every time: there is no cache to read
+    CHECK_THAT(log.text(), Catch::Contains("warning") &&
+                               Catch::Contains(cache.string() + " is not an image cache") &&
+                               Catch::Contains("left as it is"));
+  }
+  CHECK(fs::symlink_status(cache).type() == status);
+  if (fs::is_regular_file(cache)) {
+    std::ifstream in(cache, std::ios::binary);
+    CHECK(test::read_all(in) == before);
+  }
+  std::ifstream in(victim, std::ios::binary);
+  CHECK(test::read_all(in) == "epochs = 3\n");
 }
 
 TEST_CASE("the image cache goes where the caller says, or nowhere", "[data][image_cache]") {

@@ -2,6 +2,8 @@
 // PNG and JPEG files the tests write: class indices, file order, decoding,
 // compositing, resizing, what is ignored, and each error. The cache:
 // test_image_cache.cpp.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include "cifar/data/image_folder.h"
@@ -133,10 +135,17 @@ TEST_CASE("hidden entries and files that are not images are ignored and counted"
   CHECK(listing.files.size() == 2);
   CHECK(listing.hidden_ignored == 2);
   CHECK(listing.other_ignored == 3);
+  // Named, relative to train/: the split folder's own entries first.
+  CHECK(listing.hidden_names == std::vector<std::string>{".ipynb_checkpoints", "cat/.hidden.png"});
+  CHECK(listing.other_names ==
+        std::vector<std::string>{"README", "cat/notes.txt", "dog/photo.webp"});
   LogCapture log;
   CHECK(read_image_folder(dir.path(), Split::kTrain, no_cache()).size() == 2);
   CHECK_THAT(log.text(),
-             Catch::Contains("ignored 2 hidden entries") && Catch::Contains("and 3 other file(s)"));
+             Catch::Contains("ignored 2 hidden entries (names starting with '.': "
+                             ".ipynb_checkpoints, cat/.hidden.png)") &&
+                 Catch::Contains("and 3 other file(s) (only .png, .jpg and .jpeg files are read: "
+                                 "README, cat/notes.txt, dog/photo.webp)"));
   // torchvision would make .ipynb_checkpoints class 0: said, with the fix.
   CHECK(listing.hidden_class_folders == std::vector<std::string>{".ipynb_checkpoints"});
   CHECK_THAT(log.text(), Catch::Contains("hidden folder(s) .ipynb_checkpoints are no class here") &&
@@ -194,10 +203,15 @@ TEST_CASE("an image folder without test/ is an error, or an empty split when ask
           "[data][image_folder]") {
   TempDir dir;
   two_classes(dir.path(), /*with_test=*/false);
-  CHECK_THROWS_WITH(read_image_folder(dir.path(), Split::kTest),
-                    Catch::Contains(dir.path().string() + " has no test/ folder") &&
-                        Catch::Contains("--val-split"));
+  // The hint names the caller's way round it, and no option of another tool.
+  CHECK_THROWS_WITH(
+      read_image_folder(dir.path(), Split::kTest),
+      Catch::Contains(dir.path().string() + " has no test/ folder") && !Catch::Contains("--"));
   auto options = no_cache();
+  options.holdout_option = "--val-split";
+  CHECK_THROWS_WITH(read_image_folder(dir.path(), Split::kTest, options),
+                    Catch::Contains(dir.path().string() + " has no test/ folder") &&
+                        Catch::Contains("with --val-split N"));
   options.missing_test_is_empty = true;
   const auto test = read_image_folder(dir.path(), Split::kTest, options);
   CHECK(test.size() == 0);
@@ -241,4 +255,52 @@ TEST_CASE("decoding reports its progress and ends at the total", "[data][image_f
   REQUIRE(calls.size() == 2);
   CHECK(calls.back() == std::pair<int64_t, int64_t>{302, 302});
   CHECK_THAT(log.text(), Catch::Contains("decoding 302 images"));
+}
+
+TEST_CASE("a split folder without class folders is an error saying what it holds",
+          "[data][image_folder]") {
+  TempDir dir;
+  two_classes(dir.path(), /*with_test=*/false);
+  const auto test = dir.path() / "test";
+  fs::create_directories(test);
+  const auto refused = [&](const std::string& holds, bool with_holdout) {
+    for (const bool missing_is_empty : {false, true}) {  // with --val-split too
+      auto options = no_cache();
+      options.missing_test_is_empty = missing_is_empty;
+      if (with_holdout) options.holdout_option = "--val-split";
+      CAPTURE(holds, missing_is_empty, with_holdout);
+      std::string message = "(read)";
+      try {
+        read_image_folder(dir.path(), Split::kTest, options);
+      } catch (const std::exception& e) {
+        message = e.what();
+      }
+      CHECK_THAT(message, Catch::Contains(fmt::format("{} holds no class folder (it holds {})",
+                                                      test.string(), holds)) &&
+                              Catch::Contains("add test/<class>/"));
+      if (with_holdout) {
+        CHECK_THAT(message, Catch::Contains("remove the folder, or hold out") &&
+                                Catch::Contains("--val-split N"));
+      } else {
+        CHECK_THAT(message, !Catch::Contains("--"));
+      }
+    }
+  };
+  refused("nothing", false);
+  write_text(test / ".DS_Store", "x");
+  refused("1 hidden entry ('.DS_Store')", true);
+  write_text(test / "notes.txt", "x");
+  for (const char* name : {".a", ".b", ".c", ".d", ".e"}) fs::create_directories(test / name);
+  refused(
+      "6 hidden entries ('.DS_Store', '.a', '.b', '.c', '.d', ...) and 1 other file "
+      "('notes.txt')",
+      false);
+  // train/ is held to the same: no class folder, and what it holds, named.
+  const auto train = dir.path() / "train";
+  fs::remove_all(train);
+  write_text(train / ".keep", "");
+  CHECK_THROWS_WITH(
+      read_image_folder(dir.path(), Split::kTrain, no_cache()),
+      Catch::Contains(train.string() +
+                      " holds 0 class folder(s) (it holds 1 hidden entry ('.keep'))"));
 }

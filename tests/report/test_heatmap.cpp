@@ -73,3 +73,30 @@ TEST_CASE("a confusion matrix of the wrong size is refused", "[heatmap]") {
   CHECK_THROWS_WITH(cifar::confusion_heatmap_png(confusion, 10),
                     Catch::Contains("99 counts for 10 classes"));
 }
+
+TEST_CASE("the heat map stays about 960 pixels a side at any class count", "[heatmap]") {
+  const std::array<int, 3> dark{8, 48, 107}, white{247, 251, 255};
+  for (const int64_t n : {2, 10, 11, 100, 240, 241, 479, 481, 1000, 2001}) {
+    CAPTURE(n);
+    // Every image called right: the diagonal (of classes, and of blocks) is dark.
+    std::vector<int64_t> confusion(static_cast<size_t>(n * n), 0);
+    for (int64_t c = 0; c < n; ++c) confusion[static_cast<size_t>(c * n + c)] = 3;
+    const auto layout = cifar::heatmap_layout(n);
+    const auto heat =
+        cifar::confusion_heatmap_png(confusion, n, layout.cell_pixels, layout.classes_per_cell);
+    CHECK(heat.width == heat.height);
+    CHECK(heat.width <= 961);
+    CHECK(heat.width >= (n <= 10 ? 65 : 480));  // readable as a whole, not a thumbnail
+    const auto d = decode(heat.png);
+    REQUIRE(d.width == heat.width);
+    const int cells = (d.width - 1) / layout.cell_pixels;
+    CHECK(cells == (n + layout.classes_per_cell - 1) / layout.classes_per_cell);
+    const auto centre = [&](int row, int col) {
+      return d.at(col * layout.cell_pixels + layout.cell_pixels / 2,
+                  row * layout.cell_pixels + layout.cell_pixels / 2);
+    };
+    CHECK(centre(0, 0) == dark);
+    CHECK(centre(cells - 1, cells - 1) == dark);
+    CHECK(centre(0, cells - 1) == white);
+  }
+}

@@ -83,6 +83,9 @@ struct TrainConfig {
   std::string resume;        // a checkpoint to continue from (not saved in config.toml)
   bool overwrite = false;    // replace an earlier run's results in run_dir (not saved)
   std::string init_weights;  // start from these weights (.safetensors/.pt; not saved)
+  // The --config file the settings were read from (the app's option, not in
+  // the tables): an input no output may replace. Empty: none.
+  std::string config_file;
   double log_interval_s = 10;
   bool tensorboard = true;  // event files in the run folder
   // Several processes (torchrun): how long start-up and each exchange may wait.

@@ -59,7 +59,9 @@ void check_distinct_files(const std::vector<NamedFile>& inputs,
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (outputs[o].path.empty()) continue;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i].path.empty() && same(out_ids[o], in_ids[i])) {
+      const bool continued =
+          !inputs[i].continues.empty() && inputs[i].continues == outputs[o].continues;
+      if (!inputs[i].path.empty() && !continued && same(out_ids[o], in_ids[i])) {
         refuse(outputs[o], inputs[i], true);
       }
     }

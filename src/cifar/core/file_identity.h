@@ -19,11 +19,25 @@ namespace cifar {
 struct NamedFile {
   std::string role;  // how the user named it: "--checkpoint", "--out", "the run's best.pt"
   std::filesystem::path path;
+  // What a run continues, when it is one (kContinuedCheckpoint,
+  // kContinuedSettings): an input of a kind that an output of the same kind
+  // may replace. Empty for every other file.
+  std::string continues;
 };
 
+// The checkpoint a run goes on from (--resume), which its own checkpoints
+// (--checkpoint, last.pt, best.pt) replace as it goes on.
+inline constexpr const char* kContinuedCheckpoint = "checkpoint";
+// The settings a run was started from (--config RUN/config.toml), which the
+// run's config.toml replaces with the settings as resolved.
+inline constexpr const char* kContinuedSettings = "settings";
+
 // Throws UsageError naming both roles and paths when an output is the same
-// file as an input or as another output; inputs may share files freely.
-// Entries with an empty path (an option not given) are skipped.
+// file as an input or as another output. Inputs may share files freely, and
+// an output may be an input that continues the same thing (a resumed run
+// goes on in the checkpoint and config.toml it was started from); nothing
+// else may replace an input. Entries with an empty path (an option not
+// given) are skipped.
 void check_distinct_files(const std::vector<NamedFile>& inputs,
                           const std::vector<NamedFile>& outputs);
 

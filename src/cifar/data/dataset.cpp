@@ -10,6 +10,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/data/cifar10.h"
+#include "cifar/data/image_cache.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -199,6 +200,21 @@ void check_same_classes(const std::vector<std::string>& model, const std::string
       model_source, some_classes(model), data_source, some_classes(data), difference));
 }
 
+std::vector<std::string> ignored_data_options(const DatasetOptions& options, DatasetKind kind) {
+  std::vector<std::string> out;
+  if (options.labels != LabelSet::kFine && kind != DatasetKind::kCifar100) {
+    out.push_back(fmt::format(
+        "--labels {} does nothing here: only CIFAR-100 has two label sets, and {} is {}",
+        to_string(options.labels), options.dir.string(), to_string(kind)));
+  }
+  if (options.folder.skip_bad_images && kind != DatasetKind::kFolder) {
+    out.push_back(fmt::format(
+        "--skip-bad-images does nothing here: only image folders hold image files, and {} is {}",
+        options.dir.string(), to_string(kind)));
+  }
+  return out;
+}
+
 std::vector<fs::path> dataset_files(const fs::path& dir) {
   std::vector<fs::path> files;
   for (const Split split : {Split::kTrain, Split::kTest}) {
@@ -206,6 +222,17 @@ std::vector<fs::path> dataset_files(const fs::path& dir) {
   }
   files.push_back(dir / "batches.meta.txt");
   for (const auto& name : cifar100_file_names()) files.push_back(dir / name);
+  return files;
+}
+
+std::vector<NamedFile> dataset_output_files(const fs::path& dir, std::optional<DatasetKind> kind) {
+  const bool folder = kind ? *kind == DatasetKind::kFolder : has_image_folder_layout(dir);
+  if (!folder) return {};
+  std::vector<NamedFile> files;
+  for (const Split split : {Split::kTrain, Split::kTest}) {
+    files.push_back({fmt::format("the image cache of --data's {}/", split_folder_name(split)),
+                     image_cache_path(dir, split, {})});
+  }
   return files;
 }
 

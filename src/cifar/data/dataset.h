@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/file_identity.h"
 #include "cifar/core/types.h"
 #include "cifar/data/cifar100.h"
 #include "cifar/data/image_folder.h"
@@ -94,8 +95,21 @@ Normalization measured_normalization(const ImageSplit& split);
 void check_same_classes(const std::vector<std::string>& model, const std::string& model_source,
                         const std::vector<std::string>& data, const std::string& data_source);
 
+// The options of `options` that do nothing for data of kind `kind`, each as
+// one warning that names it: --labels other than fine (only CIFAR-100 has
+// two label sets), --skip-bad-images (only image folders decode files).
+// cifar-train and cifar-eval say each once.
+std::vector<std::string> ignored_data_options(const DatasetOptions& options, DatasetKind kind);
+
 // The data files of every binary kind, in `dir` (whether they exist or
 // not): the inputs no output may replace.
 std::vector<std::filesystem::path> dataset_files(const std::filesystem::path& dir);
+
+// The files reading the data in `dir` may write, by role: an image folder's
+// cache files (image_cache.h), when `kind` (unset: detected) is an image
+// folder; none for the binary kinds. Outputs, to be checked against the
+// tool's inputs (core/file_identity.h) before anything is read.
+std::vector<NamedFile> dataset_output_files(const std::filesystem::path& dir,
+                                            std::optional<DatasetKind> kind);
 
 }  // namespace cifar

@@ -227,11 +227,22 @@ std::string image_cache_manifest(const ImageFolderListing& listing,
 CacheLookup load_image_cache(const fs::path& path, const std::string& manifest) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return {CacheStatus::kMissing, "", {}};
+  if (!fs::is_regular_file(path, ec)) {  // a folder, a FIFO, a dangling link, ...
+    return {CacheStatus::kForeign, "it is not a regular file", {}};
+  }
   CacheLookup result;
   try {
     CacheReader in(path);
     char magic[16];
+    // The magic's name part, "CIFARIMGCACHE": the tool's own file, of any version.
+    constexpr size_t kName = 13;
+    if (in.left() < sizeof magic) {
+      return {CacheStatus::kForeign, "it is too short to be an image cache", {}};
+    }
     in.read(magic, sizeof magic);
+    if (std::memcmp(magic, kMagic, kName) != 0) {
+      return {CacheStatus::kForeign, "it does not start as an image cache does", {}};
+    }
     if (std::memcmp(magic, kMagic, sizeof magic) != 0) {
       return {
           CacheStatus::kDamaged, "not an image cache of this version (its first bytes differ)", {}};

@@ -17,10 +17,13 @@
 //
 // in the machine's byte order (little-endian; the file is a cache, never
 // exchanged). It is written atomically (core/file_io.h); a file that is
-// truncated, has another magic, or whose checksum does not match is
-// reported as damaged, and the caller decodes again. A hit's images are
-// the file's pages mapped into memory (copied on write), not a copy (the
-// reader copies the test split, which a run keeps). CRC-32 rather than
+// truncated, of another format version, or whose checksum does not match
+// is reported as damaged, and the caller decodes again and replaces it. A
+// file that is not an image cache at all (not a regular file, or not
+// starting with "CIFARIMGCACHE") is foreign: the caller decodes and leaves
+// it as it is (a cache file is rewritten only when it is the tool's own). A
+// hit's images are the file's pages mapped into memory (copied on write),
+// not a copy (the reader copies the test split, which a run keeps). CRC-32 rather than
 // SHA-256 (checkpoints' checksum): the cache guards against accidents (a
 // truncated copy, a bad disk block), not edits, and at 4 GB/s and more it
 // costs a small part of a cached read of CIFAR-10's 50,000 images (0.2-0.3 s).
@@ -58,7 +61,8 @@ struct ImageCacheContents {
 enum class CacheStatus {
   kMissing,  // no cache file: a first read
   kStale,    // made from other files or settings; `detail` says what changed
-  kDamaged,  // unreadable, truncated or failing its checksum; `detail` says how
+  kDamaged,  // a cache, but unreadable, truncated or failing its checksum; `detail` says how
+  kForeign,  // not an image cache (no regular file, or not its magic): never replaced
   kHit,      // `contents` hold the split
 };
 

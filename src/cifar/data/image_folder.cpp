@@ -105,21 +105,53 @@ void check_class_name(const std::string& name, const fs::path& root) {
   }
 }
 
+// An entry ignored, counted and (the first few) named relative to the split folder.
+void count_hidden(ImageFolderListing& counts, const std::string& relative) {
+  ++counts.hidden_ignored;
+  if (counts.hidden_names.size() < kNamedIgnored) counts.hidden_names.push_back(relative);
+}
+
+void count_other(ImageFolderListing& counts, const std::string& relative) {
+  ++counts.other_ignored;
+  if (counts.other_names.size() < kNamedIgnored) counts.other_names.push_back(relative);
+}
+
 // The class folders of a split folder, sorted; counts what else it holds.
-std::vector<std::string> class_folders(const fs::path& root, ImageFolderListing* counts) {
+std::vector<std::string> class_folders(const fs::path& root, ImageFolderListing& counts) {
   std::vector<std::string> names;
   for (const auto& e : entries_of(root)) {
     if (is_hidden(e.name)) {
-      if (counts != nullptr) ++counts->hidden_ignored;
-      if (counts != nullptr && e.is_dir()) counts->hidden_class_folders.push_back(e.name);
+      count_hidden(counts, e.name);
+      if (e.is_dir()) counts.hidden_class_folders.push_back(e.name);
     } else if (e.is_dir()) {
       check_class_name(e.name, root);
       names.push_back(e.name);
-    } else if (counts != nullptr) {
-      ++counts->other_ignored;
+    } else {
+      count_other(counts, e.name);
     }
   }
   return names;
+}
+
+// "N hidden entries ('.a', '.b') and M other files ('x.txt')": what a split
+// folder holds besides class folders; "nothing" when it is empty.
+std::string what_else(const ImageFolderListing& counts) {
+  const auto some = [](int64_t n, const std::vector<std::string>& names, const char* one,
+                       const char* many) {
+    std::string out = fmt::format("{} {} (", n, n == 1 ? one : many);
+    for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : ", ") + printable(names[i]);
+    return out + (n > static_cast<int64_t>(names.size()) ? ", ...)" : ")");
+  };
+  std::vector<std::string> parts;
+  if (counts.hidden_ignored > 0) {
+    parts.push_back(
+        some(counts.hidden_ignored, counts.hidden_names, "hidden entry", "hidden entries"));
+  }
+  if (counts.other_ignored > 0) {
+    parts.push_back(some(counts.other_ignored, counts.other_names, "other file", "other files"));
+  }
+  if (parts.empty()) return "nothing";
+  return parts.size() == 1 ? parts[0] : parts[0] + " and " + parts[1];
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -148,11 +180,11 @@ void walk_class(const fs::path& class_dir, const std::string& class_name, int64_
     if (::stat(dir.c_str(), &st) != 0 || !seen.insert({st.st_dev, st.st_ino}).second) continue;
     for (const auto& e : entries_of(dir)) {
       if (is_hidden(e.name)) {
-        ++listing.hidden_ignored;
+        count_hidden(listing, rel + "/" + e.name);
       } else if (e.is_dir()) {
         todo.emplace_back(e.path, rel + "/" + e.name);
       } else if (!has_image_extension(e.path) || (e.ok && !S_ISREG(e.st.st_mode))) {
-        ++listing.other_ignored;
+        count_other(listing, rel + "/" + e.name);
       } else {  // an image by its name; a dangling link stays, and fails when read
         ImageFolderFile f{e.path, rel + "/" + e.name, 0, 0, label};
         if (e.ok) {
@@ -193,30 +225,46 @@ std::vector<std::string> image_folder_classes(const fs::path& dir) {
   check_readable_directory(dir, "image folder", kLayoutHint);
   const fs::path root = dir / "train";
   check_split_folder(dir, root);
-  auto names = class_folders(root, nullptr);
+  ImageFolderListing counts;
+  auto names = class_folders(root, counts);
   if (names.size() < 2) {
     throw std::runtime_error(fmt::format(
-        "{} holds {} class folder(s){}{}: a classifier needs at least two classes, one folder "
+        "{} holds {} class folder(s){}{}{}: a classifier needs at least two classes, one folder "
         "of images each",
-        root.string(), names.size(), names.empty() ? "" : ": ", quoted_list(names)));
+        root.string(), names.size(), names.empty() ? "" : ": ", quoted_list(names),
+        names.empty() ? fmt::format(" (it holds {})", what_else(counts)) : ""));
   }
   return names;
 }
 
-ImageFolderListing list_image_folder(const fs::path& dir, Split split, bool missing_test_is_empty) {
+ImageFolderListing list_image_folder(const fs::path& dir, Split split,
+                                     const ImageFolderOptions& options) {
   ImageFolderListing listing;
   listing.class_names = image_folder_classes(dir);
   listing.root = dir / split_folder_name(split);
+  // The tool's own way round a missing or empty test/, when it has one.
+  const std::string holdout =
+      options.holdout_option.empty()
+          ? ""
+          : fmt::format(", or hold out training images for evaluation with {} N",
+                        options.holdout_option);
   std::error_code ec;
   if (split == Split::kTest && !fs::exists(listing.root, ec)) {
-    if (missing_test_is_empty) return listing;
+    if (options.missing_test_is_empty) return listing;
     throw std::runtime_error(fmt::format(
         "{} has no test/ folder, so there are no test images: add test/<class>/... beside "
-        "train/, or hold out training images for evaluation with --val-split N",
-        dir.string()));
+        "train/{}",
+        dir.string(), holdout));
   }
   check_split_folder(dir, listing.root);
-  const auto folders = class_folders(listing.root, &listing);
+  const auto folders = class_folders(listing.root, listing);
+  if (folders.empty()) {  // an empty split the user laid out is no split at all
+    throw std::runtime_error(fmt::format(
+        "{} holds no class folder (it holds {}), so it has no images: add {}/<class>/... with "
+        "the images of each class{}",
+        listing.root.string(), what_else(listing), split_folder_name(split),
+        holdout.empty() ? "" : ", or remove the folder" + holdout));
+  }
   std::vector<std::string> unknown;
   for (const auto& name : folders) {
     const auto it = std::find(listing.class_names.begin(), listing.class_names.end(), name);
@@ -247,6 +295,12 @@ ImageFolderListing list_image_folder(const fs::path& dir, Split split, bool miss
     }
     listing.hidden_ignored += parts[i].hidden_ignored;
     listing.other_ignored += parts[i].other_ignored;
+    for (const auto& name : parts[i].hidden_names) {
+      if (listing.hidden_names.size() < kNamedIgnored) listing.hidden_names.push_back(name);
+    }
+    for (const auto& name : parts[i].other_names) {
+      if (listing.other_names.size() < kNamedIgnored) listing.other_names.push_back(name);
+    }
     std::move(parts[i].files.begin(), parts[i].files.end(), std::back_inserter(listing.files));
   }
   return listing;

@@ -42,6 +42,10 @@ struct ImageFolderOptions {
   // out training images instead); true, an empty split (0 images, train/'s
   // class names), for a caller that then holds out a validation split.
   bool missing_test_is_empty = false;
+  // The caller's option that holds training images out for evaluation
+  // ("--val-split"), offered when test/ is missing or empty; empty for a tool
+  // that has none (cifar-eval), whose hint then names none.
+  std::string holdout_option;
   int64_t max_pixels = kMaxImagePixels;  // per image, before decoding
   // Called while decoding (not on a cache hit): images done so far, total.
   // Called on the calling thread, after every few hundred images and at the end.
@@ -67,7 +71,13 @@ struct ImageFolderListing {
   // torchvision's ImageFolder, whose indices they shift.
   std::vector<std::string> hidden_class_folders;
   int64_t other_ignored = 0;  // not an image file (extension, or not a file)
+  // The first few of each, relative to root ("cat/notes.txt"), for messages.
+  std::vector<std::string> hidden_names;
+  std::vector<std::string> other_names;
 };
+
+// How many ignored names a listing keeps, and messages name, of each kind.
+inline constexpr size_t kNamedIgnored = 5;
 
 // "train" or "test".
 const char* split_folder_name(Split split);
@@ -83,10 +93,12 @@ bool has_image_folder_layout(const std::filesystem::path& dir);
 std::vector<std::string> image_folder_classes(const std::filesystem::path& dir);
 
 // Lists a split without decoding anything. Besides the checks above: DIR/test
-// missing (see missing_test_is_empty: then an empty listing), a class folder
-// with no image, a test class that train/ lacks, each an error naming it.
+// missing (see missing_test_is_empty: then an empty listing), a split folder
+// that holds no class folder (only hidden entries or other files: what it
+// holds is named), a class folder with no image, a test class that train/
+// lacks, each an error naming it.
 ImageFolderListing list_image_folder(const std::filesystem::path& dir, Split split,
-                                     bool missing_test_is_empty = false);
+                                     const ImageFolderOptions& options = {});
 
 // Reads a split: images (N, 3, 32, 32) uint8 in the listing's order, labels
 // (N) int64, class names. From the cache when its key matches the listing;
@@ -94,7 +106,8 @@ ImageFolderListing list_image_folder(const std::filesystem::path& dir, Split spl
 // writes the cache (atomically; a cache that cannot be written is a warning,
 // not an error). A damaged cache is ignored with a warning and rebuilt. A
 // file that is not a readable image is an error naming it, or with
-// skip_bad_images a warning naming the skipped files (also on cache hits).
+// skip_bad_images a warning naming the skipped files (also on cache hits);
+// a split of which no image could be read is an error.
 ImageSplit read_image_folder(const std::filesystem::path& dir, Split split,
                              const ImageFolderOptions& options = {});
 

@@ -47,7 +47,9 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
       for (int64_t i = b; i < e; ++i) {
         try {
           const auto& file = listing.files[static_cast<size_t>(i)];
-          const auto rgb = resize_image(read_image(file.path, options.max_pixels));
+          // Copied as bytes: (3, 32, 32) contiguous, whatever layout the resize gave.
+          const auto rgb = resize_image(read_image(file.path, options.max_pixels)).contiguous();
+          TORCH_CHECK(rgb.numel() == kImageBytes, "resize_image gave ", rgb.sizes());
           std::memcpy(out + i * kImageBytes, rgb.data_ptr<uint8_t>(), kImageBytes);
         } catch (const std::exception& error) {
           errors[static_cast<size_t>(i)] = first_line(error.what());
@@ -104,11 +106,18 @@ void log_ignored(const ImageFolderListing& listing) {
         listing.root.string(), fmt::join(listing.hidden_class_folders, ", "));
   }
   if (listing.hidden_ignored == 0 && listing.other_ignored == 0) return;
+  // Each kind with the first few of its names (relative to the split folder).
+  const auto named = [](int64_t n, const std::vector<std::string>& names) {
+    if (names.empty()) return std::string();
+    return fmt::format(": {}{}", fmt::join(names, ", "),
+                       n > static_cast<int64_t>(names.size()) ? ", ..." : "");
+  };
   spdlog::info(
-      "{}: ignored {} hidden entr{} (names starting with '.') and {} other file(s) (only .png, "
-      ".jpg and .jpeg files are read)",
+      "{}: ignored {} hidden entr{} (names starting with '.'{}) and {} other file(s) (only "
+      ".png, .jpg and .jpeg files are read{})",
       listing.root.string(), listing.hidden_ignored, listing.hidden_ignored == 1 ? "y" : "ies",
-      listing.other_ignored);
+      named(listing.hidden_ignored, listing.hidden_names), listing.other_ignored,
+      named(listing.other_ignored, listing.other_names));
 }
 
 ImageSplit to_split(torch::Tensor images, torch::Tensor labels,
@@ -121,10 +130,18 @@ ImageSplit to_split(torch::Tensor images, torch::Tensor labels,
 }
 
 // The cache's verdict, logged; true on a hit (then `contents` hold the split).
+// `writable` false: the file there is not a cache, and is left as it is.
 bool use_cache(const fs::path& path, const std::string& manifest, const fs::path& root,
-               ImageCacheContents& contents, Clock::time_point start) {
+               ImageCacheContents& contents, Clock::time_point start, bool& writable) {
   auto lookup = load_image_cache(path, manifest);
+  writable = lookup.status != CacheStatus::kForeign;
   switch (lookup.status) {
+    case CacheStatus::kForeign:
+      spdlog::warn(
+          "{}: {} is not an image cache ({}), so it is left as it is and the images are decoded "
+          "on every read; move it away to let the cache be written there",
+          root.string(), path.string(), lookup.detail);
+      return false;
     case CacheStatus::kHit:
       spdlog::info("{}: {} images read from the cache {} in {:.2f} s", root.string(),
                    lookup.contents.labels.size(0), path.string(), seconds_since(start));
@@ -148,7 +165,7 @@ bool use_cache(const fs::path& path, const std::string& manifest, const fs::path
 
 ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolderOptions& options) {
   const auto start = Clock::now();
-  const auto listing = list_image_folder(dir, split, options.missing_test_is_empty);
+  const auto listing = list_image_folder(dir, split, options);
   if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
     spdlog::info("{} has no test/ folder: the test split is empty", dir.string());
     return to_split(torch::empty({0, kChannels, kImageSide, kImageSide}, torch::kUInt8),
@@ -160,7 +177,9 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
       options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
   ImageCacheContents contents;
   contents.manifest = image_cache_manifest(listing, options, where);
-  if (options.use_cache && use_cache(cache, contents.manifest, listing.root, contents, start)) {
+  bool writable = true;
+  if (options.use_cache &&
+      use_cache(cache, contents.manifest, listing.root, contents, start, writable)) {
     warn_skipped(contents.skipped, listing.root);
     // The images are the cache file's mapped pages. The training split is
     // copied at once (split_validation); the test split, kept all run, is
@@ -172,7 +191,9 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
 
   spdlog::info("{}: decoding {} images (once: later reads take them from {})",
                listing.root.string(), listing.files.size(),
-               options.use_cache ? cache.string() : "nowhere, the cache is off");
+               !options.use_cache ? "nowhere, the cache is off"
+               : writable         ? cache.string()
+                                  : "nowhere, the cache's path is taken");
   auto decoded = decode_listing(listing, options);
   warn_skipped(decoded.skipped, listing.root);
   if (decoded.labels.size(0) == 0) {
@@ -180,7 +201,7 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
                                          listing.root.string(), listing.files.size()));
   }
   bool cached = false;
-  if (options.use_cache) {
+  if (options.use_cache && writable) {
     contents.images = decoded.images;
     contents.labels = decoded.labels;
     contents.skipped = decoded.skipped;

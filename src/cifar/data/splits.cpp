@@ -36,6 +36,7 @@ ImageSplit cut_test(ImageSplit test, const SplitOptions& options, DatasetKind ki
 DatasetOptions SplitOptions::dataset() const {
   DatasetOptions options{.dir = data_dir, .kind = kind, .labels = labels, .folder = folder};
   options.folder.missing_test_is_empty = val_split > 0;
+  options.folder.holdout_option = "--val-split";  // a run's way round a missing test/
   return options;
 }
 

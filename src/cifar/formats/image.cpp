@@ -239,18 +239,26 @@ torch::Tensor resize_image(const torch::Tensor& rgb) {
       rgb.scalar_type() == torch::kUInt8 && rgb.size(0) == 3) {
     return rgb.contiguous();
   }
-  return resized_float(rgb, "resize_image").round_().clamp_(0, 255).to(torch::kUInt8).squeeze(0);
+  // interpolate may answer in channels-last layout (it does for a 1x1
+  // input): made contiguous here, as (3, 32, 32) callers copy it as bytes.
+  return resized_float(rgb, "resize_image")
+      .round_()
+      .clamp_(0, 255)
+      .to(torch::kUInt8)
+      .squeeze(0)
+      .contiguous();
 }
 
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm) {
   auto x = resized_float(rgb, "image_to_input");
-  return PixelNormalizer(norm, torch::kCPU)(x).squeeze(0);  // (3, 32, 32)
+  // (3, 32, 32), contiguous as resize_image's
+  return PixelNormalizer(norm, torch::kCPU)(x).squeeze(0).contiguous();
 }
 
 std::string image_decoding_version() {
 #define CIFAR_TEXT(x) #x
 #define CIFAR_VERSION_TEXT(x) CIFAR_TEXT(x)
-  return fmt::format("libpng {} (loaded {}), libjpeg-turbo {}, cifar-train decoding revision 1",
+  return fmt::format("libpng {} (loaded {}), libjpeg-turbo {}, cifar-train decoding revision 2",
                      PNG_LIBPNG_VER_STRING, png_get_libpng_ver(nullptr),
                      CIFAR_VERSION_TEXT(LIBJPEG_TURBO_VERSION));
 #undef CIFAR_VERSION_TEXT

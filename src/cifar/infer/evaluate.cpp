@@ -189,6 +189,9 @@ ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint
   if (info.dataset == "cifar100-coarse") options.labels = LabelSet::kCoarse;
   options.folder.skip_bad_images = config.skip_bad_images;
   const DatasetKind kind = dataset_kind(options);
+  DatasetOptions given = options;
+  given.labels = config.labels;  // as given: a coarse checkpoint's own labels are no option
+  for (const auto& note : ignored_data_options(given, kind)) spdlog::warn("{}", note);
   ImageSplit test = read_dataset_split(options, kind, Split::kTest);
   const std::string model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                            : "checkpoint " + config.checkpoint;

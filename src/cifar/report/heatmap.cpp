@@ -27,31 +27,54 @@ Rgb blues(double t) {
   return out;
 }
 
+// The largest side the documented layout allows, grid lines included.
+constexpr int64_t kMaxSide = 961;
+constexpr int64_t kMinCell = 4;
+
 }  // namespace
 
+HeatmapLayout heatmap_layout(int64_t num_classes) {
+  if (num_classes <= 10) return {};
+  const int64_t most_cells = (kMaxSide - 1) / kMinCell;  // 240
+  const int64_t per_cell = (num_classes + most_cells - 1) / most_cells;
+  const int64_t cells = (num_classes + per_cell - 1) / per_cell;
+  return {.cell_pixels = static_cast<int>(std::max(kMinCell, (kMaxSide - 1) / cells)),
+          .classes_per_cell = per_cell};
+}
+
 HeatmapPng confusion_heatmap_png(std::span<const int64_t> confusion, int64_t num_classes,
-                                 int cell_pixels) {
+                                 int cell_pixels, int64_t classes_per_cell) {
   const auto n = static_cast<size_t>(num_classes);
   if (num_classes <= 0 || confusion.size() != n * n) {
     throw std::invalid_argument(
         fmt::format("confusion_heatmap_png: {} counts for {} classes (need {})", confusion.size(),
                     num_classes, num_classes * num_classes));
   }
-  if (cell_pixels < 2) {
+  if (cell_pixels < 2 || classes_per_cell < 1) {
     throw std::invalid_argument(
-        fmt::format("confusion_heatmap_png: cell_pixels {} < 2", cell_pixels));
+        fmt::format("confusion_heatmap_png: cell_pixels {} < 2 or classes_per_cell {} < 1",
+                    cell_pixels, classes_per_cell));
   }
-  // One grey line before each cell and one after the last: n * cell + 1.
+  // Blocks of k x k classes: their summed counts, and each block row's total.
+  const auto k = static_cast<size_t>(classes_per_cell);
+  const size_t cells = (n + k - 1) / k;
+  std::vector<int64_t> block(cells * cells, 0), block_row(cells, 0);
+  for (size_t r = 0; r < n; ++r) {
+    for (size_t c = 0; c < n; ++c) {
+      block[(r / k) * cells + c / k] += confusion[r * n + c];
+      block_row[r / k] += confusion[r * n + c];
+    }
+  }
+  // One grey line before each cell and one after the last: cells * cell + 1.
   const auto cell = static_cast<size_t>(cell_pixels);
-  const size_t side = n * cell + 1;
+  const size_t side = cells * cell + 1;
   constexpr Rgb kGrid{160, 160, 160};
   std::vector<uint8_t> rgb(side * side * 3);  // (side, side, 3) uint8
-  for (size_t r = 0; r < n; ++r) {
-    int64_t row_total = 0;
-    for (size_t c = 0; c < n; ++c) row_total += confusion[r * n + c];
-    for (size_t c = 0; c < n; ++c) {
+  for (size_t r = 0; r < cells; ++r) {
+    const int64_t row_total = block_row[r];
+    for (size_t c = 0; c < cells; ++c) {
       const double share =
-          row_total > 0 ? static_cast<double>(confusion[r * n + c]) / static_cast<double>(row_total)
+          row_total > 0 ? static_cast<double>(block[r * cells + c]) / static_cast<double>(row_total)
                         : 0.0;
       const Rgb colour = blues(share);
       for (size_t y = 0; y < cell; ++y) {

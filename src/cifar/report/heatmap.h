@@ -20,8 +20,21 @@ struct HeatmapPng {
   int width = 0;
 };
 
+// How the heat map of `num_classes` classes is drawn so that it stays about
+// 960 pixels a side (at most 961) at any class count: 32-pixel cells up to
+// ten classes, 960 / n pixels (at least 4) up to 240 classes (100: 9-pixel
+// cells), and beyond that blocks of classes_per_cell x classes_per_cell
+// classes per cell (1,000 classes: blocks of 5, 200 cells of 4 pixels).
+struct HeatmapLayout {
+  int cell_pixels = 32;
+  int64_t classes_per_cell = 1;
+};
+HeatmapLayout heatmap_layout(int64_t num_classes);
+
 // confusion: num_classes x num_classes counts, row-major, row = true class.
+// With classes_per_cell k > 1 each cell is a block of k x k classes (the
+// last ones smaller), coloured by its share of its rows' images.
 HeatmapPng confusion_heatmap_png(std::span<const int64_t> confusion, int64_t num_classes,
-                                 int cell_pixels = 32);
+                                 int cell_pixels = 32, int64_t classes_per_cell = 1);
 
 }  // namespace cifar

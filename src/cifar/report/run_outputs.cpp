@@ -121,9 +121,14 @@ std::vector<NamedFile> run_output_files(const fs::path& run_dir, const fs::path&
   std::vector<NamedFile> files;
   for (const char* name : {"config.toml", "metrics.csv", "confusion.csv", "last.pt", "best.pt",
                            "model.safetensors", kRunDirLockFile}) {
-    files.push_back({fmt::format("the run's {}", name), run_dir / name});
+    const std::string_view file = name;
+    files.push_back({.role = fmt::format("the run's {}", name),
+                     .path = run_dir / name,
+                     .continues = file == "config.toml"                    ? kContinuedSettings
+                                  : file == "last.pt" || file == "best.pt" ? kContinuedCheckpoint
+                                                                           : ""});
   }
-  files.push_back({"--checkpoint", checkpoint});
+  files.push_back({.role = "--checkpoint", .path = checkpoint, .continues = kContinuedCheckpoint});
   return files;
 }
 

@@ -36,11 +36,12 @@ void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
     }
     if (test->num_classes > 0 &&
         test->confusion.size() == static_cast<size_t>(test->num_classes * test->num_classes)) {
-      // 32-pixel cells up to ten classes; more share about 960 pixels (100
-      // classes: 9-pixel cells), so that the image stays readable as a whole.
+      // About 960 pixels a side at any class count (heatmap_layout), so that
+      // the image stays readable as a whole.
       const int64_t n = test->num_classes;
-      const int cell = n <= 10 ? 32 : static_cast<int>(std::max<int64_t>(4, 960 / n));
-      const auto heat = confusion_heatmap_png(test->confusion, n, cell);
+      const HeatmapLayout layout = heatmap_layout(n);
+      const auto heat =
+          confusion_heatmap_png(test->confusion, n, layout.cell_pixels, layout.classes_per_cell);
       writer.image("test/confusion_matrix", heat.png, heat.height, heat.width, step);
     }
   }

@@ -29,10 +29,9 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, bool dr
   spdlog::info("data: {} ({}, {} classes: {} training, {} validation, {} test images)",
                fs::absolute(c.data_dir).lexically_normal().string(), data.dataset.id(),
                data.dataset.num_classes(), train_images, splits.val.size(), test_images);
-  if (c.labels != LabelSet::kFine && data.dataset.kind != DatasetKind::kCifar100) {
-    spdlog::warn("--labels {} does nothing here: only CIFAR-100 has two label sets, and {} is {}",
-                 to_string(c.labels), c.data_dir, to_string(data.dataset.kind));
-  }
+  DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
+  given.folder.skip_bad_images = c.skip_bad_images;
+  for (const auto& note : ignored_data_options(given, data.dataset.kind)) spdlog::warn("{}", note);
   if (test_images == 0) {
     spdlog::warn("{} has no test images: each epoch is judged on the {} validation images only",
                  c.data_dir, splits.val.size());
@@ -116,6 +115,14 @@ std::vector<NamedFile> run_input_files(const TrainConfig& c) {
     files.push_back({"--data's " + file.filename().string(), file});
   }
   if (!c.init_weights.empty()) files.push_back({"--init-weights", c.init_weights});
+  // Continued by the run's config.toml and checkpoints, which may replace
+  // them (a resumed run goes on in its own files); no other output may.
+  if (!c.config_file.empty()) {
+    files.push_back({.role = "--config", .path = c.config_file, .continues = kContinuedSettings});
+  }
+  if (!c.resume.empty()) {
+    files.push_back({.role = "--resume", .path = c.resume, .continues = kContinuedCheckpoint});
+  }
   return files;
 }
 
@@ -123,6 +130,16 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
                   const Distributed& dist, bool progress_bar) {
   ModelSource source = model_source(config, recipe.network);
   warn_ignored(config, recipe, source.model_name, device);
+  const fs::path run_dir = choose_run_dir(config, source, dist.is_main());
+  const fs::path checkpoint =
+      config.checkpoint.empty() ? fs::path(source.model_name + ".pt") : fs::path(config.checkpoint);
+  // Every file the run writes (the image cache too, which reading the data
+  // may write) against every file it reads, before anything is written.
+  std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
+  for (auto& file : dataset_output_files(config.data_dir, dataset_request(config.dataset))) {
+    outputs.push_back(std::move(file));
+  }
+  check_distinct_files(run_input_files(config), outputs);
 
   const RunData data = read_run_data(split_options(config, dist.is_main(), progress_bar));
   const TrainValSplit& splits = data.splits;
@@ -133,9 +150,6 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   std::optional<DeviceDataset> val;
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);
 
-  const fs::path run_dir = choose_run_dir(config, source, dist.is_main());
-  const fs::path checkpoint =
-      config.checkpoint.empty() ? fs::path(source.model_name + ".pt") : fs::path(config.checkpoint);
   TrainConfig resolved =
       resolved_settings(config, source.model_name, source.stem, run_dir, checkpoint);
   std::string config_toml = to_toml(resolved);

@@ -53,7 +53,45 @@ expect() {
     echo "$out" | tail -20 >&2
     fail "'$*' printed a raw C++ error or crash"
   fi
+  check_hint_options "$out" "$@"
   pass "$(basename "$1") ${*:2} -> $status: $(grep -Eo -- "$pattern" <<<"$out" | head -1)"
+}
+
+# tool_options TOOL: the options TOOL's --help declares (each "--name" at the
+# start of a help line, after "-x," if any), one per line; remembered per tool.
+declare -A TOOL_OPTIONS=()
+tool_options() {
+  local tool=$1 name
+  name=$(basename "$tool")
+  if [[ -z ${TOOL_OPTIONS[$name]+set} ]]; then
+    TOOL_OPTIONS[$name]=$("$tool" --help 2>/dev/null |
+      grep -Eo -- '^ +(-[a-zA-Z], ?)?--[a-z][a-z0-9-]*' | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u)
+  fi
+  printf '%s\n' "${TOOL_OPTIONS[$name]}"
+}
+
+# check_hint_options OUTPUT COMMAND...: every --option a cifar tool's messages
+# name is one of its own options (per its --help), or one the user typed
+# (a typo it points out), or one named with its tool ("cifar-train --resume").
+# Issue 40: cifar-eval once suggested --val-split, which only cifar-train has.
+check_hint_options() {
+  local out=$1 tool=$2 word known
+  shift 2
+  [[ $(basename "$tool") =~ ^cifar-(train|eval|predict|export)$ ]] || return 0
+  local arg
+  for arg in "$@"; do [[ $arg == --help || $arg == -h ]] && return 0; done
+  known=$(tool_options "$tool")
+  [[ -n $known ]] || fail "$(basename "$tool") --help lists no options"
+  # Options named with another tool's name are that tool's: left out here.
+  while read -r word; do
+    [[ -z $word ]] && continue
+    grep -qxF -- "$word" <<<"$known" && continue
+    for arg in "$@"; do [[ ${arg%%=*} == "$word" ]] && continue 2; done
+    echo "$out" | grep -F -- "$word" | head -3 >&2
+    fail "$(basename "$tool") names $word, which is not one of its options"
+  done < <(sed -E 's/cifar-(train|eval|predict|export) --[a-z][a-z0-9-]*//g' <<<"$out" |
+    grep -Eo -- '(^|[^a-zA-Z0-9_-])--[a-z][a-z0-9-]*[a-z0-9]' | grep -Eo -- '--[a-z][a-z0-9-]*' |
+    sort -u)
 }
 
 # json_field FILE KEY: a top-level number from cifar-eval --json output.
@@ -84,5 +122,31 @@ with open(os.path.join(d, "data_batch_1.bin"), "wb") as f:
     f.write(rec)
 for name in ["data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"]:
     os.symlink("data_batch_1.bin", os.path.join(d, name))
+PY
+}
+
+# write_folder DIR CLASSES SPLITS: DIR/train/<class>/*.png (40 each) and
+# DIR/test/<class>/*.png (10 each), 8-bit RGB PNGs of 32x32 whose class is a
+# bright row band (learnable), written with zlib alone. CLASSES and SPLITS are
+# comma-separated (cat,dog train,test).
+write_folder() {
+  python3 - "$@" <<'PY'
+import random, struct, sys, zlib, os
+root, classes = sys.argv[1], sys.argv[2].split(",")
+splits = sys.argv[3].split(",")
+random.seed(3)
+def png(path, label):
+    rows = b""
+    for y in range(32):
+        v = 220 if y // 4 == label % 8 else 0
+        rows += b"\0" + bytes(min(255, v + random.randrange(40)) for _ in range(96))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0)) +
+                           chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+for split in splits:
+    for label, name in enumerate(classes):
+        os.makedirs(f"{root}/{split}/{name}", exist_ok=True)
+        for i in range(40 if split == "train" else 10):
+            png(f"{root}/{split}/{name}/{i:03d}.png", label)
 PY
 }
