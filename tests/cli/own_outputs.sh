@@ -26,7 +26,7 @@ if mknod chr c 1 3 2>/dev/null; then  # a copy of /dev/null's node, inside the t
 fi
 printf 'epochs = 1\n' >exp.toml
 before=$(sum exp.toml)
-expect 2 "--checkpoint exp.toml is not a cifar-train checkpoint \(it holds something else\)" -- \
+expect 2 "--checkpoint exp.toml is the same file as --config exp.toml: writing it would destroy that input" -- \
   "$TRAIN" --config exp.toml "${ok[@]}" --run-dir r-exp -o exp.toml
 [[ $(sum exp.toml) == "$before" ]] || fail "the config file was overwritten"
 
