@@ -174,7 +174,15 @@ def main():
                  + (f"\n{settings}" if settings else ""), fontsize=14)
     fig.tight_layout()
     out = os.path.join(run, "plots.png")
-    fig.savefig(out, dpi=100)
+    # Written whole beside it, then renamed over it: a plots.png that is a link
+    # (to metrics.csv, say) is replaced, never written through.
+    partial = os.path.join(run, f".plots.png.{os.getpid()}.tmp")
+    try:
+        fig.savefig(partial, dpi=100, format="png")
+        os.replace(partial, out)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
     print(out)
 
 

@@ -31,6 +31,16 @@ assert 800 <= width <= 4000 and 600 <= height <= 4000, (width, height)
 assert len(data) > 50_000, "too small to hold four panels"  # a blank 1400x1100 PNG is ~10 kB
 PY
 pass "plot-run drew run/plots.png"
+# plots.png planted as links to the files plot-run reads: replaced, never written through.
+cp run/metrics.csv metrics-before.csv
+ln -sf metrics.csv run/plots.png
+expect 0 'plots.png' -- "$SRC/scripts/plot-run" run
+cmp -s run/metrics.csv metrics-before.csv || fail "plot-run wrote through a plots.png linked to metrics.csv"
+rm run/plots.png && ln run/metrics.csv run/plots.png
+expect 0 'plots.png' -- "$SRC/scripts/plot-run" run
+cmp -s run/metrics.csv metrics-before.csv || fail "plot-run wrote through a plots.png hard-linked to metrics.csv"
+[[ ! -L run/plots.png ]] && head -c 8 run/plots.png | grep -q PNG || fail "run/plots.png is not the plot"
+pass "a plots.png linked to metrics.csv is replaced, metrics.csv unchanged"
 expect 2 'metrics.csv does not exist' -- "$SRC/scripts/plot-run" data
 expect 2 'usage' -- "$SRC/scripts/plot-run"
 
