@@ -50,6 +50,18 @@ TEST_CASE("the classic recipe with --cuda-graph is accepted, as the GPU kit runs
   CHECK_NOTHROW(check(parse({"--model", "airbench94", "--recipe", "classic", "--cuda-graph"})));
 }
 
+TEST_CASE("an optimiser whose update a CUDA graph cannot capture is refused with --cuda-graph",
+          "[config][recipe][optim]") {
+  for (const char* device : {"cpu", "cuda"}) {
+    INFO(device);
+    CHECK_THROWS_WITH(check(parse({"--optimizer", "adamw", "--cuda-graph", "--device", device})),
+                      Catch::Contains("--optimizer adamw cannot be captured") &&
+                          Catch::Contains("drop --cuda-graph"));
+  }
+  CHECK_NOTHROW(check(parse({"--optimizer", "sgd", "--cuda-graph"})));
+  CHECK_NOTHROW(check(parse({"--optimizer", "adamw"})));
+}
+
 TEST_CASE("a resolution schedule is refused where its sizes cannot go",
           "[config][recipe][resolution]") {
   // Under a CUDA graph (fixed shapes), on every device.
