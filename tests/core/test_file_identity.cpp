@@ -41,3 +41,33 @@ TEST_CASE("check_distinct_files sees one file under other spellings", "[file_ide
       {{"--checkpoint", a}, {"--weights", a}, {"--weights", ""}},
       {{"--out", dir.path() / "b.pt"}, {"--other", dir.path() / "sub" / "a.pt"}, {"--none", ""}}));
 }
+
+TEST_CASE("an output may replace an input only when it continues the same thing",
+          "[file_identity]") {
+  TempDir dir;
+  const fs::path ck = dir.path() / "ck.pt";
+  const fs::path toml = dir.path() / "config.toml";
+  cifar::test::write_bytes(ck, {1});
+  cifar::test::write_bytes(toml, {2});
+  const std::vector<NamedFile> in{
+      {.role = "--resume", .path = ck, .continues = cifar::kContinuedCheckpoint},
+      {.role = "--config", .path = toml, .continues = cifar::kContinuedSettings}};
+  // The run's own checkpoint and config.toml go on in the files it started from.
+  CHECK_NOTHROW(check_distinct_files(
+      in,
+      {{.role = "--checkpoint", .path = ck, .continues = cifar::kContinuedCheckpoint},
+       {.role = "the run's config.toml", .path = toml, .continues = cifar::kContinuedSettings}}));
+  // Anything else on them is refused: another kind, or a plain output.
+  CHECK_THROWS_WITH(
+      check_distinct_files(
+          in,
+          {{.role = "the run's config.toml", .path = ck, .continues = cifar::kContinuedSettings}}),
+      Catch::Contains("is the same file as --resume"));
+  CHECK_THROWS_WITH(check_distinct_files(in, {{"the run's metrics.csv", toml}}),
+                    Catch::Contains("is the same file as --config"));
+  CHECK_THROWS_WITH(
+      check_distinct_files(
+          {{"--init-weights", ck}},
+          {{.role = "--checkpoint", .path = ck, .continues = cifar::kContinuedCheckpoint}}),
+      Catch::Contains("is the same file as --init-weights"));
+}
