@@ -4,7 +4,11 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <fstream>
+#include <optional>
+#include <tuple>
 
 #include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
@@ -108,4 +112,142 @@ TEST_CASE("replacing a checkpoint of another run says what it held", "[run_dir]"
   std::ofstream(path, std::ios::binary) << "not a checkpoint";
   CHECK(note_if_replacing_other_run(path, "run B") ==
         "replacing " + path.string() + ", which is not a readable cifar-train checkpoint");
+}
+
+namespace {
+// One save of a run's history: a metrics row, last.pt, or --checkpoint
+// (written in that order at an epoch's end; an interrupt writes the two
+// checkpoints only), at a position (epochs completed, step in the next).
+struct Save {
+  enum What { kRow, kLast, kCheckpoint } what;
+  int64_t epochs;
+  int64_t step = 0;
+};
+
+// Four epochs, with interrupts in epochs 2 and 3: every order of writes a
+// run makes, so that a kill after any of them is covered.
+std::vector<Save> run_history() {
+  std::vector<Save> history;
+  for (int64_t epoch = 1; epoch <= 4; ++epoch) {
+    if (epoch == 2 || epoch == 3) {
+      history.push_back({Save::kLast, epoch - 1, 5});
+      history.push_back({Save::kCheckpoint, epoch - 1, 5});
+    }
+    history.push_back({Save::kRow, epoch});
+    history.push_back({Save::kLast, epoch});
+    history.push_back({Save::kCheckpoint, epoch});
+  }
+  return history;
+}
+
+// The folder a run leaves when killed after the first `kill_after` saves of
+// its history, its checkpoints carrying `run_id`; the positions of last.pt
+// and --checkpoint then.
+struct Killed {
+  std::optional<std::pair<int64_t, int64_t>> last, checkpoint;
+};
+Killed leave_folder(const fs::path& dir, const std::vector<Save>& history, size_t kill_after,
+                    const std::string& run_id) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto model = make_model(ModelOptions("net"));
+  std::string rows = "epoch,train_loss\n";
+  Killed killed;
+  for (size_t i = 0; i < kill_after; ++i) {
+    const Save& s = history[i];
+    if (s.what == Save::kRow) rows += fmt::format("{},0.5\n", s.epochs);
+    if (s.what == Save::kRow) continue;
+    (s.what == Save::kLast ? killed.last : killed.checkpoint) = std::pair{s.epochs, s.step};
+  }
+  std::ofstream(dir / "config.toml") << "# cifar-train settings (read back with --config)\n";
+  std::ofstream(dir / "metrics.csv") << rows;
+  if (killed.last) {
+    CheckpointInfo info;
+    info.class_names = default_class_names();
+    info.run_id = run_id;
+    std::tie(info.epoch, info.step_in_epoch) = *killed.last;
+    save_checkpoint(dir / "last.pt", info, *model, nullptr);
+    save_checkpoint(dir / "best.pt", info, *model, nullptr);
+  }
+  return killed;
+}
+}  // namespace
+
+TEST_CASE("a resumed run goes on only in its own folder, no further than its checkpoint",
+          "[run_dir]") {
+  // Every folder a kill can leave, against every checkpoint the run wrote
+  // until then: the run goes on from last.pt, or from --checkpoint (which a
+  // kill may leave one save behind last.pt), and from nothing older; never
+  // in another run's folder; always in an empty one.
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  const std::vector<Save> history = run_history();
+  int accepted = 0;
+  int refused = 0;
+  for (size_t kill_after = 1; kill_after <= history.size(); ++kill_after) {
+    const Killed killed = leave_folder(dir, history, kill_after, "run A");
+    if (!killed.last) continue;  // nothing to resume yet
+    for (size_t i = 0; i < kill_after; ++i) {
+      if (history[i].what == Save::kRow) continue;
+      const std::pair pos{history[i].epochs, history[i].step};
+      for (const bool own_checkpoint : {false, true}) {
+        // The run's --checkpoint file holds its latest save, not older ones.
+        if (own_checkpoint && pos != killed.checkpoint) continue;
+        const ResumedRun run{.run_id = "run A",
+                             .epochs = pos.first,
+                             .step_in_epoch = pos.second,
+                             .checkpoint = own_checkpoint ? "net.pt" : "copy.pt",
+                             .written_after_last = own_checkpoint};
+        const bool latest = pos == killed.last || own_checkpoint;
+        INFO("killed after save " << kill_after << ", last.pt at " << killed.last->first << "/"
+                                  << killed.last->second << ", resuming " << run.checkpoint
+                                  << " at " << pos.first << "/" << pos.second);
+        const std::string problem = resumed_run_dir_problem(dir, run).text;
+        CHECK(problem.empty() == latest);
+        (latest ? accepted : refused) += 1;
+        if (!latest) {
+          CHECK_THAT(problem, Catch::Contains("further than copy.pt") &&
+                                  Catch::Contains("run \"run A\": last.pt"));
+          CHECK_THROWS_WITH(prepare_resumed_run_dir(dir, run, false),
+                            Catch::Contains("--resume " + (dir / "last.pt").string()) &&
+                                Catch::Contains("--run-dir NEW_DIR") &&
+                                Catch::Contains("--overwrite"));
+        }
+        // Another run's checkpoint, wherever it stands, never goes on here.
+        ResumedRun other = run;
+        other.run_id = "run B";
+        CHECK_THAT(resumed_run_dir_problem(dir, other).text,
+                   Catch::Contains("holds another run's results") &&
+                       Catch::Contains("run \"run A\"") && Catch::Contains("run \"run B\""));
+        // In a new folder, any of them goes on.
+        CHECK(resumed_run_dir_problem(tmp.path() / "new", run).text.empty());
+      }
+    }
+  }
+  CHECK(accepted > 10);
+  CHECK(refused > 10);
+}
+
+TEST_CASE("a resumed run's folder without a last.pt of its own is refused, or replaced",
+          "[run_dir]") {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.toml") << "# cifar-train settings (read back with --config)\n";
+  std::ofstream(dir / "metrics.csv") << "epoch,train_loss\n1,0.5\n";
+  const ResumedRun run{.run_id = "run A", .epochs = 1, .checkpoint = "a.pt"};
+  CHECK_THROWS_AS(prepare_resumed_run_dir(dir, run, false), UsageError);
+  CHECK(fs::exists(dir / "metrics.csv"));
+  CHECK(prepare_resumed_run_dir(dir, run, true) ==
+        std::vector<std::string>{"config.toml", "metrics.csv"});
+  CHECK_FALSE(fs::exists(dir / "metrics.csv"));
+  std::ofstream(dir / "last.pt") << "not a checkpoint";
+  CHECK_THAT(resumed_run_dir_problem(dir, run).text, Catch::Contains("not a readable checkpoint"));
+  // Checkpoints without a run id (format version 1) prove nothing.
+  CheckpointInfo info;
+  info.class_names = default_class_names();
+  info.epoch = 1;
+  save_checkpoint(dir / "last.pt", info, *make_model(ModelOptions("net")), nullptr);
+  CHECK_THAT(resumed_run_dir_problem(dir, ResumedRun{.epochs = 1}).text,
+             Catch::Contains("holds another run's results"));
 }

@@ -8,6 +8,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/train/run_plan.h"
 #include "cifar/train/train.h"
 #include "test_helpers.h"
 #include "train/small_run.h"
@@ -106,4 +107,48 @@ TEST_CASE("a validation split (--val-split) is held out, reported, and chooses b
   c.val_split = 10000 * 5;  // nothing left to train on
   c.run_dir = (out.path() / "run2").string();
   CHECK_THROWS_AS(train(c, env), UsageError);
+}
+
+TEST_CASE("checkpoints record their training data, and a mid-epoch resume holds to it", "[train]") {
+  TempDir data_dir;
+  TempDir out;
+  test::write_full_cifar(data_dir.path(), test::synthetic(10000, 5));
+  const TrainConfig c = test::small_run(data_dir.path(), out.path(), 2000, 1, 0.02);
+  RunEnv env;
+  env.hardware_threads = 2;
+  train(c, env);
+  LoadedCheckpoint saved = load_checkpoint(c.checkpoint);
+  CHECK(saved.info.train_images == 2000);
+  CHECK(saved.info.train_fingerprint.size() == 64);  // SHA-256, hex
+
+  // The same settings on other images of the same count, in the middle of
+  // epoch 1 (the header says so): refused before anything is written.
+  saved.info.epoch = 0;
+  saved.info.step_in_epoch = 3;
+  save_checkpoint(out.path() / "mid.pt", saved.info, *saved.model, nullptr);
+  test::write_full_cifar(data_dir.path(), test::synthetic(10000, 6));
+  TrainConfig more = c;
+  more.resume = (out.path() / "mid.pt").string();
+  more.run_dir = (out.path() / "run2").string();
+  CHECK_THROWS_WITH(train(more, env),
+                    Catch::Contains("stopped in epoch 1 after step 3") &&
+                        Catch::Contains("cannot be trained on other data") &&
+                        Catch::Contains("the same number of training images (2000)"));
+  CHECK_FALSE(std::filesystem::exists(out.path() / "run2"));
+}
+
+TEST_CASE("the training data's fingerprint changes with any image, label or order", "[train]") {
+  const ImageSplit split = test::synthetic(50, 3);
+  const std::string base = train_data_fingerprint(split);
+  CHECK(train_data_fingerprint(ImageSplit{split.images.clone(), split.labels.clone(), {}}) == base);
+  std::vector<ImageSplit> others;
+  others.push_back({split.images.narrow(0, 0, 49), split.labels.narrow(0, 0, 49), {}});
+  const torch::Tensor swapped = torch::arange(50).roll(1);
+  others.push_back(
+      {split.images.index_select(0, swapped), split.labels.index_select(0, swapped), {}});
+  others.push_back({split.images.clone(), split.labels.clone(), {}});
+  others.back().labels[7] = (others.back().labels[7].item<int64_t>() + 1) % 10;
+  others.push_back({split.images.clone(), split.labels.clone(), {}});
+  others.back().images[9][2][31][31] += 1;
+  for (const ImageSplit& other : others) CHECK(train_data_fingerprint(other) != base);
 }

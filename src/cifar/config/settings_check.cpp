@@ -55,12 +55,25 @@ std::vector<RunSetting> run_settings(std::string_view toml) {
 
 std::vector<SettingChange> changed_settings(std::string_view before_toml,
                                             std::string_view after_toml) {
+  // A key a text lacks has its default: to_toml leaves out the text options
+  // not given (--resolution-schedule, --dataset), and an older version's
+  // checkpoint the options it did not have.
+  static const auto defaults = values_of(to_toml(TrainConfig{}));
+  const auto value = [](const std::map<std::string, std::string>& values, const std::string& key) {
+    const auto it = values.find(key);
+    if (it != values.end()) return it->second;
+    const auto d = defaults.find(key);
+    return d != defaults.end() ? d->second : std::string();
+  };
+  const auto before = values_of(before_toml);
   const auto after = values_of(after_toml);
   std::vector<SettingChange> changes;
-  for (const RunSetting& b : run_settings(before_toml)) {
-    const auto a = after.find(b.key);
-    if (a == after.end() || a->second == b.value) continue;
-    changes.push_back({.key = b.key, .before = b.value, .after = a->second, .role = b.role});
+  for (const auto& [key, role] : train_setting_roles()) {
+    if (role == SettingRole::kLocal) continue;
+    std::string b = value(before, key);
+    std::string a = value(after, key);
+    if (a == b) continue;
+    changes.push_back({.key = key, .before = std::move(b), .after = std::move(a), .role = role});
   }
   return changes;
 }
@@ -96,6 +109,36 @@ std::string check_resumed_settings(const std::string& checkpoint, const Checkpoi
   if (changes.empty()) return "";
   return fmt::format("resuming {} with settings changed since it was written: {}", checkpoint,
                      describe_changes(changes));
+}
+
+std::string check_resumed_data(const std::string& checkpoint, const CheckpointInfo& was,
+                               int64_t images, const std::string& fingerprint) {
+  const bool mid_epoch = was.step_in_epoch > 0;
+  if (was.train_images < 0) {
+    if (!mid_epoch) return "";
+    return fmt::format(
+        "note: {} does not record the training data its epoch {} counts its steps in (written by "
+        "an older cifar-train): the rest of that epoch is trained on the {} images --data gives "
+        "now, unchecked",
+        checkpoint, was.epoch + 1, images);
+  }
+  if (was.train_images == images && was.train_fingerprint == fingerprint) return "";
+  const std::string what =
+      was.train_images == images
+          ? fmt::format("the same number of training images ({}), but other ones or in another "
+                        "order (SHA-256 {:.12} was {:.12})",
+                        images, fingerprint, was.train_fingerprint)
+          : fmt::format("{} training images where it had {}", images, was.train_images);
+  if (!mid_epoch) {
+    return fmt::format("resuming {} on other training data than it was trained on: {}", checkpoint,
+                       what);
+  }
+  throw UsageError(fmt::format(
+      "--resume {} stopped in epoch {} after step {}, and the rest of that epoch cannot be "
+      "trained on other data: --data now gives {}. Its steps are counted in batches of the old "
+      "images: resume on the data it was trained on (the same --data, --train-limit and "
+      "--val-split), or start a new run",
+      checkpoint, was.epoch + 1, was.step_in_epoch, what));
 }
 
 }  // namespace cifar

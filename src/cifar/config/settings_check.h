@@ -35,9 +35,12 @@ struct RunSetting {
 // compares with the checkpoint's, and processes compare with each other.
 std::vector<RunSetting> run_settings(std::string_view toml);
 
-// The keys of cifar-train's table whose values differ, in table order. kLocal
-// keys, and keys that either text lacks (a checkpoint of an older version),
-// are left out. UsageError when a text is not flat TOML.
+// The keys of cifar-train's table whose values differ, in table order, kLocal
+// keys left out. A key a text lacks counts as its default value ("" for the
+// text options, which config.toml holds only when given): an option the old
+// run did not set and the new one does is a change, and so is one that a
+// checkpoint of an older version did not know, given another value than its
+// default. UsageError when a text is not flat TOML.
 std::vector<SettingChange> changed_settings(std::string_view before_toml,
                                             std::string_view after_toml);
 
@@ -50,5 +53,15 @@ std::string describe_changes(const std::vector<SettingChange>& changes);
 // changes, or "" when there are none (or the checkpoint saved no settings).
 std::string check_resumed_settings(const std::string& checkpoint, const CheckpointInfo& was,
                                    const std::string& now_toml);
+
+// --resume `checkpoint` (its header `was`) on a training split of `images`
+// images whose fingerprint is `fingerprint` (CheckpointInfo::train_fingerprint).
+// A checkpoint written mid-epoch counts its steps in batches of the split it
+// was trained on: other data (another count or fingerprint) is refused with
+// a UsageError, as other mid-epoch settings are. Returns a note for a
+// mid-epoch checkpoint that does not record its data (older files) and for
+// other data from an epoch's end on, else "".
+std::string check_resumed_data(const std::string& checkpoint, const CheckpointInfo& was,
+                               int64_t images, const std::string& fingerprint);
 
 }  // namespace cifar

@@ -94,6 +94,11 @@ struct CheckpointInfo {
   // The test-time augmentation it was trained to be evaluated with: 0 none,
   // 1 mirror, 2 mirror + 1-pixel translates (evaluate.h); absent in older files: 0.
   int64_t tta = 0;
+  // The training split its steps are counted in: the number of images and
+  // the SHA-256 of their bytes and labels (train_data_fingerprint), which a
+  // mid-epoch resume checks; absent in older files: -1 and "" (unknown).
+  int64_t train_images = -1;
+  std::string train_fingerprint;
 
   ModelOptions model_options() const;
 };

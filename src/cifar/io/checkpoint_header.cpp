@@ -99,6 +99,9 @@ json to_json(const CheckpointInfo& info) {
       {"world_size", info.world_size},
       {"tta", info.tta},
   };
+  if (info.train_images >= 0) {
+    j["train_data"] = {{"images", info.train_images}, {"sha256", info.train_fingerprint}};
+  }
   if (info.step_in_epoch > 0) {
     const EpochSoFar& e = info.epoch_so_far;
     j["epoch_so_far"] = {
@@ -128,6 +131,10 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     info.libtorch_version = j.at("libtorch_version").get<std::string>();
     info.run_id = j.value("run_id", std::string());               // absent in version 1
     info.world_size = j.value("world_size", int64_t{1});          // absent before data parallelism
+    if (const auto it = j.find("train_data"); it != j.end()) {  // absent before 2026-11-26
+      info.train_images = it->at("images").get<int64_t>();
+      info.train_fingerprint = it->at("sha256").get<std::string>();
+    }
     if (const auto it = j.find("epoch_so_far"); it != j.end()) {  // absent before 2026-11-24
       info.epoch_so_far = {.images = it->at("images").get<int64_t>(),
                            .loss_sum = it->at("loss_sum").get<double>(),
@@ -151,6 +158,9 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
   }
   if (info.epoch < 0 || info.step_in_epoch < 0 || info.global_step < 0) {
     fail(source, "has a negative epoch or step count");
+  }
+  if (j.contains("train_data") && info.train_images < 0) {
+    fail(source, "has a negative training image count");
   }
   if (info.world_size < 1) fail(source, fmt::format("has a world size of {}", info.world_size));
   if (const auto it = j.find("tta"); it != j.end()) {  // absent before test-time augmentation

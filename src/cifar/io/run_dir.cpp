@@ -103,21 +103,6 @@ std::vector<std::string> results_in(const fs::path& dir) {
   return found;
 }
 
-// Whether `dir` holds the results of run `run_id`: it is the folder the run
-// started in, or its last.pt or best.pt says the run wrote it.
-bool holds_run(const fs::path& dir, const std::string& run_id) {
-  std::error_code ec;
-  if (!run_id.empty() && fs::equivalent(dir, run_folder_of_id(run_id), ec)) return true;
-  for (const char* name : {"last.pt", "best.pt"}) {
-    try {
-      const auto info = peek_checkpoint_info(dir / name);
-      if (info && !run_id.empty() && info->run_id == run_id) return true;
-    } catch (const std::runtime_error&) {
-    }
-  }
-  return false;
-}
-
 // Removes the earlier run's results for --overwrite, returning their names.
 std::vector<std::string> remove_results(const fs::path& dir,
                                         const std::vector<std::string>& found) {
@@ -153,18 +138,21 @@ std::vector<std::string> prepare_fresh_run_dir(const fs::path& dir, bool overwri
   return remove_results(dir, found);
 }
 
-std::vector<std::string> prepare_resumed_run_dir(const fs::path& dir, const std::string& run_id,
+std::vector<std::string> prepare_resumed_run_dir(const fs::path& dir, const ResumedRun& run,
                                                  bool overwrite) {
-  const std::vector<std::string> found = results_in(dir);
-  if (found.empty() || holds_run(dir, run_id)) return {};
+  const ResumedDirProblem problem = resumed_run_dir_problem(dir, run);
+  if (problem.text.empty()) return {};
   if (!overwrite) {
     throw UsageError(fmt::format(
-        "--run-dir {} holds another run's results ({}), not those of the run being resumed: "
-        "resume into that run's own folder (--config RUN_DIR/config.toml names it), choose a "
-        "new --run-dir, or pass --overwrite to replace them",
-        dir.string(), listed(found)));
+        "{}; {}continue {} in a new folder with --run-dir NEW_DIR, or pass --overwrite to "
+        "replace the results in {}",
+        problem.text,
+        problem.ahead ? fmt::format("continue the folder's run with --resume {}, ",
+                                    (dir / "last.pt").string())
+                      : "",
+        run.checkpoint, dir.string()));
   }
-  return remove_results(dir, found);
+  return remove_results(dir, results_in(dir));
 }
 
 std::string make_run_id(const fs::path& run_dir) {

@@ -7,15 +7,20 @@
 //     the same folder fails at once, naming the folder and the holder's pid.
 //     The lock file stays behind (removing it would race with a waiting run).
 //   - prepare_fresh_run_dir: a new (non-resume) run refuses a folder that
-//     already holds another run's results unless told to overwrite them.
+//     already holds another run's results unless told to overwrite them;
+//     prepare_resumed_run_dir: a resumed run goes on only in a folder that
+//     provably holds its own run, no further than its checkpoint.
 //   - note_if_replacing_other_run: before a run first replaces a checkpoint
 //     path, one line saying what the file held if another run wrote it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "cifar/io/resumed_run_dir.h"
 
 namespace cifar {
 
@@ -43,13 +48,13 @@ inline constexpr const char* kRunDirLockFile = ".cifar-train.lock";
 // (for a log line). Call it while holding the folder's RunDirLock.
 std::vector<std::string> prepare_fresh_run_dir(const std::filesystem::path& dir, bool overwrite);
 
-// For a resumed run of `run_id`: if `dir` holds results of another run (its
-// last.pt or best.pt written by another run, or results without either, in
-// a folder that is not the run's own), throws a UsageError naming them and
-// the ways out, unless `overwrite` (then they are removed, and their names
-// returned). Call it while holding the folder's RunDirLock.
+// For a resumed run: unless resumed_run_dir_problem finds none, throws a
+// UsageError naming the folder's run and epochs and the ways out (the
+// folder's own last.pt, a new --run-dir, --overwrite), or with `overwrite`
+// removes the folder's results and returns their names. Call it while
+// holding the folder's RunDirLock.
 std::vector<std::string> prepare_resumed_run_dir(const std::filesystem::path& dir,
-                                                 const std::string& run_id, bool overwrite);
+                                                 const ResumedRun& run, bool overwrite);
 
 // A new run's identity for CheckpointInfo::run_id: the run folder's absolute
 // path, the UTC start time (microseconds) and the process id.

@@ -19,11 +19,11 @@ namespace {
 // metrics.csv opened.
 // Nothing is removed or written before every check has passed.
 fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::string& config_toml,
-                  const std::optional<std::string>& resumed_run_id, bool overwrite,
+                  const std::optional<ResumedRun>& resumed, bool overwrite,
                   const std::vector<NamedFile>& inputs) {
   const std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
   check_distinct_files(inputs, outputs);
-  const std::string run_id = resumed_run_id.value_or("");
+  const std::string run_id = resumed ? resumed->run_id : "";
   if (const std::string problem =
           checkpoint_replace_problem(checkpoint, "--checkpoint", run_dir, run_id);
       !problem.empty()) {
@@ -38,8 +38,8 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
     }
     ensure_writable(output.path, output.role.starts_with("--") ? output.role : "--run-dir");
   }
-  const auto removed = resumed_run_id ? prepare_resumed_run_dir(run_dir, run_id, overwrite)
-                                      : prepare_fresh_run_dir(run_dir, overwrite);
+  const auto removed = resumed ? prepare_resumed_run_dir(run_dir, *resumed, overwrite)
+                               : prepare_fresh_run_dir(run_dir, overwrite);
   for (const auto& file : removed) {
     spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
   }
@@ -53,13 +53,10 @@ RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string&
                        bool tensorboard, const std::optional<ResumedRun>& resumed, bool overwrite,
                        const std::vector<NamedFile>& inputs)
     : lock_(run_dir),
-      run_dir_(prepared(std::move(run_dir), checkpoint, config_toml,
-                        resumed ? std::optional(resumed->run_id) : std::nullopt, overwrite,
-                        inputs)),
+      run_dir_(prepared(std::move(run_dir), checkpoint, config_toml, resumed, overwrite, inputs)),
       checkpoint_(std::move(checkpoint)),
       run_id_(resumed ? resumed->run_id : ""),
-      csv_(run_dir_ / "metrics.csv",
-           resumed ? std::optional(resumed->epochs) : std::nullopt),
+      csv_(run_dir_ / "metrics.csv", resumed ? std::optional(resumed->epochs) : std::nullopt),
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
 
 void RunOutputs::started(const std::string& config_toml, const std::vector<HParam>& hparams,

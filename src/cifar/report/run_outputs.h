@@ -23,18 +23,12 @@
 
 namespace cifar {
 
-// The run a resumed run continues: its id and the epochs its checkpoint
-// holds (metrics.csv keeps the rows of those epochs only).
-struct ResumedRun {
-  std::string run_id;
-  int64_t epochs = 0;
-};
-
 class RunOutputs {
  public:
   // Locks the run folder for this run's lifetime (another run on it fails at
   // once); refuses a folder that holds another run's results (for a resumed
-  // run, of a run other than `resumed`'s) unless `overwrite`, which
+  // run, anything but `resumed`'s own run no further than its checkpoint:
+  // resumed_run_dir.h) unless `overwrite`, which
   // removes them only once every output is known writable; refuses outputs
   // that are the same file as one of `inputs` or as each other
   // (run_output_files), and a --checkpoint that is not cifar-train's own to

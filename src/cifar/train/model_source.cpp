@@ -5,6 +5,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/io/weights.h"
+#include "cifar/model/model_registry.h"
 
 namespace cifar {
 namespace {
@@ -19,6 +20,12 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
         fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
                     "or resume a {} checkpoint",
                     c.resume, info.model, c.model, c.model));
+  }
+  if (c.stem && model_entry(info.model).has_stem && to_string(*c.stem) != info.stem) {
+    throw UsageError(
+        fmt::format("--resume {} holds a {} with the {} stem, but --stem is {}; drop --stem "
+                    "or resume a checkpoint with that stem",
+                    c.resume, info.model, info.stem, to_string(*c.stem)));
   }
   if (info.epoch >= c.epochs && info.step_in_epoch == 0) {
     throw UsageError(
@@ -35,9 +42,28 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   return resumed;
 }
 
-}  // namespace
+// What named the model, for messages: "--resume net.pt", "--model net".
+std::string named_by(const TrainConfig& config) {
+  if (!config.resume.empty()) return "--resume " + config.resume;
+  if (!config.init_weights.empty()) return "--init-weights " + config.init_weights;
+  return config.model.empty() ? std::string("the recipe") : "--model " + config.model;
+}
 
-ModelSource model_source(const TrainConfig& config, const std::string& default_network) {
+// What the model can follow, once it is known: the settings that depend on
+// the model (its image size), whether --model named it or a checkpoint or
+// weights file did.
+ModelSource checked(ModelSource source, const TrainConfig& config) {
+  if (!config.resolution_schedule.empty() && !model_entry(source.model_name).any_image_size) {
+    throw UsageError(fmt::format(
+        "--resolution-schedule needs a model that takes any image size; {} gives {}, whose first "
+        "linear layer is sized for 32x32 images: drop --resolution-schedule{}",
+        named_by(config), source.model_name,
+        config.resume.empty() ? " or choose --model" : ", or resume a model of another kind"));
+  }
+  return source;
+}
+
+ModelSource resolve(const TrainConfig& config, const std::string& default_network) {
   if (std::optional<LoadedCheckpoint> resumed = load_resume(config)) {
     ModelSource source{.model_name = resumed->info.model,
                        .stem = parse_stem(resumed->info.stem),
@@ -69,6 +95,12 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
           .class_names = {},
           .model = nullptr,
           .resumed = std::nullopt};
+}
+
+}  // namespace
+
+ModelSource model_source(const TrainConfig& config, const std::string& default_network) {
+  return checked(resolve(config, default_network), config);
 }
 
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,

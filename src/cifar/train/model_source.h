@@ -37,7 +37,10 @@ struct ModelSource {
 };
 
 // Loads the checkpoint or weights the settings name (checking them against
-// --model and --epochs), or describes a fresh start with `default_network`.
+// --model, --stem and --epochs), or describes a fresh start with
+// `default_network`; then checks the settings that depend on the model on
+// the model resolved (--resolution-schedule needs one that takes any image
+// size), so that a model named by a file is held to what --model is.
 ModelSource model_source(const TrainConfig& config, const std::string& default_network);
 
 // The data decides what a fresh model is (its classes and normalisation); a

@@ -9,6 +9,7 @@
 
 #include "cifar/config/settings_check.h"
 #include "cifar/data/splits.h"
+#include "cifar/formats/checksum.h"
 #include "cifar/formats/toml_text.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/report/progress_bar.h"
@@ -109,6 +110,15 @@ SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_b
 
 }  // namespace
 
+std::string train_data_fingerprint(const ImageSplit& train) {
+  Sha256 sha;
+  for (const torch::Tensor& t : {train.images, train.labels}) {
+    const torch::Tensor bytes = t.contiguous();
+    sha.update({static_cast<const uint8_t*>(bytes.data_ptr()), bytes.nbytes()});
+  }
+  return to_hex(sha.digest());
+}
+
 std::vector<NamedFile> run_input_files(const TrainConfig& c) {
   std::vector<NamedFile> files;
   for (const fs::path& file : dataset_files(c.data_dir)) {
@@ -154,10 +164,14 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
       resolved_settings(config, source.model_name, source.stem, run_dir, checkpoint);
   std::string config_toml = to_toml(resolved);
   spdlog::debug("settings:\n{}", config_toml);
+  std::string fingerprint = train_data_fingerprint(splits.train);
   if (source.resumed) {  // refuses what cannot be continued, names what changed
     const std::string changed =
         check_resumed_settings(config.resume, source.resumed->info, config_toml);
     if (!changed.empty() && dist.is_main()) spdlog::warn("{}", changed);
+    const std::string data_note =
+        check_resumed_data(config.resume, source.resumed->info, splits.train.size(), fingerprint);
+    if (!data_note.empty() && dist.is_main()) spdlog::warn("{}", data_note);
   }
   return RunPlan{
       .source = std::move(source),
@@ -170,6 +184,7 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
       .checkpoint = checkpoint,
       .resolved = std::move(resolved),
       .config_toml = std::move(config_toml),
+      .train_fingerprint = std::move(fingerprint),
   };
 }
 

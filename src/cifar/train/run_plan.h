@@ -34,7 +34,13 @@ struct RunPlan {
   std::filesystem::path checkpoint;
   TrainConfig resolved;  // the settings as saved
   std::string config_toml;
+  std::string train_fingerprint;  // train_data_fingerprint(the training split)
 };
+
+// What a checkpoint records of the training split its steps count in
+// (CheckpointInfo::train_fingerprint): the SHA-256, in hex, of the images'
+// bytes and then the labels', in training order.
+std::string train_data_fingerprint(const ImageSplit& train);
 
 // The files a run reads that no output may replace: the data files and
 // --init-weights. Not --resume or --config: a resumed run goes on writing

@@ -141,6 +141,8 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   s.info = checkpoint_info(plan.resolved, plan.source.normalization, plan.class_names, plan.dataset,
                            plan.config_toml);
   s.info.world_size = dist.world_size();
+  s.info.train_images = plan.train.size();
+  s.info.train_fingerprint = plan.train_fingerprint;
   s.info.tta = config.tta;
   const bool keeps_id = plan.source.resumed && !plan.source.resumed->info.run_id.empty();
   s.info.run_id = keeps_id ? plan.source.resumed->info.run_id : make_run_id(plan.run_dir);

@@ -53,6 +53,19 @@ EpochShape plan_epochs(const RunPlan& plan, const Recipe& recipe, const TrainCon
   return shape;
 }
 
+// The run a --resume continues, for the run folder's check (resumed_run_dir.h).
+std::optional<ResumedRun> resumed_run(const TrainConfig& config, const RunPlan& plan) {
+  if (!plan.source.resumed) return std::nullopt;
+  const CheckpointInfo& info = plan.source.resumed->info;
+  std::error_code ec;
+  return ResumedRun{.run_id = info.run_id,
+                    .epochs = info.epoch,
+                    .step_in_epoch = info.step_in_epoch,
+                    .checkpoint = config.resume,
+                    .written_after_last = std::filesystem::equivalent(config.resume,
+                                                                      plan.checkpoint, ec)};
+}
+
 // The job once the processes have joined: every rank runs all of it, in the
 // same order (collectives must match); only rank 0 writes.
 TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
@@ -65,11 +78,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
-                    plan.source.resumed
-                        ? std::optional(ResumedRun{.run_id = plan.source.resumed->info.run_id,
-                                                   .epochs = plan.source.resumed->info.epoch})
-                        : std::nullopt,
-                    config.overwrite, run_input_files(config));
+                    resumed_run(config, plan), config.overwrite, run_input_files(config));
   }
   TrainingSession session = make_session(plan, recipe, config, dist, device, shape);
   if (outputs) {

@@ -1,0 +1,130 @@
+// resumed_run_dir.cpp: whether a run folder is a resumed run's own.
+#include "cifar/io/resumed_run_dir.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "cifar/core/file_io.h"
+#include "cifar/io/checkpoint.h"
+#include "cifar/io/run_dir.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+namespace {
+
+std::vector<std::string> results_in(const fs::path& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& name : run_result_files()) {
+    if (fs::exists(fs::symlink_status(dir / name, ec))) found.push_back(name);
+  }
+  return found;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+// "at the end of epoch 3", "in epoch 2 after step 40": a checkpoint's position.
+std::string position(int64_t epochs, int64_t step_in_epoch) {
+  return step_in_epoch > 0 ? fmt::format("in epoch {} after step {}", epochs + 1, step_in_epoch)
+                           : fmt::format("at the end of epoch {}", epochs);
+}
+
+// The epochs of metrics.csv's whole rows (a last line without its newline,
+// which a kill cut short, is left out); none when there is no file.
+std::vector<int64_t> metrics_epochs(const fs::path& dir) {
+  std::vector<int64_t> epochs;
+  std::string text;
+  try {
+    text = read_file(dir / "metrics.csv", uint64_t{1} << 30, "the run's metrics.csv");
+  } catch (const std::runtime_error&) {
+    return epochs;
+  }
+  const size_t header_end = text.find('\n');
+  for (size_t at = header_end == std::string::npos ? text.size() : header_end + 1;
+       at < text.size();) {
+    const size_t end = text.find('\n', at);
+    if (end == std::string::npos) break;
+    int64_t epoch = 0;
+    const auto [ptr, ec] = std::from_chars(text.data() + at, text.data() + end, epoch);
+    if (ec == std::errc() && ptr != text.data() + end && *ptr == ',') epochs.push_back(epoch);
+    at = end + 1;
+  }
+  return epochs;
+}
+
+// What a run folder holds, for a message: "run \"ID\": last.pt at the end of
+// epoch 3, metrics.csv epochs 1-3".
+std::string folder_run(const std::optional<CheckpointInfo>& last,
+                       const std::vector<int64_t>& epochs) {
+  std::string out = last ? fmt::format("run \"{}\": last.pt {}", last->run_id,
+                                       position(last->epoch, last->step_in_epoch))
+                         : std::string("no last.pt");
+  if (!epochs.empty()) {
+    out += fmt::format(", metrics.csv epochs {}-{}", std::ranges::min(epochs),
+                       std::ranges::max(epochs));
+  }
+  return out;
+}
+
+}  // namespace
+
+ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun& run) {
+  const std::vector<std::string> found = results_in(dir);
+  if (found.empty()) return {};
+  const std::string resumed = fmt::format("run \"{}\", {} {}", run.run_id, run.checkpoint,
+                                          position(run.epochs, run.step_in_epoch));
+  std::optional<CheckpointInfo> last;
+  try {
+    last = peek_checkpoint_info(dir / "last.pt");
+  } catch (const std::runtime_error&) {
+    return {
+        fmt::format("--run-dir {} holds results ({}) whose last.pt is not a readable "
+                    "checkpoint, not provably those of the run being resumed ({})",
+                    dir.string(), listed(found), resumed)};
+  }
+  const std::vector<int64_t> epochs = metrics_epochs(dir);
+  const std::string holds = folder_run(last, epochs);
+  if (!last || run.run_id.empty() || last->run_id != run.run_id) {
+    return {
+        fmt::format("--run-dir {} holds another run's results ({}; {}), not those of the "
+                    "run being resumed ({})",
+                    dir.string(), listed(found), holds, resumed)};
+  }
+  try {
+    const auto best = peek_checkpoint_info(dir / "best.pt");
+    if (best && best->run_id != run.run_id) {
+      return {
+          fmt::format("--run-dir {} mixes two runs: its best.pt is run \"{}\"'s, its "
+                      "last.pt the run being resumed ({})",
+                      dir.string(), best->run_id, resumed)};
+    }
+  } catch (const std::runtime_error&) {
+    return {fmt::format("--run-dir {}'s best.pt is not a readable checkpoint", dir.string())};
+  }
+  // How far the folder may be ahead of the checkpoint: the kill windows.
+  const auto limit = run.written_after_last ? std::pair{run.epochs + 1, int64_t{0}}
+                                            : std::pair{run.epochs, run.step_in_epoch};
+  const bool last_ahead = std::pair{last->epoch, last->step_in_epoch} > limit;
+  const bool rows_ahead = !epochs.empty() && std::ranges::max(epochs) > run.epochs + 1;
+  if (last_ahead || rows_ahead) {
+    return {.text = fmt::format("--run-dir {} holds the run being resumed further than {} is "
+                                "({}; {}): going on from it would drop the later epochs' rows "
+                                "and replace last.pt",
+                                dir.string(), run.checkpoint,
+                                position(run.epochs, run.step_in_epoch), holds),
+            .ahead = true};
+  }
+  return {};
+}
+
+}  // namespace cifar

@@ -1,0 +1,45 @@
+// resumed_run_dir.h: a resumed run goes on only in a folder that is its own.
+//
+// A resumed run appends to its folder's metrics.csv and replaces its
+// last.pt, best.pt, config.toml and confusion.csv. That is right only in a
+// folder that holds the same run (its last.pt, and best.pt, carry the
+// checkpoint's run_id) no further than the checkpoint: a folder moved away
+// and reused by another run, or an older copy of the checkpoint resumed in
+// a folder that went on without it, would lose or mix epochs. What a kill
+// leaves is the run's own and goes on: a metrics row written just before its
+// checkpoint (one epoch past the checkpoint's), and last.pt written just
+// before --checkpoint (up to the end of the checkpoint's epoch, when the
+// checkpoint resumed is that --checkpoint). run_dir.h's
+// prepare_resumed_run_dir refuses anything else, or with --overwrite
+// replaces it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace cifar {
+
+// The run a resumed run continues: its id and where its checkpoint stands.
+struct ResumedRun {
+  std::string run_id;
+  int64_t epochs = 0;         // epochs the checkpoint holds
+  int64_t step_in_epoch = 0;  // > 0: written mid-epoch
+  std::string checkpoint;     // the --resume file, as given (for messages)
+  // The checkpoint is the run's own --checkpoint, which a run writes right
+  // after last.pt: a kill between the two leaves last.pt one save ahead.
+  bool written_after_last = false;
+};
+
+struct ResumedDirProblem {
+  std::string text;    // empty: the folder is the run's to go on in
+  bool ahead = false;  // it holds the same run, further on than the checkpoint
+};
+
+// Why `dir` is not provably the folder to go on with run `run` in: one line
+// naming the folder's run and epochs (its last.pt's position, metrics.csv's
+// epochs) and the checkpoint's; empty when the folder holds no results or
+// is the run's own, as above.
+ResumedDirProblem resumed_run_dir_problem(const std::filesystem::path& dir, const ResumedRun& run);
+
+}  // namespace cifar
