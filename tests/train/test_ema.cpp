@@ -50,7 +50,7 @@ std::string saved(const Extensions& extensions) {
 
 }  // namespace
 
-TEST_CASE("--ema is in the extension registry and off at 0", "[train][ema]") {
+TEST_CASE("EMA: --ema is in the extension registry and off at 0", "[train][ema]") {
   const auto& entries = extension_registry();
   CHECK(std::ranges::find(entries, "ema", &ExtensionEntry::name) != entries.end());
   auto live = tiny();
@@ -59,7 +59,7 @@ TEST_CASE("--ema is in the extension registry and off at 0", "[train][ema]") {
   CHECK(&off->shown_model(*live) == live.get());
 }
 
-TEST_CASE("--ema averages the parameters after each step and copies the buffers", "[train][ema]") {
+TEST_CASE("EMA: --ema averages the parameters after each step and copies the buffers", "[train][ema]") {
   auto live = tiny();
   set_all(*live, 1.0);
   auto ema = extensions_for(0.9, *live);
@@ -86,7 +86,7 @@ TEST_CASE("--ema averages the parameters after each step and copies the buffers"
   CHECK(torch::equal(live->named_parameters()["fc.bias"], torch::full({3}, 3.0)));
 }
 
-TEST_CASE("--ema's average and live weights go through a checkpoint exactly", "[train][ema]") {
+TEST_CASE("EMA: --ema's average and live weights go through a checkpoint exactly", "[train][ema]") {
   torch::manual_seed(5);
   auto live = tiny();
   auto ema = extensions_for(0.8, *live);

@@ -101,7 +101,7 @@ TEST_CASE("a setting is judged on the model it resolves to, however the model wa
   CHECK(refusals > 0);  // some settings do depend on the model
 }
 
-TEST_CASE("--stem is held to a resumed checkpoint's, as --model is", "[model_source]") {
+TEST_CASE("Stem: --stem is held to a resumed checkpoint's, as --model is", "[model_source]") {
   TempDir tmp;
   Classifier model = make_model(ModelOptions("resnet18").stem(ResNetStem::kCifar).num_classes(10));
   CheckpointInfo info;
