@@ -18,15 +18,6 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
-std::vector<std::string> results_in(const fs::path& dir) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (const auto& name : run_result_files()) {
-    if (fs::exists(fs::symlink_status(dir / name, ec))) found.push_back(name);
-  }
-  return found;
-}
-
 std::string listed(const std::vector<std::string>& names) {
   std::string list;
   for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;

@@ -25,6 +25,15 @@ const std::vector<std::string>& run_result_files() {
   return files;
 }
 
+std::vector<std::string> results_in(const fs::path& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& name : run_result_files()) {
+    if (fs::exists(fs::symlink_status(dir / name, ec))) found.push_back(name);
+  }
+  return found;
+}
+
 RunDirLock::RunDirLock(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -93,15 +102,6 @@ RunDirLock::~RunDirLock() {
 }
 
 namespace {
-
-std::vector<std::string> results_in(const fs::path& dir) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (const auto& name : run_result_files()) {
-    if (fs::exists(fs::symlink_status(dir / name, ec))) found.push_back(name);
-  }
-  return found;
-}
 
 // Removes the earlier run's results for --overwrite, returning their names.
 std::vector<std::string> remove_results(const fs::path& dir,

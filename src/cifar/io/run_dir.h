@@ -26,6 +26,8 @@ namespace cifar {
 
 // The files a run leaves in its folder (see docs/reference.md, "What a run leaves behind").
 const std::vector<std::string>& run_result_files();
+// Which of run_result_files() `dir` holds (a dangling link counts).
+std::vector<std::string> results_in(const std::filesystem::path& dir);
 
 class RunDirLock {
  public:
