@@ -26,10 +26,6 @@ CpuPlan choose_cpu_plan(const CpuRequest& r) {
   } else if (r.threads > 0) {
     plan.threads = static_cast<int>(r.threads);
     plan.why = r.source;
-  } else if (r.batch_size <= 8) {
-    plan.why =
-        "a batch of 8 or fewer gains nothing from more threads, and loses when cores are "
-        "shared";
   } else {
     plan.threads = plan.cores;
     plan.follows_load = cores > 1 && processes == 1 && !r.deterministic;

@@ -2,11 +2,11 @@
 // oneDNN or not, per phase.
 //
 // The rule (no measuring): --threads N (else $OMP_NUM_THREADS) fixes the
-// count, capped at the hardware threads. Otherwise batches of 8 or fewer run
-// on one thread (more gain nothing there, and a second thread is what
-// collapses when another process shares the cores), and larger ones on the
-// physical cores that other processes leave free (cpu_load.h), at least one:
-// all of them on an idle machine, one beside a busy core on two. ThreadRule
+// count, capped at the hardware threads. Otherwise a run takes the physical
+// cores that other processes leave free (cpu_load.h), at least one: all of
+// them on an idle machine, one beside a busy core on two, at any batch size
+// (measured: docs/benchmarks.md, "Thread choice"; a second thread is what
+// collapses when another process shares the cores). ThreadRule
 // re-reads that load at step boundaries, at most once a second, and moves to
 // a new count after two readings in a row agree on it, only between steps,
 // saying so in the log. --deterministic fixes the count at the idle
