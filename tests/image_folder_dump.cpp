@@ -30,10 +30,10 @@ int main(int argc, char** argv) {
     const auto data = cifar::read_image_folder(argv[1], split, options);
     std::ofstream out(argv[3], std::ios::binary);
     const auto images = data.images.contiguous();
+    const int64_t bytes = images.size(1) * images.size(2) * images.size(3);  // one image
     for (int64_t i = 0; i < data.size(); ++i) {
       out.put(static_cast<char>(data.labels[i].item<int64_t>()));
-      out.write(reinterpret_cast<const char*>(images.data_ptr<uint8_t>()) + i * cifar::kImageBytes,
-                cifar::kImageBytes);
+      out.write(reinterpret_cast<const char*>(images.data_ptr<uint8_t>()) + i * bytes, bytes);
     }
     std::ofstream names(std::string(argv[3]) + ".names");
     for (const auto& name : data.class_names) names << name << "\n";

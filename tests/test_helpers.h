@@ -97,8 +97,8 @@ inline void write_full_cifar(const std::filesystem::path& dir, const ImageSplit&
   const auto images = split.images.contiguous();
   for (int64_t i = 0; i < split.size(); ++i) {
     records.push_back(static_cast<uint8_t>(split.labels[i].item<int64_t>()));
-    const uint8_t* p = images.data_ptr<uint8_t>() + i * kImageBytes;
-    records.insert(records.end(), p, p + kImageBytes);
+    const uint8_t* p = images.data_ptr<uint8_t>() + i * kCifarImageBytes;
+    records.insert(records.end(), p, p + kCifarImageBytes);
   }
   for (const auto& name : batch_file_names(Split::kTrain)) write_bytes(dir / name, records);
   write_bytes(dir / "test_batch.bin", records);

@@ -13,8 +13,10 @@ or, with a .safetensors file (which says which model it holds):
 
     model, meta = cifar_models.load("net.safetensors")
 
-Inputs are (N, 3, 32, 32) floats normalised as in training: normalize() does
-it for uint8 images the way cifar-train does.
+Inputs are (N, 3, S, S) floats normalised as in training, S the side the
+model was trained at (load()'s info["image_size"]; 32 unless --image-size said
+otherwise): to_input() resizes an image as cifar-train does, normalize() does
+the normalisation for uint8 images the way cifar-train does.
 """
 import json
 import os
@@ -205,8 +207,9 @@ def read_weights(path):
 
 def load(path, model=None, stem=None):
     """A model in eval mode with the file's weights (strict), and a dict with
-    model, stem, mean, std, classes and dataset (from the metadata, else
-    defaults; without a class list, as many classes as the head has)."""
+    model, stem, mean, std, classes, dataset and image_size (from the
+    metadata, else defaults; without a class list, as many classes as the head
+    has)."""
     sd, meta = read_weights(path)
     info = {
         "model": model or meta.get("model"),
@@ -215,6 +218,7 @@ def load(path, model=None, stem=None):
         "std": tuple(json.loads(meta["std"])) if "std" in meta else DEFAULT_STD,
         "classes": tuple(json.loads(meta["classes"])) if "classes" in meta else CLASSES,
         "dataset": meta.get("dataset", "cifar10"),
+        "image_size": int(meta.get("image_size", 32)),
     }
     if "classes" not in meta:  # the head says how many
         head = next((sd[k] for k in ("fc3.weight", "fc.weight", "head.weight") if k in sd), None)
@@ -232,6 +236,17 @@ def normalize(images_uint8, mean=DEFAULT_MEAN, std=DEFAULT_STD):
     mean = torch.tensor(mean, dtype=torch.float32).view(1, 3, 1, 1)
     std = torch.tensor(std, dtype=torch.float32).view(1, 3, 1, 1)
     return (images_uint8.float() - mean * 255.0) * (1.0 / (std * 255.0))
+
+
+def to_input(image_uint8, image_size, mean=DEFAULT_MEAN, std=DEFAULT_STD):
+    """(3, H, W) uint8 -> (3, S, S) float, as cifar-eval and cifar-predict
+    prepare an image: resized to S x S (bilinear, antialiased, as torchvision's
+    Resize(antialias=True)), then normalised."""
+    x = image_uint8.float().unsqueeze(0)
+    if x.shape[-2:] != (image_size, image_size):
+        x = F.interpolate(x, size=(image_size, image_size), mode="bilinear",
+                          align_corners=False, antialias=True)
+    return normalize(x, mean, std)[0]
 
 
 def read_cifar10(path):

@@ -4,8 +4,10 @@
     python scripts/python/export_onnx.py net.safetensors net.onnx
     python scripts/python/export_onnx.py net_state_dict.pt net.onnx --model net
 
-The graph takes "images" (N, 3, 32, 32) float, normalised as in training (the
-mean and std are stored in the ONNX metadata), and returns "logits" (N, 10).
+The graph takes "images" (N, 3, S, S) float, S the side the model was trained
+at (32 unless cifar-train's --image-size said otherwise), normalised as in
+training (the mean, std and image_size are stored in the ONNX metadata), and
+returns "logits" (N, classes).
 The file is checked with onnx.checker when the onnx package is installed.
 """
 import argparse
@@ -29,7 +31,8 @@ def main():
     args = p.parse_args()
 
     model, info = cifar_models.load(args.weights, model=args.model, stem=args.stem)
-    example = torch.zeros(2, 3, 32, 32)
+    side = info["image_size"]
+    example = torch.zeros(2, 3, side, side)
     torch.onnx.export(model, (example,), args.out, input_names=["images"],
                       output_names=["logits"], opset_version=args.opset,
                       dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}})
@@ -39,7 +42,7 @@ def main():
         print(f"wrote {args.out} (onnx not installed: not checked)")
         return 0
     m = onnx.load(args.out)
-    for key in ("model", "mean", "std", "classes"):
+    for key in ("model", "mean", "std", "classes", "image_size"):
         entry = m.metadata_props.add()
         entry.key, entry.value = key, json.dumps(info[key]) if key != "model" else info[key]
     onnx.checker.check_model(m, full_check=True)

@@ -112,11 +112,11 @@ TEST_CASE("image folder images are composited onto white and resized as cifar-pr
   const Normalization as_is{{0, 0, 0}, {1 / 255.0, 1 / 255.0, 1 / 255.0}};
   for (const int64_t i : {1, 2}) {
     const auto file = train / "b" / (i == 1 ? "big.jpeg" : "big.png");
-    const auto predicted = image_to_input(read_image(file), as_is);
+    const auto predicted = image_to_input(read_image(file), as_is, 32);
     const auto diff = (d.images[i].to(torch::kFloat) - predicted).abs().max().item<float>();
     CHECK(diff <= 0.5001F);
   }
-  CHECK(torch::equal(d.images[2], resize_image(big.permute({2, 0, 1}))));
+  CHECK(torch::equal(d.images[2], resize_image(big.permute({2, 0, 1}), 32)));
   CHECK((d.images[3] == 77).all().item<bool>());
 }
 

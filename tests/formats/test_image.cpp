@@ -373,7 +373,7 @@ TEST_CASE("bad image files get one clear error each", "[image]") {
 TEST_CASE("model input: normalised, resized with antialiasing", "[image]") {
   const Normalization norm{{0.5, 0.25, 0.0}, {0.5, 0.25, 1.0}};
   const auto img = torch::full({3, 32, 32}, 255, torch::kUInt8);
-  const auto x = image_to_input(img, norm);
+  const auto x = image_to_input(img, norm, 32);
   CHECK(x.sizes() == c10::IntArrayRef({3, 32, 32}));
   CHECK(x[0][0][0].item<float>() == Approx(1.0));
   CHECK(x[1][0][0].item<float>() == Approx(3.0));
@@ -385,7 +385,7 @@ TEST_CASE("model input: normalised, resized with antialiasing", "[image]") {
                       torch::indexing::Slice(0, torch::indexing::None, 4)},
                      255);
   const Normalization identity{{0, 0, 0}, {1, 1, 1}};
-  const auto small = image_to_input(stripes, identity) * 255;
+  const auto small = image_to_input(stripes, identity, 32) * 255;
   CHECK(small.sizes() == c10::IntArrayRef({3, 32, 32}));
   CHECK(small.mean().item<double>() == Approx(63.75).margin(0.5));
   CHECK(small.std().item<double>() < 20);

@@ -68,6 +68,10 @@ void train_data(Config& c, V&& v) {
                    "Hold out N training images (chosen by --seed) as a validation set; best.pt is "
                    "chosen on it (0: none, and best.pt is chosen on the test set)"}),
            c.val_split, Range<int64_t>{0, kMaxCount});
+  v.number(fixed(Opt{"--image-size", kData,
+                     "Train on images of N x N pixels (0: the data set's own: 32 for CIFAR and "
+                     "image folders); kept in the checkpoint for cifar-eval and cifar-predict"}),
+           c.image_size, Range<int64_t>{0, kMaxResolution});
   v.flag(Opt{"--augment", kData, "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
   v.parsed(Opt{"--resolution-schedule", kData,
                "Train epoch by epoch at these sizes (px), then at full size: 24x3,28x3 is "

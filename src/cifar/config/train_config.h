@@ -42,6 +42,8 @@ struct TrainConfig {
   int64_t train_limit = 0;            // use only N training images (0: all; data/splits.h)
   int64_t test_limit = 0;             // evaluate on N test images only (0: all)
   int64_t val_split = 0;  // hold out N training images for validation (best.pt chosen on them)
+  // The side of the images trained on, px (0: the data set's own); a checkpoint keeps it.
+  int64_t image_size = 0;
   bool augment = false;
   // Per-epoch training image sizes, px (data/resolution.h); empty: the images' own.
   std::vector<int64_t> resolution_schedule;

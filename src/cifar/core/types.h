@@ -15,11 +15,21 @@
 
 namespace cifar {
 
-// The models' input images (CIFAR's geometry; other data sets are resized to
-// it). Class counts come from the data (data/dataset.h).
-inline constexpr int64_t kImageSide = 32;
-inline constexpr int64_t kChannels = 3;
-inline constexpr int64_t kImageBytes = kChannels * kImageSide * kImageSide;  // 3,072
+// The geometry of a model's input images, as data: `channels` planes of
+// `side` x `side` pixels. The data set gives it (data/dataset.h: CIFAR's
+// files, or an image folder at the size asked for), the model is built for
+// it, and checkpoints and weights files carry it to evaluation and
+// prediction. Class counts come from the data too.
+struct ImageShape {
+  int64_t channels = 3;  // RGB: what the decoders give and Normalization covers
+  int64_t side = 0;
+  constexpr int64_t bytes() const { return channels * side * side; }  // one uint8 image
+  bool operator==(const ImageShape&) const = default;
+};
+// CIFAR's image side: the CIFAR readers' images, an image folder's size
+// unless a recipe or --image-size says otherwise, and the size a checkpoint
+// or weights file that records none was trained at.
+inline constexpr int64_t kCifarImageSide = 32;
 
 // Mixed precision: off, bf16 autocast (no loss scaling needed), or fp16
 // autocast with dynamic loss scaling (optim/grad_scaler.h).

@@ -64,7 +64,7 @@ void parse_cifar10_records(std::span<const uint8_t> bytes, const std::string& so
           source, r, record[0]));
     }
     labels[r] = record[0];
-    std::memcpy(images + r * kImageBytes, record + 1, kImageBytes);
+    std::memcpy(images + r * kCifarImageBytes, record + 1, kCifarImageBytes);
   }
 }
 
@@ -84,7 +84,7 @@ ImageSplit read_cifar10(const fs::path& dir, Split split, const Cifar10Options& 
 
   const int64_t n = options.records_per_file * static_cast<int64_t>(files.size());
   ImageSplit data;
-  data.images = torch::empty({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
+  data.images = torch::empty({n, kCifarImage.channels, kCifarImage.side, kCifarImage.side}, torch::kUInt8);
   data.labels = torch::empty({n}, torch::kInt64);
   for (size_t f = 0; f < files.size(); ++f) {
     const auto path = dir / files[f];
@@ -92,7 +92,7 @@ ImageSplit read_cifar10(const fs::path& dir, Split split, const Cifar10Options& 
     const int64_t offset = static_cast<int64_t>(f) * options.records_per_file;
     parse_cifar10_records(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
                           path.string(), options.records_per_file,
-                          data.images.data_ptr<uint8_t>() + offset * kImageBytes,
+                          data.images.data_ptr<uint8_t>() + offset * kCifarImageBytes,
                           data.labels.data_ptr<int64_t>() + offset);
   }
   data.class_names = read_class_names(dir);

@@ -88,7 +88,7 @@ void parse_cifar100_records(std::span<const uint8_t> bytes, const std::string& s
           source, r, record[0], record[1], kDownloadHint));
     }
     label_out[r] = labels == LabelSet::kFine ? record[1] : record[0];
-    std::memcpy(images + r * kImageBytes, record + 2, kImageBytes);
+    std::memcpy(images + r * kCifarImageBytes, record + 2, kCifarImageBytes);
   }
 }
 
@@ -110,7 +110,7 @@ ImageSplit read_cifar100(const fs::path& dir, Split split, LabelSet labels) {
                  official_records(split));
   }
   ImageSplit data;
-  data.images = torch::empty({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
+  data.images = torch::empty({n, kCifarImage.channels, kCifarImage.side, kCifarImage.side}, torch::kUInt8);
   data.labels = torch::empty({n}, torch::kInt64);
   parse_cifar100_records(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
                          path.string(), labels, data.images.data_ptr<uint8_t>(),

@@ -21,7 +21,7 @@
 
 namespace cifar {
 
-inline constexpr int64_t kCifar100RecordBytes = 2 + kImageBytes;  // 3,074
+inline constexpr int64_t kCifar100RecordBytes = 2 + kCifarImageBytes;  // 3,074
 
 // Which of a CIFAR-100 record's two labels is the class.
 enum class LabelSet { kFine, kCoarse };

@@ -126,16 +126,27 @@ std::string DatasetInfo::id() const {
   return to_string(kind);
 }
 
-ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, Split split) {
+namespace {
+ImageSplit read_native(const DatasetOptions& options, DatasetKind kind, Split split) {
   switch (kind) {
     case DatasetKind::kCifar10:
       return read_cifar10(options.dir, split);
     case DatasetKind::kCifar100:
       return read_cifar100(options.dir, split, options.labels);
-    case DatasetKind::kFolder:
-      return read_image_folder(options.dir, split, options.folder);
+    case DatasetKind::kFolder: {
+      ImageFolderOptions folder = options.folder;
+      if (options.image_size > 0) folder.image_side = options.image_size;
+      return read_image_folder(options.dir, split, folder);
+    }
   }
   throw std::logic_error("unknown data set kind");
+}
+}  // namespace
+
+ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, Split split) {
+  ImageSplit data = read_native(options, kind, split);
+  if (options.image_size > 0) data.images = resize_split(data.images, options.image_size);
+  return data;
 }
 
 Normalization measured_normalization(const ImageSplit& split) {
@@ -169,6 +180,7 @@ DatasetInfo describe_dataset(DatasetKind kind, LabelSet labels, const ImageSplit
   info.kind = kind;
   info.labels = labels;
   info.class_names = train.class_names;
+  info.image = ImageShape{.channels = train.images.size(1), .side = train.images.size(3)};
   if (kind == DatasetKind::kCifar100) info.normalization = cifar100_normalization();
   if (kind == DatasetKind::kFolder) info.normalization = measured_normalization(train);
   return info;  // CIFAR-10: Normalization's defaults

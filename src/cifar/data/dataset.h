@@ -11,7 +11,10 @@
 // --dataset names the kind; without it (auto) the kind is detected from what
 // the folder holds, and a folder that holds none of them, or more than one,
 // is refused saying what it holds and what each kind needs. Every kind gives
-// splits of (N, 3, 32, 32) uint8 images. The class names and the count come
+// splits of (N, 3, S, S) uint8 images: S is the data set's own side (CIFAR's
+// 32, an image folder's 32 unless asked otherwise) or --image-size, to which
+// CIFAR's images are resized (bilinear, antialiased, as an image folder's
+// are). The class names and the count come
 // from the data, and the normalisation is the data set's: CIFAR-10's and
 // CIFAR-100's published values, an image folder's measured on its training
 // images.
@@ -42,6 +45,7 @@ struct DatasetOptions {
   std::optional<DatasetKind> kind;    // unset (--dataset auto): detected from dir
   LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set (--labels)
   ImageFolderOptions folder;          // image folders: cache, bad images, no test/
+  int64_t image_size = 0;             // --image-size: the side, px; 0: the data set's own
 };
 
 // The kind `dir` holds: cifar10 when it has data_batch_*.bin, test_batch.bin
@@ -68,8 +72,7 @@ struct DatasetInfo {
   DatasetKind kind = DatasetKind::kCifar10;
   LabelSet labels = LabelSet::kFine;  // meaningful for cifar100
   std::vector<std::string> class_names;
-  int64_t channels = kChannels;
-  int64_t image_side = kImageSide;
+  ImageShape image;  // of the images the model takes (the training split's)
   Normalization normalization;
 
   int64_t num_classes() const { return static_cast<int64_t>(class_names.size()); }

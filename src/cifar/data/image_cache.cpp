@@ -151,8 +151,8 @@ class CacheReader {
   // Fresh memory costs more than the read itself (each page faulted in and
   // zeroed, on a virtual machine by the host too). The cache is replaced by
   // rename, never shrunk in place, so the mapped pages stay valid.
-  torch::Tensor map_images(int64_t n) {
-    const uint64_t bytes = static_cast<uint64_t>(n) * kImageBytes;
+  torch::Tensor map_images(int64_t n, const ImageShape& shape) {
+    const uint64_t bytes = static_cast<uint64_t>(n * shape.bytes());
     if (bytes > left()) throw std::runtime_error("truncated");
     const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t start = offset_ / page * page;
@@ -163,7 +163,7 @@ class CacheReader {
     if (base == MAP_FAILED) throw std::runtime_error(std::strerror(errno));
     ::madvise(base, length, MADV_WILLNEED);
     auto images = torch::from_blob(
-        static_cast<uint8_t*>(base) + (offset_ - start), {n, kChannels, kImageSide, kImageSide},
+        static_cast<uint8_t*>(base) + (offset_ - start), {n, shape.channels, shape.side, shape.side},
         [base, length](void*) { ::munmap(base, length); }, torch::kUInt8);
     crc_ = crc_of(crc_, images.data_ptr<uint8_t>(), bytes);
     offset_ += bytes;
@@ -210,7 +210,8 @@ std::string image_cache_manifest(const ImageFolderListing& listing,
   std::string m = "cifar-train image folder cache 1\n";
   m += "decode: PNG (libpng), JPEG (libjpeg-turbo), transparency composited onto white\n";
   m += fmt::format("decoders: {}\n", image_decoding_version());
-  m += "resize: bilinear with antialiasing to 32x32, rounded to uint8\n";
+  m += fmt::format("resize: bilinear with antialiasing to {0}x{0}, rounded to uint8\n",
+                   options.image_side);
   m += fmt::format("libtorch: {}\n", libtorch_version());
   m += fmt::format("skip_bad_images: {}\nmax_pixels: {}\n", options.skip_bad_images ? 1 : 0,
                    options.max_pixels);
@@ -224,7 +225,8 @@ std::string image_cache_manifest(const ImageFolderListing& listing,
   return m;
 }
 
-CacheLookup load_image_cache(const fs::path& path, const std::string& manifest) {
+CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
+                             const ImageShape& shape) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return {CacheStatus::kMissing, "", {}};
   if (!fs::is_regular_file(path, ec)) {  // a folder, a FIFO, a dangling link, ...
@@ -260,15 +262,16 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest) 
       in.read(&len, sizeof len);
       c.skipped.push_back(in.text(len, kMaxSkippedBytes));
     }
-    const uint64_t payload = n * (sizeof(int64_t) + kImageBytes) + sizeof(uint32_t);
+    const auto image_bytes = static_cast<uint64_t>(shape.bytes());
+    const uint64_t payload = n * (sizeof(int64_t) + image_bytes) + sizeof(uint32_t);
     if (n > in.left() || payload != in.left()) {
       throw std::runtime_error(
           fmt::format("{} bytes where {} images need {}", in.left(), n, payload));
     }
     c.labels = torch::empty({static_cast<int64_t>(n)}, torch::kInt64);
     in.read(c.labels.data_ptr<int64_t>(), n * sizeof(int64_t));
-    c.images = n == 0 ? torch::empty({0, kChannels, kImageSide, kImageSide}, torch::kUInt8)
-                      : in.map_images(static_cast<int64_t>(n));
+    c.images = n == 0 ? torch::empty({0, shape.channels, shape.side, shape.side}, torch::kUInt8)
+                      : in.map_images(static_cast<int64_t>(n), shape);
     const uint32_t expected = in.crc();
     uint32_t stored = 0;
     in.read(&stored, sizeof stored, /*hash=*/false);
@@ -285,7 +288,8 @@ void save_image_cache(const fs::path& path, const ImageCacheContents& contents) 
   const auto labels = contents.labels.contiguous();
   const auto n = static_cast<uint64_t>(labels.size(0));
   std::string out(kMagic, sizeof kMagic);
-  out.reserve(sizeof kMagic + contents.manifest.size() + n * (8 + kImageBytes) + 4096);
+  const auto image_bytes = static_cast<uint64_t>(images.numel()) / std::max<uint64_t>(n, 1);
+  out.reserve(sizeof kMagic + contents.manifest.size() + n * (8 + image_bytes) + 4096);
   append_u64(out, contents.manifest.size());
   out += contents.manifest;
   append_u64(out, n);
@@ -297,7 +301,7 @@ void save_image_cache(const fs::path& path, const ImageCacheContents& contents) 
     out += line;
   }
   out.append(reinterpret_cast<const char*>(labels.data_ptr<int64_t>()), n * sizeof(int64_t));
-  out.append(reinterpret_cast<const char*>(images.data_ptr<uint8_t>()), n * kImageBytes);
+  out.append(reinterpret_cast<const char*>(images.data_ptr<uint8_t>()), n * image_bytes);
   const uint32_t crc = crc_of(0, out.data(), out.size());
   out.append(reinterpret_cast<const char*>(&crc), sizeof crc);
   ensure_writable(path);

@@ -12,7 +12,8 @@
 //   "CIFARIMGCACHE" 0 0 1   16 bytes: magic and format version 1
 //   u64 manifest bytes, the manifest
 //   u64 images N, u64 skipped files S, S times (u32 bytes, "name: reason")
-//   N int64 labels, N x 3,072 image bytes ((3, 32, 32) uint8 each)
+//   N int64 labels, N images of C x S x S bytes ((C, S, S) uint8 each, the
+//   manifest's image size)
 //   u32 CRC-32 (zlib's) of everything before it
 //
 // in the machine's byte order (little-endian; the file is a cache, never
@@ -54,7 +55,7 @@ std::string image_cache_manifest(const ImageFolderListing& listing,
 struct ImageCacheContents {
   std::string manifest;
   std::vector<std::string> skipped;  // "relative/name.png: reason"
-  torch::Tensor images;              // (N, 3, 32, 32) uint8
+  torch::Tensor images;              // (N, C, S, S) uint8
   torch::Tensor labels;              // (N) int64
 };
 
@@ -72,8 +73,10 @@ struct CacheLookup {
   ImageCacheContents contents;
 };
 
-// Reads the cache at `path` if its manifest equals `manifest`.
-CacheLookup load_image_cache(const std::filesystem::path& path, const std::string& manifest);
+// Reads the cache at `path` if its manifest equals `manifest` (which names
+// the image size), its images of shape `shape`.
+CacheLookup load_image_cache(const std::filesystem::path& path, const std::string& manifest,
+                             const ImageShape& shape);
 
 // Writes it atomically, creating the folder. Throws std::runtime_error
 // naming the path on failure.

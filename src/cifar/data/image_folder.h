@@ -11,8 +11,9 @@
 // listed as torchvision lists them (each class's folder walked recursively,
 // folders in sorted order, files sorted within each), decoded with
 // formats/image.h (transparency composited onto white, as cifar-predict
-// does) and resized to 32x32 (resize_image). Hidden entries (names starting
-// with '.') and files without an image extension are ignored and counted.
+// does) and resized to options.image_side square (resize_image). Hidden
+// entries (names starting with '.') and files without an image extension
+// are ignored and counted.
 //
 // Decoded once: the split is kept in a cache file (image_cache.h) keyed by
 // the list of files with their sizes and modification times, so a second
@@ -47,6 +48,7 @@ struct ImageFolderOptions {
   // that has none (cifar-eval), whose hint then names none.
   std::string holdout_option;
   int64_t max_pixels = kMaxImagePixels;  // per image, before decoding
+  int64_t image_side = kCifarImageSide;  // the side images are resized to (--image-size)
   // Called while decoding (not on a cache hit): images done so far, total.
   // Called on the calling thread, after every few hundred images and at the end.
   std::function<void(int64_t done, int64_t total)> progress;
@@ -100,7 +102,7 @@ std::vector<std::string> image_folder_classes(const std::filesystem::path& dir);
 ImageFolderListing list_image_folder(const std::filesystem::path& dir, Split split,
                                      const ImageFolderOptions& options = {});
 
-// Reads a split: images (N, 3, 32, 32) uint8 in the listing's order, labels
+// Reads a split: images (N, 3, side, side) uint8 in the listing's order, labels
 // (N) int64, class names. From the cache when its key matches the listing;
 // else decodes (logging "decoding N images", calling options.progress) and
 // writes the cache (atomically; a cache that cannot be written is a warning,

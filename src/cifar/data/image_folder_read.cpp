@@ -38,7 +38,9 @@ struct Decoded {
 // on this thread.
 Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {
   const auto n = static_cast<int64_t>(listing.files.size());
-  auto images = torch::empty({n, kChannels, kImageSide, kImageSide}, torch::kUInt8);
+  const ImageShape shape{.channels = 3, .side = options.image_side};
+  const int64_t bytes = shape.bytes();
+  auto images = torch::empty({n, shape.channels, shape.side, shape.side}, torch::kUInt8);
   auto* out = images.data_ptr<uint8_t>();
   std::vector<std::string> errors(static_cast<size_t>(n));
   for (int64_t begin = 0; begin < n; begin += kChunk) {
@@ -47,10 +49,11 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
       for (int64_t i = b; i < e; ++i) {
         try {
           const auto& file = listing.files[static_cast<size_t>(i)];
-          // Copied as bytes: (3, 32, 32) contiguous, whatever layout the resize gave.
-          const auto rgb = resize_image(read_image(file.path, options.max_pixels)).contiguous();
-          TORCH_CHECK(rgb.numel() == kImageBytes, "resize_image gave ", rgb.sizes());
-          std::memcpy(out + i * kImageBytes, rgb.data_ptr<uint8_t>(), kImageBytes);
+          // Copied as bytes: (3, side, side) contiguous, whatever layout the resize gave.
+          const auto rgb =
+              resize_image(read_image(file.path, options.max_pixels), shape.side).contiguous();
+          TORCH_CHECK(rgb.numel() == bytes, "resize_image gave ", rgb.sizes());
+          std::memcpy(out + i * bytes, rgb.data_ptr<uint8_t>(), static_cast<size_t>(bytes));
         } catch (const std::exception& error) {
           errors[static_cast<size_t>(i)] = first_line(error.what());
           if (errors[static_cast<size_t>(i)].empty()) errors[static_cast<size_t>(i)] = "unreadable";
@@ -131,9 +134,10 @@ ImageSplit to_split(torch::Tensor images, torch::Tensor labels,
 
 // The cache's verdict, logged; true on a hit (then `contents` hold the split).
 // `writable` false: the file there is not a cache, and is left as it is.
-bool use_cache(const fs::path& path, const std::string& manifest, const fs::path& root,
-               ImageCacheContents& contents, Clock::time_point start, bool& writable) {
-  auto lookup = load_image_cache(path, manifest);
+bool use_cache(const fs::path& path, const std::string& manifest, const ImageShape& shape,
+               const fs::path& root, ImageCacheContents& contents, Clock::time_point start,
+               bool& writable) {
+  auto lookup = load_image_cache(path, manifest, shape);
   writable = lookup.status != CacheStatus::kForeign;
   switch (lookup.status) {
     case CacheStatus::kForeign:
@@ -168,7 +172,7 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   const auto listing = list_image_folder(dir, split, options);
   if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
     spdlog::info("{} has no test/ folder: the test split is empty", dir.string());
-    return to_split(torch::empty({0, kChannels, kImageSide, kImageSide}, torch::kUInt8),
+    return to_split(torch::empty({0, 3, options.image_side, options.image_side}, torch::kUInt8),
                     torch::empty({0}, torch::kInt64), listing.class_names);
   }
   log_ignored(listing);
@@ -179,7 +183,8 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   contents.manifest = image_cache_manifest(listing, options, where);
   bool writable = true;
   if (options.use_cache &&
-      use_cache(cache, contents.manifest, listing.root, contents, start, writable)) {
+      use_cache(cache, contents.manifest, ImageShape{.channels = 3, .side = options.image_side},
+                listing.root, contents, start, writable)) {
     warn_skipped(contents.skipped, listing.root);
     // The images are the cache file's mapped pages. The training split is
     // copied at once (split_validation); the test split, kept all run, is

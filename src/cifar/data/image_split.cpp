@@ -1,12 +1,26 @@
-// image_split.cpp: the validation images held out of a training split (see image_split.h).
+// image_split.cpp: a split resized, and the validation images held out of a
+// training split (see image_split.h).
 #include "cifar/data/image_split.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include "cifar/core/errors.h"
+#include "cifar/formats/image.h"
 
 namespace cifar {
+
+torch::Tensor resize_split(const torch::Tensor& images, int64_t side) {
+  TORCH_CHECK(images.dim() == 4, "resize_split needs (N, C, H, W) images, got ", images.sizes());
+  if (images.size(2) == side && images.size(3) == side) return images;
+  const int64_t n = images.size(0);
+  auto out = torch::empty({n, images.size(1), side, side}, torch::kUInt8);
+  at::parallel_for(0, n, 64, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i].copy_(resize_image(images[i], side));
+  });
+  return out;
+}
 
 TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed) {
   const int64_t size = train.size();

@@ -21,12 +21,18 @@ enum class Split { kTrain, kTest };
 // One split of a data set (CIFAR-10, CIFAR-100, an image folder: see
 // dataset.h), resident in memory.
 struct ImageSplit {
-  torch::Tensor images;                  // (N, 3, 32, 32) uint8
+  torch::Tensor images;                  // (N, 3, S, S) uint8
   torch::Tensor labels;                  // (N) int64, values 0..classes-1
   std::vector<std::string> class_names;  // one per class, in label order
 
   int64_t size() const { return labels.size(0); }
 };
+
+// images (N, C, H, W) uint8 -> (N, C, side, side) uint8, each image resized
+// as formats/image.h's resize_image resizes one (bilinear, antialiased,
+// rounded): CIFAR's images at another --image-size. The input itself when
+// it already has that size.
+torch::Tensor resize_split(const torch::Tensor& images, int64_t side);
 
 // A training split divided in two: `val` holds n images chosen at random by
 // `seed` alone (the same n images for the same seed and data, whatever else

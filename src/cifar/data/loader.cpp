@@ -16,7 +16,7 @@ DeviceDataset::DeviceDataset(const ImageSplit& data, torch::Device device, Norma
                              bool channels_last)
     : normalize_(norm, device), channels_last_(channels_last) {
   TORCH_CHECK(data.images.defined() && data.images.dim() == 4 && data.images.size(1) == 3,
-              "DeviceDataset needs images of shape (N, 3, 32, 32), got ",
+              "DeviceDataset needs images of shape (N, 3, S, S), got ",
               data.images.defined() ? data.images.sizes() : c10::IntArrayRef{});
   images_ = to_device(data.images, device);
   labels_ = to_device(data.labels, device);
@@ -62,14 +62,14 @@ torch::Tensor crop_and_flip(const torch::Tensor& x, const torch::Tensor& offsets
 
 Batch DeviceDataset::batch(const EpochPlan& plan, int64_t start, int64_t count) const {
   auto idx = plan.order.narrow(0, start, count);  // (B)
-  auto x = images_.index_select(0, idx);          // (B, 3, 32, 32) uint8
+  auto x = images_.index_select(0, idx);          // (B, 3, S, S) uint8
   if (plan.offsets.defined() || plan.flips.defined()) {
     auto part = [&](const torch::Tensor& t) {
       return t.defined() ? t.narrow(0, start, count) : torch::Tensor();
     };
     x = translate_and_flip(x, part(plan.offsets), part(plan.flips), plan.pad, plan.pad_mode);
   }
-  auto images = normalize_(x.to(torch::kFloat));  // (B, 3, 32, 32) float
+  auto images = normalize_(x.to(torch::kFloat));  // (B, 3, S, S) float
   if (channels_last_) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
   return {images, labels_.index_select(0, idx)};
 }

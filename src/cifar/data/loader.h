@@ -33,7 +33,7 @@ struct EpochPlan {
 };
 
 struct Batch {
-  torch::Tensor images;  // (B, 3, 32, 32) float, normalised
+  torch::Tensor images;  // (B, 3, S, S) float, normalised (S: the images' side)
   torch::Tensor labels;  // (B) int64
 };
 
@@ -44,7 +44,7 @@ class DeviceDataset {
 
   int64_t size() const { return labels_.size(0); }
   const torch::Tensor& labels() const { return labels_; }
-  const torch::Tensor& images() const { return images_; }  // (N, 3, 32, 32) uint8
+  const torch::Tensor& images() const { return images_; }  // (N, 3, S, S) uint8
   torch::Device device() const { return images_.device(); }
 
   // The same (seed, epoch) always gives the same plan, on any device.
@@ -61,14 +61,14 @@ class DeviceDataset {
   Batch batch(const EpochPlan& plan, int64_t start, int64_t count) const;
 
  private:
-  torch::Tensor images_;  // (N, 3, 32, 32) uint8 on the device
+  torch::Tensor images_;  // (N, 3, S, S) uint8 on the device
   torch::Tensor labels_;  // (N) int64 on the device
   PixelNormalizer normalize_;
   bool channels_last_;
 };
 
 // Random crop with 4-pixel zero padding and horizontal flip, applied to a
-// whole uint8 batch: x (B, 3, 32, 32), offsets (B, 2) in 0..8, flips (B).
+// whole uint8 batch: x (B, 3, S, S), offsets (B, 2) in 0..8, flips (B).
 // translate_and_flip(x, offsets, flips, 4, PadMode::kZero).
 torch::Tensor crop_and_flip(const torch::Tensor& x, const torch::Tensor& offsets,
                             const torch::Tensor& flips);

@@ -22,6 +22,7 @@
 namespace cifar {
 
 inline constexpr int64_t kMinResolution = 16;
+inline constexpr int64_t kMinImageSize = 8;  // --image-size (its most: kMaxResolution)
 inline constexpr int64_t kMaxResolution = 1024;
 inline constexpr int64_t kMaxScheduleEpochs = 100'000;
 

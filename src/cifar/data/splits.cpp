@@ -34,7 +34,8 @@ ImageSplit cut_test(ImageSplit test, const SplitOptions& options, DatasetKind ki
 }  // namespace
 
 DatasetOptions SplitOptions::dataset() const {
-  DatasetOptions options{.dir = data_dir, .kind = kind, .labels = labels, .folder = folder};
+  DatasetOptions options{
+      .dir = data_dir, .kind = kind, .labels = labels, .folder = folder, .image_size = image_size};
   options.folder.missing_test_is_empty = val_split > 0;
   options.folder.holdout_option = "--val-split";  // a run's way round a missing test/
   return options;

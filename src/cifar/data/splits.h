@@ -27,6 +27,7 @@ struct SplitOptions {
   uint64_t seed = 0;                  // which images are held out
   std::optional<DatasetKind> kind;    // --dataset; unset: detected
   LabelSet labels = LabelSet::kFine;  // --labels (CIFAR-100)
+  int64_t image_size = 0;             // --image-size (0: the data set's own side)
   // Image folders: the cache, --skip-bad-images, the decoding progress (a
   // missing test/ is an empty test split when --val-split holds images out).
   ImageFolderOptions folder;

@@ -215,16 +215,17 @@ torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels) 
 
 namespace {
 
-// (3, H, W) uint8 -> (1, 3, 32, 32) float holding values 0..255, resized as
-// torchvision's Resize(antialias=True) (a 32x32 image is left as it is).
-torch::Tensor resized_float(const torch::Tensor& rgb, const char* caller) {
+// (3, H, W) uint8 -> (1, 3, side, side) float holding values 0..255, resized
+// as torchvision's Resize(antialias=True) (an image of that size is left as it is).
+torch::Tensor resized_float(const torch::Tensor& rgb, int64_t side, const char* caller) {
   TORCH_CHECK(rgb.dim() == 3 && rgb.size(0) == 3 && rgb.scalar_type() == torch::kUInt8, caller,
               " needs (3, H, W) uint8, got ", rgb.sizes());
+  TORCH_CHECK(side > 0, caller, " needs a positive side, got ", side);
   auto x = rgb.to(torch::kFloat).unsqueeze(0);  // (1, 3, H, W), values 0..255
-  if (rgb.size(1) != kImageSide || rgb.size(2) != kImageSide) {
+  if (rgb.size(1) != side || rgb.size(2) != side) {
     namespace F = torch::nn::functional;
     x = F::interpolate(x, F::InterpolateFuncOptions()
-                              .size(std::vector<int64_t>{kImageSide, kImageSide})
+                              .size(std::vector<int64_t>{side, side})
                               .mode(torch::kBilinear)
                               .align_corners(false)
                               .antialias(true));
@@ -234,14 +235,14 @@ torch::Tensor resized_float(const torch::Tensor& rgb, const char* caller) {
 
 }  // namespace
 
-torch::Tensor resize_image(const torch::Tensor& rgb) {
-  if (rgb.dim() == 3 && rgb.size(1) == kImageSide && rgb.size(2) == kImageSide &&
+torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side) {
+  if (rgb.dim() == 3 && rgb.size(1) == side && rgb.size(2) == side &&
       rgb.scalar_type() == torch::kUInt8 && rgb.size(0) == 3) {
     return rgb.contiguous();
   }
   // interpolate may answer in channels-last layout (it does for a 1x1
-  // input): made contiguous here, as (3, 32, 32) callers copy it as bytes.
-  return resized_float(rgb, "resize_image")
+  // input): made contiguous here, as (3, side, side) callers copy it as bytes.
+  return resized_float(rgb, side, "resize_image")
       .round_()
       .clamp_(0, 255)
       .to(torch::kUInt8)
@@ -249,9 +250,9 @@ torch::Tensor resize_image(const torch::Tensor& rgb) {
       .contiguous();
 }
 
-torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm) {
-  auto x = resized_float(rgb, "image_to_input");
-  // (3, 32, 32), contiguous as resize_image's
+torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side) {
+  auto x = resized_float(rgb, side, "image_to_input");
+  // (3, side, side), contiguous as resize_image's
   return PixelNormalizer(norm, torch::kCPU)(x).squeeze(0).contiguous();
 }
 

@@ -10,9 +10,9 @@
 // transparency is composited onto white on the stored values (bKGD ignored).
 // A JPEG gives libjpeg's own decode (grey as R = G = B); its Exif orientation
 // is ignored, as torchvision's decode_jpeg ignores it by default. Images
-// are resized to 32x32 with antialiasing (bilinear, as torchvision's
-// Resize(antialias=True); a 32x32 image is left as it is) and normalised as
-// the model was trained. Each failure is one std::runtime_error naming the
+// are resized to the model's side x side with antialiasing (bilinear, as
+// torchvision's Resize(antialias=True); an image of that size is left as it
+// is) and normalised as the model was trained. Each failure is one std::runtime_error naming the
 // file and the problem.
 #pragma once
 
@@ -36,10 +36,11 @@ torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& so
                            int64_t max_pixels = kMaxImagePixels);
 torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels = kMaxImagePixels);
 
-// (3, H, W) uint8 -> (3, 32, 32) uint8, resized as image_to_input resizes
-// (bilinear with antialiasing; a 32x32 image is returned as it is), then
-// rounded to the nearest integer: how image folders are stored for training.
-torch::Tensor resize_image(const torch::Tensor& rgb);
+// (3, H, W) uint8 -> (3, side, side) uint8, resized as image_to_input
+// resizes (bilinear with antialiasing; an image of that size is returned as
+// it is), then rounded to the nearest integer: how image folders are stored
+// for training.
+torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side);
 
 // What the decoding and resizing above depend on, as text: the PNG and JPEG
 // libraries' versions (compiled against and, for libpng, loaded) and this
@@ -47,8 +48,8 @@ torch::Tensor resize_image(const torch::Tensor& rgb);
 // images keys on it.
 std::string image_decoding_version();
 
-// (3, H, W) uint8 -> (3, 32, 32) float, resized and normalised as the
+// (3, H, W) uint8 -> (3, side, side) float, resized and normalised as the
 // training images are (core/pixel_normalizer.h).
-torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm);
+torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side);
 
 }  // namespace cifar

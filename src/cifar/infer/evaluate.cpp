@@ -188,6 +188,7 @@ ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint
   // A model trained on CIFAR-100's 20 coarse labels is evaluated on them.
   if (info.dataset == "cifar100-coarse") options.labels = LabelSet::kCoarse;
   options.folder.skip_bad_images = config.skip_bad_images;
+  options.image_size = info.image.side;  // the images the model was trained on
   const DatasetKind kind = dataset_kind(options);
   DatasetOptions given = options;
   given.labels = config.labels;  // as given: a coarse checkpoint's own labels are no option

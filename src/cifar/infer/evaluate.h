@@ -9,7 +9,7 @@
 // Test-time augmentation (TTA), as airbench's infer(tta_level):
 //   0  f(x)
 //   1  mirror(x) = 0.5 f(x) + 0.5 f(flip(x))
-//   2  0.5 mirror(x) + 0.5 mean(mirror(p[:, :, 0:32, 0:32]), mirror(p[:, :, 2:34, 2:34]))
+//   2  0.5 mirror(x) + 0.5 mean(mirror(p[:, :, 0:S, 0:S]), mirror(p[:, :, 2:S+2, 2:S+2]))
 //      where p = x padded by 1 pixel with reflection (a shift up-left and one
 //      down-right)
 //   3  selective: f(x) for every image, then level 2 for the quarter of each
@@ -108,8 +108,8 @@ struct EvalReport {
 
 // The TTA level is config.tta, or when that is -1 the checkpoint's (0 for
 // --weights files). On the CPU, --threads N fixes the thread count; without
-// it the thread rule chooses (platform/cpu_plan.h): one thread for batches
-// of 8 or fewer, else the physical cores other processes leave free, re-read
+// it the thread rule chooses (platform/cpu_plan.h): the physical cores
+// other processes leave free, re-read
 // between batches, so that an evaluation on a machine other work shares is
 // not held up by a thread that lost its core.
 EvalReport evaluate_checkpoint(const EvalConfig& config);

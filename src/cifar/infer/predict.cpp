@@ -33,7 +33,7 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
   std::vector<Prediction> out(files.size());
   std::vector<size_t> pending;        // indices of decoded images not yet classified
-  std::vector<torch::Tensor> inputs;  // their (3, 32, 32) inputs
+  std::vector<torch::Tensor> inputs;  // their (3, S, S) inputs, S the model's side
   const auto classify = [&] {
     if (pending.empty()) return;
     torch::NoGradGuard no_grad;
@@ -60,7 +60,8 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
     out[i].file = files[i];
     try {
       inputs.push_back(
-          image_to_input(read_image(files[i], options.max_pixels), info.normalization));
+          image_to_input(read_image(files[i], options.max_pixels), info.normalization,
+                         info.image.side));
       pending.push_back(i);
     } catch (const std::exception& e) {
       out[i].error = first_line(e.what());

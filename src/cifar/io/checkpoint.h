@@ -55,6 +55,8 @@ inline constexpr uint32_t kUncheckedFormatVersion = 1;
 inline constexpr size_t kChecksumBytes = 32;
 // A file larger than this is not a cifar-train checkpoint.
 inline constexpr uint64_t kMaxCheckpointBytes = uint64_t{4} << 30;
+// An image side larger than this is not one a checkpoint was trained at.
+inline constexpr int64_t kMaxImageSide = 1 << 16;
 // A header larger than this is not a cifar-train checkpoint.
 inline constexpr uint32_t kMaxHeaderBytes = 16 * 1024 * 1024;
 
@@ -99,6 +101,9 @@ struct CheckpointInfo {
   // mid-epoch resume checks; absent in older files: -1 and "" (unknown).
   int64_t train_images = -1;
   std::string train_fingerprint;
+  // The images it takes (core/types.h): the data set's, at the run's
+  // --image-size; absent in older files: CIFAR's 3 x 32 x 32.
+  ImageShape image{.channels = 3, .side = kCifarImageSide};
 
   ModelOptions model_options() const;
 };

@@ -98,6 +98,7 @@ json to_json(const CheckpointInfo& info) {
       {"run_id", info.run_id},
       {"world_size", info.world_size},
       {"tta", info.tta},
+      {"image", {{"channels", info.image.channels}, {"side", info.image.side}}},
   };
   if (info.train_images >= 0) {
     j["train_data"] = {{"images", info.train_images}, {"sha256", info.train_fingerprint}};
@@ -170,6 +171,18 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
                                it->dump(), kMaxTta));
     }
     info.tta = it->get<int64_t>();
+  }
+  if (const auto it = j.find("image"); it != j.end()) {  // absent in older files: CIFAR's
+    const auto value = [&](const char* key) {
+      const auto field = it->find(key);
+      return field != it->end() && field->is_number_integer() ? field->get<int64_t>() : -1;
+    };
+    info.image = ImageShape{.channels = value("channels"), .side = value("side")};
+    if (info.image.channels != 3 || info.image.side < 1 || info.image.side > kMaxImageSide) {
+      fail(source, fmt::format("header field \"image\" is {}; this cifar-train takes 3 channels "
+                               "of 1 to {} px a side",
+                               it->dump(), kMaxImageSide));
+    }
   }
   if (info.class_names.size() != static_cast<size_t>(info.num_classes)) {
     fail(source, fmt::format("lists {} class names for {} classes", info.class_names.size(),

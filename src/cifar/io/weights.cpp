@@ -65,7 +65,8 @@ FileContents read_contents(const fs::path& path, const WeightsOptions& options) 
                      .stem = parse_stem(c.info.stem),
                      .normalization = c.info.normalization,
                      .class_names = c.info.class_names,
-                     .dataset = c.info.dataset},
+                     .dataset = c.info.dataset,
+                     .image_side = c.info.image.side},
             .says = "the checkpoint's header",
             .classes_field = "header field 'class_names'"};
   }
@@ -173,6 +174,7 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
                         ? *meta.class_names
                         : unnamed_classes(head_size(tensors, out.model_name, out.stem));
   out.dataset = meta.dataset.value_or(dataset_kinds().front().name);
+  out.image.side = meta.image_side.value_or(kCifarImageSide);
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";
@@ -223,6 +225,7 @@ CheckpointInfo weights_info(const ImportedWeights& weights) {
   info.class_names = weights.class_names;
   info.num_classes = static_cast<int64_t>(weights.class_names.size());
   info.dataset = weights.dataset;
+  info.image = weights.image;
   info.normalization = weights.normalization;
   info.libtorch_version = libtorch_version();
   return info;

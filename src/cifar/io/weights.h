@@ -51,6 +51,7 @@ struct ImportedWeights {
   std::vector<std::string> class_names;  // the model's outputs, in order
   bool class_names_known = true;         // false: the file names none (see WeightsOptions)
   std::string dataset = "cifar10";       // what the file says it was trained on
+  ImageShape image{.channels = 3, .side = kCifarImageSide};  // what the file says it takes
   std::string normalization_note;        // where the normalisation came from, for the log
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -66,6 +67,18 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
     out.normalization = n;
   }
   out.dataset = value_of(metadata, "dataset");
+  if (const auto side = value_of(metadata, "image_size")) {
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(side->data(), side->data() + side->size(), value);
+    if (ec != std::errc() || end != side->data() + side->size() || value < 1 ||
+        value > kMaxImageSide) {
+      throw std::runtime_error(
+          fmt::format("weights file {}: metadata 'image_size' is '{}': it must be a whole number "
+                      "of pixels from 1 to {}",
+                      source, *side, kMaxImageSide));
+    }
+    out.image_side = value;
+  }
   if (const auto classes = value_of(metadata, "classes")) {
     const json j = json::parse(*classes, nullptr, /*allow_exceptions=*/false);
     if (!j.is_array() || j.empty() ||
@@ -96,6 +109,7 @@ StringMap weights_metadata(const CheckpointInfo& info) {
   // CIFAR-10 goes unsaid, as in files written before other data sets, so that
   // its weights files stay byte for byte what they were.
   if (info.dataset != dataset_kinds().front().name) out["dataset"] = info.dataset;
+  if (info.image.side != kCifarImageSide) out["image_size"] = std::to_string(info.image.side);
   return out;
 }
 

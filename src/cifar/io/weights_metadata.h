@@ -3,7 +3,8 @@
 //
 // Keys, all strings (lists as JSON): "model", "stem", "mean" and "std" (three
 // numbers each), "classes" (the class names), "dataset" (what it was trained
-// on, e.g. cifar100; absent for CIFAR-10), "cifar_train_version", and
+// on, e.g. cifar100; absent for CIFAR-10), "image_size" (the side of the
+// images it takes, px; absent for 32), "cifar_train_version", and
 // "format": "pt" (Hugging Face's marker for PyTorch tensors). cifar-train
 // writes all of them; files from elsewhere may carry none.
 #pragma once
@@ -28,6 +29,7 @@ struct WeightsMetadata {
   std::optional<Normalization> normalization;  // set only when both mean and std are there
   std::optional<std::vector<std::string>> class_names;
   std::optional<std::string> dataset;  // absent: cifar10, or not said
+  std::optional<int64_t> image_side;   // absent: 32 (kCifarImageSide), or not said
 };
 
 // Reads the keys above from a weights file's metadata. Throws

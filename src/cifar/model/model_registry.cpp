@@ -27,9 +27,14 @@ Classifier build_airbench94(const ModelOptions& o) {
 const std::vector<ModelEntry>& model_registry() {
   // One line per model.
   static const std::vector<ModelEntry> entries{
-      {.name = "net", .any_image_size = false, .cpu_bf16_slow = true, .build = build_net},
+      {.name = "net",
+       .image_side = NetImpl::kImageSide,
+       .cpu_bf16_slow = true,
+       .build = build_net},
       {.name = "resnet18", .has_stem = true, .build = build_resnet18},
-      {.name = "airbench94", .build = build_airbench94},
+      {.name = "airbench94",
+       .min_image_side = Airbench94Impl::kMinImageSide,
+       .build = build_airbench94},
   };
   return entries;
 }

@@ -18,13 +18,21 @@ namespace cifar {
 
 struct ModelEntry {
   std::string name;  // --model, checkpoints, weights metadata
-  // Whether it takes images of any size (a global pool before its head);
-  // false: only the 32x32 its first linear layer is sized for.
-  bool any_image_size = true;
+  // The only image side it takes (its first linear layer is sized for it);
+  // 0: any side (a global pool before its head).
+  int64_t image_side = 0;
+  // The least side it takes when any: what its convolutions and pools leave
+  // at least one pixel of (--image-size's least, 8, for most).
+  int64_t min_image_side = 8;
   bool has_stem = false;  // --stem chooses its first layer (ResNetStem)
   // --amp bf16 on a CPU runs slower than float32 (small layers: the casts cost more).
   bool cpu_bf16_slow = false;
   Classifier (*build)(const ModelOptions&) = nullptr;  // freshly initialised
+
+  bool any_image_size() const { return image_side == 0; }
+  bool takes_image_side(int64_t side) const {
+    return image_side == 0 ? side >= min_image_side : side == image_side;
+  }
 };
 
 // The entries, in the order --help lists them.

@@ -16,12 +16,12 @@ namespace F = torch::nn::functional;
 NetImpl::NetImpl(int64_t num_classes)
     : conv1(register_module("conv1", nn::Conv2d(nn::Conv2dOptions(3, 6, 5)))),
       conv2(register_module("conv2", nn::Conv2d(nn::Conv2dOptions(6, 16, 5)))),
-      fc1(register_module("fc1", nn::Linear(16 * 5 * 5, 120))),
+      fc1(register_module("fc1", nn::Linear(16 * kMapSide * kMapSide, 120))),
       fc2(register_module("fc2", nn::Linear(120, 84))),
       fc3(register_module("fc3", nn::Linear(84, num_classes))) {}
 
 torch::Tensor NetImpl::forward(torch::Tensor x) {
-  // x: (N, 3, 32, 32). ReLU and max-pooling commute (ReLU is monotonic), so
+  // x: (N, 3, 32, 32) (kImageSide). ReLU and max-pooling commute (ReLU is monotonic), so
   // pool(relu(x)), as the tutorial writes it, is relu(pool(x)): one fused
   // pass on the CPU (max_pool2.h), with the same values and gradients.
   x = max_pool2_relu(conv1(x));  // (N, 6, 14, 14)
@@ -101,8 +101,8 @@ nn::Sequential ResNetImpl::make_layer(int64_t& in_planes, int64_t planes, int64_
 }
 
 torch::Tensor ResNetImpl::forward(torch::Tensor x) {
-  // x: (N, 3, 32, 32)
-  x = torch::relu(bn1(conv1(x)));  // (N, 64, 32, 32); ImageNet stem: (N, 64, 16, 16)
+  // x: (N, 3, S, S)
+  x = torch::relu(bn1(conv1(x)));  // (N, 64, S, S); ImageNet stem: (N, 64, S/2, S/2)
   if (stem_ == ResNetStem::kImageNet) {
     x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));  // (N, 64, 8, 8)
   }

@@ -19,7 +19,8 @@
 
 namespace cifar {
 
-// Every model maps (N, 3, 32, 32) float images to (N, num_classes) logits.
+// Every model maps (N, 3, S, S) float images to (N, num_classes) logits, at
+// the sides S its registry entry allows (model_registry.h).
 class ClassifierImpl : public torch::nn::Module {
  public:
   virtual torch::Tensor forward(torch::Tensor x) = 0;
@@ -40,6 +41,10 @@ struct ModelOptions {
 // --- The tutorial's Net ------------------------------------------------------
 class NetImpl : public ClassifierImpl {
  public:
+  // The only image side it takes: its fc1 is sized for the 16 maps of 5x5
+  // that two 5x5 convolutions and 2x2 pools leave of a 32x32 image.
+  static constexpr int64_t kImageSide = 32;
+  static constexpr int64_t kMapSide = ((kImageSide - 4) / 2 - 4) / 2;  // 5
   explicit NetImpl(int64_t num_classes = 10);
   torch::Tensor forward(torch::Tensor x) override;
 

@@ -140,7 +140,7 @@ class GraphedStep final : public TrainStep {
   }
 
   c10::cuda::CUDAStream caller_;  // where the step is replayed
-  torch::Tensor x_, y_;           // (B, 3, 32, 32) float and (B) int64, the graph's inputs
+  torch::Tensor x_, y_;           // (B, 3, S, S) float and (B) int64, the graph's inputs
   torch::Tensor lr_;              // () float
   ParamGroups& groups_;           // one SGD group: its schedule sets lr_
   at::cuda::CUDAGraph graph_;

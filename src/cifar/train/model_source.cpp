@@ -1,6 +1,7 @@
 // model_source.cpp: a fresh network, a checkpoint to resume, or weights to start from.
 #include "cifar/train/model_source.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "cifar/core/errors.h"
@@ -52,13 +53,42 @@ std::string named_by(const TrainConfig& config) {
 // What the model can follow, once it is known: the settings that depend on
 // the model (its image size), whether --model named it or a checkpoint or
 // weights file did.
+// UsageError unless the model of `entry` takes images of `side` px.
+void check_image_side(const ModelEntry& entry, int64_t side, const std::string& named_by) {
+  if (entry.takes_image_side(side)) return;
+  if (entry.any_image_size()) {
+    throw UsageError(fmt::format(
+        "{} gives {}, which takes images of {} px a side or more (its layers leave nothing of "
+        "smaller ones), not {}: pass --image-size {} or more",
+        named_by, entry.name, entry.min_image_side, side, entry.min_image_side));
+  }
+  std::vector<std::string> any;
+  for (const ModelEntry& e : model_registry()) {
+    if (e.any_image_size()) any.push_back(e.name);
+  }
+  throw UsageError(fmt::format(
+      "{} gives {}, which takes {}x{} images only (its first linear layer is sized for them), "
+      "not {}x{}: drop --image-size, or train a model that takes any size ({})",
+      named_by, entry.name, entry.image_side, entry.image_side, side, side, fmt::join(any, ", ")));
+}
+
 ModelSource checked(ModelSource source, const TrainConfig& config) {
-  if (!config.resolution_schedule.empty() && !model_entry(source.model_name).any_image_size) {
+  const ModelEntry& entry = model_entry(source.model_name);
+  if (!config.resolution_schedule.empty() && !entry.any_image_size()) {
     throw UsageError(fmt::format(
         "--resolution-schedule needs a model that takes any image size; {} gives {}, whose first "
-        "linear layer is sized for 32x32 images: drop --resolution-schedule{}",
-        named_by(config), source.model_name,
+        "linear layer is sized for {}x{} images: drop --resolution-schedule{}",
+        named_by(config), source.model_name, entry.image_side, entry.image_side,
         config.resume.empty() ? " or choose --model" : ", or resume a model of another kind"));
+  }
+  if (config.image_size > 0) check_image_side(entry, config.image_size, named_by(config));
+  if (source.resumed && config.image_size > 0 &&
+      config.image_size != source.resumed->info.image.side) {
+    throw UsageError(fmt::format(
+        "--resume {} was trained on images of {} px a side, not the {} --image-size asks for: "
+        "pass --image-size {}, or drop it",
+        config.resume, source.resumed->info.image.side, config.image_size,
+        source.resumed->info.image.side));
   }
   return source;
 }
@@ -105,6 +135,15 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
 
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
                  const std::string& data_source) {
+  check_image_side(model_entry(source.model_name), data.image.side, named_by(config));
+  source.image = data.image;
+  if (source.resumed && source.resumed->info.image != data.image) {
+    throw UsageError(fmt::format(
+        "--resume {} was trained on images of {} px a side, but the data is read at {} px: pass "
+        "--image-size {}",
+        config.resume, source.resumed->info.image.side, data.image.side,
+        source.resumed->info.image.side));
+  }
   if (source.fresh()) {
     source.normalization = data.normalization;
     source.class_names = data.class_names;

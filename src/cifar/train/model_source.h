@@ -26,6 +26,7 @@ struct ModelSource {
   std::string model_name;                // net, resnet18, airbench94
   ResNetStem stem = ResNetStem::kCifar;  // ResNet only
   Normalization normalization;           // of the images the model expects
+  ImageShape image;                      // of those images: the data's (fit_to_data)
   // The model's classes: a checkpoint's or weights file's (empty for a fresh
   // start, which takes the data's: fit_to_data); false for a weights file
   // that names none.
@@ -40,12 +41,15 @@ struct ModelSource {
 // --model, --stem and --epochs), or describes a fresh start with
 // `default_network`; then checks the settings that depend on the model on
 // the model resolved (--resolution-schedule needs one that takes any image
-// size), so that a model named by a file is held to what --model is.
+// size, --image-size one that takes that size), so that a model named by a
+// file is held to what --model is.
 ModelSource model_source(const TrainConfig& config, const std::string& default_network);
 
-// The data decides what a fresh model is (its classes and normalisation); a
-// loaded one must have the data's classes, same names, same order (else
-// std::runtime_error naming both). `data_source` names the data in errors.
+// The data decides what a fresh model is (its classes, normalisation and
+// image size); a loaded one must have the data's classes, same names, same
+// order (else std::runtime_error naming both), and a resumed one its image
+// size; every model must take the data's image size (else UsageError).
+// `data_source` names the data in errors.
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
                  const std::string& data_source);
 

@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -94,6 +95,20 @@ std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bo
   };
 }
 
+// --image-size as given; when resuming without it, the resumed run's (its
+// saved setting: 0, the data set's own size, or a size it was given).
+int64_t run_image_size(const TrainConfig& config, const ModelSource& source) {
+  if (config.image_size > 0 || !source.resumed) return config.image_size;
+  for (const TomlEntry& entry : read_flat_toml(source.resumed->info.config_toml)) {
+    int64_t side = 0;
+    const char* end = entry.value.data() + entry.value.size();
+    if (entry.key == "image-size" && std::from_chars(entry.value.data(), end, side).ptr == end) {
+      return side;
+    }
+  }
+  return 0;
+}
+
 SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar) {
   SplitOptions options{.data_dir = c.data_dir,
                        .train_limit = c.train_limit,
@@ -102,6 +117,7 @@ SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_b
                        .seed = c.seed,
                        .kind = dataset_request(c.dataset),
                        .labels = c.labels,
+                       .image_size = c.image_size,
                        .folder = {}};
   options.folder.skip_bad_images = c.skip_bad_images;
   options.folder.progress = decoding_progress(c, main_rank, progress_bar);
@@ -151,7 +167,9 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   }
   check_distinct_files(run_input_files(config), outputs);
 
-  const RunData data = read_run_data(split_options(config, dist.is_main(), progress_bar));
+  TrainConfig sized = config;  // the size a resumed run was trained at, unless given
+  sized.image_size = run_image_size(config, source);
+  const RunData data = read_run_data(split_options(sized, dist.is_main(), progress_bar));
   const TrainValSplit& splits = data.splits;
   log_data(config, data, dist.is_main(), recipe.drop_last);
   fit_to_data(source, data.dataset, config,
@@ -161,7 +179,7 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);
 
   TrainConfig resolved =
-      resolved_settings(config, source.model_name, source.stem, run_dir, checkpoint);
+      resolved_settings(sized, source.model_name, source.stem, run_dir, checkpoint);
   std::string config_toml = to_toml(resolved);
   spdlog::debug("settings:\n{}", config_toml);
   std::string fingerprint = train_data_fingerprint(splits.train);

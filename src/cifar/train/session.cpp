@@ -18,7 +18,7 @@ void init_whitening(ClassifierImpl& model, const DeviceDataset& train, int64_t n
   if (net == nullptr || n <= 0) return;
   const EpochPlan in_order = train.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
   const Batch first = train.batch(in_order, 0, std::min(n, train.size()));
-  net->init_whitening(first.images);  // (n, 3, 32, 32) float
+  net->init_whitening(first.images);  // (n, 3, S, S) float
 }
 
 EpochPosition start_position(const ModelSource& source, const TrainConfig& config,
@@ -144,6 +144,7 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   s.info.train_images = plan.train.size();
   s.info.train_fingerprint = plan.train_fingerprint;
   s.info.tta = config.tta;
+  s.info.image = plan.source.image;
   const bool keeps_id = plan.source.resumed && !plan.source.resumed->info.run_id.empty();
   s.info.run_id = keeps_id ? plan.source.resumed->info.run_id : make_run_id(plan.run_dir);
   if (plan.source.resumed) s.info.best_accuracy = plan.source.resumed->info.best_accuracy;

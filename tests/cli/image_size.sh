@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# --image-size: the image side is data. A folder of 32x32 PNGs trained at
+# 64 px keeps 64 in the checkpoint and the weights metadata; cifar-eval of the
+# checkpoint reads the folder at 64 px and gives the training run's final
+# figures; cifar-predict prepares a file at 64 px as Python's
+# cifar_models.to_input does; the image cache is keyed by the size; the net
+# (32 px only), sizes out of range and a resume at another size are refused
+# before anything is written.
+source "$(dirname "$0")/lib/common.bash"
+source "$SRC/tests/cli/lib/interop.bash"
+BIN=$(cd "$(dirname "$TRAIN")" && pwd)
+EXPORT=$BIN/cifar-export
+
+write_folder pets cat,dog train,test
+train64=(--data pets --model resnet18 --image-size 64 --device cpu --threads 2 --batch-size 16
+  --lr 0.05 --checkpoint p64.pt --run-dir run)
+"$TRAIN" "${train64[@]}" --epochs 1 >train.out 2>train.err ||
+  { cat train.err; fail "training at --image-size 64 failed"; }
+python3 - p64.pt <<'PY' || fail "the checkpoint does not record the 64 px images"
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+header = json.loads(raw[16:16 + struct.unpack("<I", raw[12:16])[0]])
+assert header["image"] == {"channels": 3, "side": 64}, header["image"]
+PY
+grep -q '^image-size = 64$' run/config.toml || { cat run/config.toml; fail "config.toml lacks image-size"; }
+pass "cifar-train --image-size 64: the checkpoint records 3 x 64 x 64"
+
+"$EVAL" --checkpoint p64.pt --data pets --device cpu --threads 2 >eval.out 2>eval.err ||
+  { cat eval.err; fail "cifar-eval of the 64 px checkpoint failed"; }
+grep '^Accuracy' train.out >train.acc
+grep '^Accuracy' eval.out >eval.acc
+[[ -s train.acc ]] && diff train.acc eval.acc || fail "cifar-eval's figures differ from the run's final ones"
+pass "cifar-eval reads the folder at the checkpoint's 64 px: the run's own figures ($(head -1 eval.acc))"
+
+"$EXPORT" --checkpoint p64.pt --out p64.safetensors 2>/dev/null || fail "cifar-export failed"
+"$PREDICT" --checkpoint p64.pt --json pets/test/cat/000.png pets/test/dog/001.png >pred.json 2>pred.err ||
+  { cat pred.err; fail "cifar-predict of the 64 px checkpoint failed"; }
+if "$PY" -c "import safetensors, PIL" 2>/dev/null; then
+  "$PY" - p64.safetensors pred.json <<'PY' || fail "Python's 64 px inputs give other probabilities"
+import json, sys, torch, PIL.Image as Image
+import cifar_models as cm
+model, info = cm.load(sys.argv[1])
+assert info["image_size"] == 64, info
+for p in json.load(open(sys.argv[2])):
+    rgb = torch.frombuffer(bytearray(Image.open(p["file"]).convert("RGB").tobytes()), dtype=torch.uint8)
+    x = cm.to_input(rgb.view(32, 32, 3).permute(2, 0, 1), info["image_size"], info["mean"], info["std"])
+    with torch.no_grad():
+        prob = torch.softmax(model(x.unsqueeze(0)), 1)[0]
+    c = int(prob.argmax())
+    assert info["classes"][c] == p["class"] and abs(float(prob[c]) - p["probability"]) < 1e-4, (p, prob)
+PY
+  pass "cifar-predict and Python (metadata image_size 64, to_input) agree"
+else
+  echo "note: $PY lacks safetensors or PIL: the Python comparison is not made"
+fi
+
+"$TRAIN" --data pets --model resnet18 --image-size 48 --device cpu --threads 2 --epochs 1 --batch-size 16 \
+  --checkpoint p48.pt --run-dir run48 >/dev/null 2>again.err || { cat again.err; fail "training at 48 px failed"; }
+grep -q "out of date (.*48x48" again.err || { cat again.err; fail "the 64 px cache was used for 48 px"; }
+pass "the image cache is keyed by the size"
+
+before=$(ls -A)
+expect 2 "--model net gives net, which takes 32x32 images only .*not 64x64: drop --image-size, or train a model that takes any size \(resnet18, airbench94\)" -- \
+  "$TRAIN" --data pets --model net --image-size 64 --device cpu --epochs 1 --run-dir x --checkpoint x.pt
+expect 2 "--image-size must be 0 \(the data set's own size\) or from 8 to 1024 px, got 5" -- \
+  "$TRAIN" --data pets --model resnet18 --image-size 5 --device cpu --run-dir x --checkpoint x.pt
+expect 2 "--model airbench94 gives airbench94, which takes images of 9 px a side or more .*pass --image-size 9 or more" -- \
+  "$TRAIN" --data pets --model airbench94 --image-size 8 --device cpu --run-dir x --checkpoint x.pt
+expect 2 "image-size.*2000" -- "$TRAIN" --data pets --image-size 2000 --device cpu --run-dir x --checkpoint x.pt
+expect 2 "image-size.*whole number" -- "$TRAIN" --data pets --image-size 6.5 --device cpu --run-dir x --checkpoint x.pt
+expect 2 "--resume p64.pt was trained on images of 64 px a side, not the 32 --image-size asks for: pass --image-size 64, or drop it" -- \
+  "$TRAIN" "${train64[@]}" --image-size 32 --epochs 2 --resume p64.pt
+[[ "$(ls -A)" == "$before" ]] || fail "a refused run wrote files: $(ls -A)"
+pass "the net, sizes out of range and a resume at another size are refused before anything is written"
+
+args=(--data pets --model resnet18 --device cpu --threads 2 --batch-size 16 --lr 0.05 --checkpoint p64.pt --run-dir run)
+"$TRAIN" "${args[@]}" --epochs 2 --resume p64.pt >resume.out 2>resume.err ||
+  { cat resume.err; fail "resuming the 64 px run without --image-size failed"; }
+python3 - p64.pt <<'PY' || fail "the resumed checkpoint lost its 64 px"
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+header = json.loads(raw[16:16 + struct.unpack("<I", raw[12:16])[0]])
+assert header["image"]["side"] == 64 and header["epoch"] == 2, header
+PY
+pass "a resume without --image-size goes on at the run's 64 px"
