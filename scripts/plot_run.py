@@ -2,11 +2,15 @@
 
 Reads RUN_DIR/metrics.csv (one row per epoch, written by cifar-train) and
 RUN_DIR/confusion.csv (the last evaluation's confusion matrix, rows = true
-class) and writes RUN_DIR/plots.png: loss and accuracy (train and test) and
-the learning rate against epochs, the running training loss against steps
+class) and writes RUN_DIR/plots.png: loss and accuracy (train, validation
+and test, those the run has) and the learning rate against epochs, the
+running training loss against steps
 (from the TensorBoard event file, when the run had --tensorboard), and the
 confusion matrix with class names, coloured by row share (recall) and
 annotated with counts. The title names the run's settings from config.toml.
+A run without a test split (--val-split on data that has none) has empty test
+cells on every row that has validation figures: its title gives the
+validation accuracy and says there is no test split.
 """
 import csv
 import glob
@@ -48,6 +52,12 @@ def read_confusion(path):
     return names, counts
 
 
+def has_test_split(rows):
+    """False when an evaluated epoch (one with validation figures) has no test figures."""
+    return not any(r.get("val_accuracy") is not None and r.get("test_accuracy") is None
+                   for r in rows)
+
+
 def plot_curves(ax, epochs, rows, key, label, percent=False):
     scale = 100 if percent else 1
     for split, style in (("train", "o-"), ("val", "^-"), ("test", "s-")):
@@ -61,6 +71,16 @@ def plot_curves(ax, epochs, rows, key, label, percent=False):
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
     ax.legend()
+
+
+def describe_result(rows, tested):
+    """The title's figure: the last test accuracy, or without a test split the validation's."""
+    split, key = ("test", "test_accuracy") if tested else ("validation", "val_accuracy")
+    done = [r for r in rows if r.get(key) is not None]
+    if not done:
+        return "not evaluated yet"
+    figure = f"{split} accuracy {100 * done[-1][key]:.2f}% (epoch {int(done[-1]['epoch'])})"
+    return figure if tested else f"no test split, {figure}"
 
 
 def read_settings(run):
@@ -158,7 +178,12 @@ def main():
 
     confusion = os.path.join(run, "confusion.csv")
     ax = fig.add_subplot(grid[1, 1:])
-    if os.path.isfile(confusion):
+    tested = has_test_split(rows)
+    if not tested:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no confusion matrix: the run has no test split", ha="center",
+                va="center")
+    elif os.path.isfile(confusion):
         names, counts = read_confusion(confusion)
         plot_confusion(ax, fig, names, counts)
         ax.set_title(f"confusion matrix, epoch {epochs[-1]} (test set)")
@@ -166,9 +191,7 @@ def main():
         ax.axis("off")
         ax.text(0.5, 0.5, "no confusion.csv in this run folder", ha="center", va="center")
 
-    tested = [r for r in rows if r.get("test_accuracy") is not None]
-    result = (f"test accuracy {100 * tested[-1]['test_accuracy']:.2f}% (epoch "
-              f"{int(tested[-1]['epoch'])})" if tested else "not evaluated yet")
+    result = describe_result(rows, tested)
     settings = read_settings(run)
     fig.suptitle(f"{os.path.basename(os.path.abspath(run))}: {len(rows)} epochs, {result}"
                  + (f"\n{settings}" if settings else ""), fontsize=14)

@@ -51,7 +51,9 @@ struct EpochMetrics {
   double eval_seconds = 0;
   int64_t peak_memory_bytes = 0;  // GPU only, 0 on the CPU
 
-  bool tested = true;  // false on an epoch --eval-every skips (test_* then mean nothing)
+  // false on an epoch --eval-every skips and in a run without a test split:
+  // test_* then mean nothing, and metrics.csv leaves them empty
+  bool tested = true;
 
   bool has_test() const { return tested; }
   bool has_validation() const { return val_accuracy >= 0; }

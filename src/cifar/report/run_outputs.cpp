@@ -60,7 +60,7 @@ RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string&
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
 
 void RunOutputs::started(const std::string& config_toml, const std::vector<HParam>& hparams,
-                         int64_t global_step) {
+                         int64_t global_step, bool has_test_split) {
   if (!board_) return;
   std::string code;  // indented: TensorBoard's text plugin shows it as a code block
   for (size_t at = 0; at < config_toml.size();) {
@@ -69,7 +69,9 @@ void RunOutputs::started(const std::string& config_toml, const std::vector<HPara
     at = end == std::string::npos ? config_toml.size() : end + 1;
   }
   board_->text("config", code, global_step);
-  board_->hparams_start(hparams, {"epoch/test_accuracy", "epoch/test_loss"});
+  board_->hparams_start(
+      hparams, has_test_split ? std::vector<std::string>{"epoch/test_accuracy", "epoch/test_loss"}
+                              : std::vector<std::string>{"epoch/val_accuracy", "epoch/val_loss"});
   board_->flush();
 }
 

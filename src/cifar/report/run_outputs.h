@@ -53,16 +53,18 @@ class RunOutputs {
   // The latest state: last.pt and --checkpoint (an interrupt, an epoch's end).
   void save_latest(const std::string& checkpoint_bytes);
   // The run's start, for TensorBoard: the settings as text and the
-  // hyperparameters (HPARAMS tab), at `global_step`.
+  // hyperparameters (HPARAMS tab, whose metrics are the test figures, or
+  // the validation figures in a run without a test split), at `global_step`.
   void started(const std::string& config_toml, const std::vector<HParam>& hparams,
-               int64_t global_step);
+               int64_t global_step, bool has_test_split = true);
   // A progress refresh: the running training loss.
   void running_loss(int64_t global_step, double loss);
   // An epoch's end: its metrics row, TensorBoard's scalars, per-class
   // accuracies and confusion heat map, confusion.csv, then the checkpoints
   // (best.pt too when best). Everything is flushed.
-  // `test` is null on an epoch without evaluation (--eval-every): then only
-  // the metrics row and the checkpoints are written.
+  // `test` is null on an epoch without evaluation (--eval-every), and on
+  // every epoch of a run without a test split: then no test figure, no
+  // confusion.csv and no heat map is written.
   void epoch_done(const EpochMetrics& metrics, const EvalResult* test,
                   const std::vector<std::string>& class_names, const std::string& checkpoint_bytes,
                   bool best);

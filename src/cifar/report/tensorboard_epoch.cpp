@@ -20,15 +20,18 @@ void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
     writer.scalar("epoch/peak_gpu_memory_mib",
                   static_cast<double>(m.peak_memory_bytes) / (1024.0 * 1024.0), step);
   }
+  if (m.has_validation()) {
+    writer.scalar("epoch/val_loss", m.val_loss, step);
+    writer.scalar("epoch/val_accuracy", m.val_accuracy, step);
+  }
+  if (test != nullptr || m.has_validation()) {
+    writer.scalar("epoch/eval_seconds", m.eval_seconds, step);
+  }
+  // Test figures only from a test evaluation: none without a test split.
   if (test != nullptr) {
     writer.scalar("epoch/test_loss", m.test_loss, step);
     writer.scalar("epoch/test_accuracy", m.test_accuracy, step);
     if (m.test_top5 >= 0) writer.scalar("epoch/test_top5_accuracy", m.test_top5, step);
-    if (m.has_validation()) {
-      writer.scalar("epoch/val_loss", m.val_loss, step);
-      writer.scalar("epoch/val_accuracy", m.val_accuracy, step);
-    }
-    writer.scalar("epoch/eval_seconds", m.eval_seconds, step);
     const auto per_class = test->per_class_accuracy();
     for (size_t c = 0; c < per_class.size() && c < class_names.size(); ++c) {
       if (std::isnan(per_class[c])) continue;  // no test images of that class

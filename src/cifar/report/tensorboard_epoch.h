@@ -10,8 +10,10 @@
 // epoch/test_accuracy, epoch/lr, epoch/images_per_second, epoch/seconds,
 // epoch/eval_seconds, epoch/peak_gpu_memory_mib (GPU only),
 // test_class_accuracy/<class name>, and the image test/confusion_matrix.
-// An epoch that --eval-every skips (`test` null) gets the training scalars
-// only, so the training curves have no gaps.
+// With a validation split, epoch/val_loss and epoch/val_accuracy too. An
+// epoch that --eval-every skips gets the training scalars only, so the
+// training curves have no gaps; a run without a test split (`test` null on
+// every epoch) writes no test_* scalar, class accuracy or heat map.
 #pragma once
 
 #include <string>

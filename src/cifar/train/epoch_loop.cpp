@@ -19,9 +19,11 @@
 namespace cifar {
 namespace {
 
-// What evaluating one epoch found (test skipped between --eval-every epochs).
+// What evaluating one epoch found: nothing between --eval-every epochs; no
+// test without a test split, no val without a validation split.
 struct EpochEvaluation {
   std::optional<EvalResult> test;
+  bool evaluated = false;
   std::optional<EvalResult> val;
   double seconds = 0;
 };
@@ -128,8 +130,11 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
     });
   };
   if (job.plan.val) out.val = evaluate_on(*job.plan.val);
-  out.test = evaluate_on(job.plan.test);
+  // No test split (--val-split on data without one): no test figure at all,
+  // rather than the 0% of an evaluation on no images.
+  if (job.plan.test.size() > 0) out.test = evaluate_on(job.plan.test);
   out.seconds = timer.stop();
+  out.evaluated = true;
   return out;
 }
 
@@ -150,7 +155,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
   info.step_in_epoch = 0;
   info.global_step = job.session.position.global_step;
   info.test_accuracy = m.has_test() ? m.test_accuracy : -1;  // -1: not measured
-  const bool best = m.has_test() && m.selection_accuracy() > info.best_accuracy;
+  const bool best = eval.evaluated && m.selection_accuracy() > info.best_accuracy;
   if (best) info.best_accuracy = m.selection_accuracy();
   if (job.outputs != nullptr) {
     job.outputs->epoch_done(m, eval.test ? &*eval.test : nullptr, job.plan.class_names,

@@ -83,7 +83,8 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
   TrainingSession session = make_session(plan, recipe, config, dist, device, shape);
   if (outputs) {
     outputs->own(session.info.run_id);
-    outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step);
+    outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step,
+                     /*has_test_split=*/plan.test.size() > 0);
   }
   const EpochPosition& at = session.position;
   const int64_t steps = shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
