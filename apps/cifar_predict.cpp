@@ -1,10 +1,12 @@
-// cifar-predict: classify one's own PNG and JPEG images.
+// cifar-predict: classify one's own PNG and JPEG images, files or folders of them.
 //
 // The model comes from a cifar-train checkpoint or from a weights file
 // (.safetensors, .pt, .pth): the "Model" options cifar-eval and cifar-export
-// share (src/cifar/config/option_groups.h). One line per image, or one JSON array.
+// share (src/cifar/config/option_groups.h). One line per image, or one JSON
+// array; --csv FILE also writes one row per image.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -13,7 +15,9 @@
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config.h"
+#include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
+#include "cifar/infer/image_list.h"
 #include "cifar/infer/model_input.h"
 #include "cifar/infer/predict.h"
 #include "cifar/platform/device.h"
@@ -32,13 +36,20 @@ int main(int argc, char** argv) {
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::validate(config);
     config.predict.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
+    const cifar::ImageList images = cifar::list_images(config.images);  // folders walked
+    cifar::check_predict_outputs(config, images.files);
+    if (const std::string skipped = cifar::describe_skipped(images); !skipped.empty()) {
+      spdlog::info("{}", skipped);
+    }
     cifar::LoadedCheckpoint loaded = cifar::load_model_input(config);  // on the CPU
+    config.predict.tta = cifar::predict_tta(config, loaded.info);
     config.predict.device = cifar::use_device(config.device);
     loaded.model->to(config.predict.device);
     loaded.model->eval();
     const auto predictions =
-        cifar::predict_files(*loaded.model, loaded.info, config.images, config.predict);
-    int failed = 0;
+        cifar::predict_files(*loaded.model, loaded.info, images.files, config.predict);
+    int failed = static_cast<int>(images.empty_folders.size());
+    for (const auto& problem : images.empty_folders) spdlog::error("{}", problem);
     for (const auto& p : predictions) {
       if (!p.error.empty()) {
         ++failed;
@@ -52,8 +63,13 @@ int main(int argc, char** argv) {
         if (p.error.empty()) std::cout << cifar::format_prediction(p) << '\n';
       }
     }
-    if (failed > 0) {
-      spdlog::error("{} of {} images could not be classified", failed, predictions.size());
+    if (!config.csv.empty()) {
+      const int64_t k = std::min(config.predict.top_k, loaded.info.num_classes);
+      cifar::write_file_atomically(config.csv, cifar::predictions_to_csv(predictions, k), "--csv");
+    }
+    const auto unreadable = static_cast<size_t>(failed) - images.empty_folders.size();
+    if (unreadable > 0) {
+      spdlog::error("{} of {} images could not be classified", unreadable, predictions.size());
     }
     return failed > 0 ? 1 : 0;
   });

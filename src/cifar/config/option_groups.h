@@ -2,7 +2,8 @@
 //
 // model_group (where a trained model comes from: cifar-eval, cifar-predict,
 // cifar-export), data_group and device_group (cifar-train, cifar-eval) and
-// tta_option (cifar-train, and cifar-eval with the checkpoint's own level),
+// tta_option (cifar-train, and cifar-eval and cifar-predict with the
+// checkpoint's own level),
 // each written once and called by the tools' tables (option_tables.h), with
 // the names of the --help groups they share.
 #pragma once
@@ -15,6 +16,7 @@
 #include "cifar/config/train_config.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/infer/model_input.h"
+#include "cifar/infer/predict.h"
 
 namespace cifar::options {
 
@@ -87,11 +89,12 @@ void threads_option(C& threads, V&& v) {
       threads, Range<int64_t>{0, 4096});
 }
 
-// cifar-train (evaluations during training) and cifar-eval (which can also
-// take the level the checkpoint was trained for).
+// cifar-train (evaluations during training), cifar-eval and cifar-predict
+// (which can also take the level the checkpoint was trained for).
 template <class C, class V>
 void tta_option(C& c, V&& v) {
-  if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig>) {
+  if constexpr (std::is_same_v<std::remove_const_t<C>, EvalConfig> ||
+                std::is_same_v<std::remove_const_t<C>, PredictConfig>) {
     v.number(Opt{"--tta", kEvaluation,
                  "Test-time augmentation: 0 none, 1 mirror, 2 mirror + two 1-pixel translates, "
                  "3 level 2 on the least sure quarter; -1: the checkpoint's level"},

@@ -195,7 +195,10 @@ void eval_options(Config& c, V&& v) {
 template <class Config, class V>
 void predict_options(Config& c, V&& v) {
   model_group(c, v);
-  v.positional(Opt{.names = "images", .group = "", .help = "PNG or JPEG files", .required = true},
+  v.positional(Opt{.names = "images",
+                   .group = "",
+                   .help = "PNG or JPEG files, and folders of them (walked recursively, sorted)",
+                   .required = true},
                c.images);
   v.parsed(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
            c.device, Parsed<DeviceRequest>{device_of, device_text});
@@ -218,4 +221,9 @@ void export_options(Config& c, V&& v) {
          c.out);
 }
 
+  v.text(Opt{"--csv", kOutput,
+             "Also write FILE: one row per image (path, then the top-k classes and their "
+             "probabilities)"},
+         c.csv);
+  tta_option(c, v);
 }  // namespace cifar::options

@@ -8,7 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_identity.h"
+#include "cifar/core/file_io.h"
 #include "cifar/formats/image.h"
+#include "cifar/infer/evaluate.h"
 #include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/guards.h"
 
@@ -22,6 +25,7 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   }
   const int64_t k = std::min<int64_t>(options.top_k, info.num_classes);
   const auto images = static_cast<int64_t>(files.size());
+  if (images == 0) return {};
   const CpuPlan cpu = choose_cpu_plan({.threads = options.threads,
                                        .source = "--threads",
                                        .batch_size = std::min(images, options.batch_size),
@@ -38,7 +42,7 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
     if (pending.empty()) return;
     torch::NoGradGuard no_grad;
     const auto batch = torch::stack(inputs).to(options.device);
-    const auto logits = model.forward(batch).to(torch::kFloat).cpu();  // (B, C)
+    const auto logits = tta_logits(model, batch, options.tta).cpu();  // (B, C) float
     const auto probs = torch::softmax(logits, 1);
     const auto [values, indices] = probs.topk(k, 1);
     for (size_t b = 0; b < pending.size(); ++b) {
@@ -103,6 +107,60 @@ std::string predictions_to_json(const std::vector<Prediction>& predictions) {
     array.push_back(std::move(j));
   }
   return array.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+namespace {
+// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+}  // namespace
+
+std::string predictions_to_csv(const std::vector<Prediction>& predictions, int64_t k) {
+  std::string out = "path";
+  for (int64_t j = 1; j <= k; ++j) out += fmt::format(",class_{},probability_{}", j, j);
+  out += ",error\n";
+  for (const auto& p : predictions) {
+    out += csv_field(p.file);
+    for (int64_t j = 0; j < k; ++j) {
+      const auto at = static_cast<size_t>(j);
+      out += at < p.top_k.size()
+                 ? fmt::format(",{},{:.6f}", csv_field(p.top_k[at].first), p.top_k[at].second)
+                 : std::string(",,");
+    }
+    out += fmt::format(",{}\n", csv_field(p.error));
+  }
+  return out;
+}
+
+int64_t predict_tta(const PredictConfig& config, const CheckpointInfo& info) {
+  const bool given = config.tta != -1;
+  if (given) check_tta_level(config.tta);
+  const int64_t level = given ? config.tta : info.tta;
+  std::string source = "the checkpoint's; --tta to choose another";
+  if (given) source = "--tta";
+  if (!given && !config.weights.empty()) source = "--weights files carry none";
+  if (level == kSelectiveTta) {
+    spdlog::info(
+        "test-time augmentation: level 2 for every image ({} says level 3, which applies level 2 "
+        "to the least sure quarter of a batch: an image's answer would depend on the others)",
+        given ? "--tta" : "the checkpoint");
+    return 2;
+  }
+  spdlog::info("test-time augmentation: level {} ({})", level, source);
+  return level;
+}
+
+void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images) {
+  if (config.csv.empty()) return;
+  std::vector<NamedFile> inputs{{"--checkpoint", config.checkpoint, ""},
+                                {"--weights", config.weights, ""}};
+  for (const auto& image : images) inputs.push_back({"the image", image, ""});
+  check_distinct_files(inputs, {{"--csv", config.csv, ""}});
+  ensure_writable(config.csv, "--csv");
 }
 
 }  // namespace cifar

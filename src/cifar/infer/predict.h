@@ -1,7 +1,11 @@
 // predict.h: classifying image files with a trained model (cifar-predict).
 //
 // Files are decoded one by one (image.h); a file that fails gets its error
-// and the others are still classified, in batches.
+// and the others are still classified, in batches, at a test-time
+// augmentation level (evaluate.h): the checkpoint's unless --tta says
+// another. Each image's answer is its own: level 3, which picks the least
+// sure quarter of a batch, is applied as level 2 to every image, so that an
+// image gets the same answer alone and among others (in a folder).
 #pragma once
 
 #include <string>
@@ -18,7 +22,8 @@ struct PredictOptions {
   int64_t top_k = 1;  // classes reported per image (clamped to the class count)
   int64_t batch_size = 256;
   int64_t max_pixels = 64'000'000;
-  bool logits = false;  // keep the raw logits (for --json)
+  bool logits = false;  // keep the raw logits (for --json; combined over the TTA views)
+  int64_t tta = 0;      // test-time augmentation level, 0..2 (predict_tta)
   // CPU threads: --threads N, else one for 8 images or fewer and the
   // physical cores for more (platform/cpu_plan.h); hardware_threads is the
   // app's to say.
@@ -42,11 +47,21 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
 
 // cifar-predict: the model, the images and how to report them.
 struct PredictConfig : ModelInput {
-  std::vector<std::string> images;
-  DeviceRequest device;    // --device: auto (cuda:0 when usable), cpu, cuda:N
-  PredictOptions predict;  // --top-k, --batch-size, --logits
-  bool json = false;       // one JSON array instead of lines
+  std::vector<std::string> images;  // files, and folders walked recursively (image_list.h)
+  DeviceRequest device;             // --device: auto (cuda:0 when usable), cpu, cuda:N
+  PredictOptions predict;           // --top-k, --batch-size, --logits
+  int64_t tta = -1;                 // --tta; -1: the checkpoint's level
+  bool json = false;                // one JSON array instead of lines
+  std::string csv;                  // --csv FILE: one row per image (predictions_to_csv)
 };
+
+// The TTA level to predict with: config.tta, else the checkpoint's (0 for a
+// weights file), level 3 as 2 (above); logs it and where it came from.
+int64_t predict_tta(const PredictConfig& config, const CheckpointInfo& info);
+
+// Before anything is written: --csv is none of the inputs (the model file,
+// the images), and can be written.
+void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images);
 
 // "FILE: CLASS 87.1% (then dog 5.2%, ...)" or "FILE: error: ...".
 std::string format_prediction(const Prediction& p);
@@ -54,5 +69,12 @@ std::string format_prediction(const Prediction& p);
 // One JSON array: {"file", "class", "probability", "top_k": [{"class",
 // "probability"}, ...], "logits"?} or {"file", "error"} per image.
 std::string predictions_to_json(const std::vector<Prediction>& predictions);
+
+// --csv: a header row "path,class_1,probability_1,...,class_k,probability_k,error"
+// and one row per image (classes best first; an image that failed has its
+// error and empty class cells), fields quoted as RFC 4180 says when needed.
+// k: the classes reported per image (PredictOptions::top_k, at most the
+// model's classes).
+std::string predictions_to_csv(const std::vector<Prediction>& predictions, int64_t k);
 
 }  // namespace cifar
