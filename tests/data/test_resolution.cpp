@@ -45,6 +45,16 @@ TEST_CASE("resolution schedule: each epoch's size, the images' own past its end"
   CHECK(training_resolution({}, 1) == 0);
 }
 
+TEST_CASE("resolution schedule: written for 32 px, scaled to the run's image size",
+          "[resolution]") {
+  const std::vector<int64_t> schedule{24, 24, 28};
+  CHECK(scaled_schedule(schedule, 32, 32) == schedule);
+  CHECK(scaled_schedule(schedule, 32, 64) == std::vector<int64_t>{48, 48, 56});
+  CHECK(scaled_schedule(schedule, 32, 96) == std::vector<int64_t>{72, 72, 84});
+  CHECK(scaled_schedule(schedule, 32, 20) == std::vector<int64_t>{15, 15, 18});  // rounded
+  CHECK(scaled_schedule({}, 32, 64).empty());
+}
+
 TEST_CASE("resize_images: F.interpolate's bilinear, in the batch's memory format", "[resolution]") {
   torch::manual_seed(3);
   const auto x = torch::randn({5, 3, 32, 32});

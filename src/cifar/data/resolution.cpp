@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <string_view>
@@ -68,6 +69,16 @@ std::string resolution_schedule_text(const std::vector<int64_t>& sizes) {
     if (!out.empty()) out += ',';
     out += j - i == 1 ? fmt::format("{}", sizes[i]) : fmt::format("{}x{}", sizes[i], j - i);
     i = j;
+  }
+  return out;
+}
+
+std::vector<int64_t> scaled_schedule(const std::vector<int64_t>& schedule, int64_t from,
+                                     int64_t to) {
+  std::vector<int64_t> out;
+  out.reserve(schedule.size());
+  for (const int64_t size : schedule) {
+    out.push_back(std::max<int64_t>(1, (size * to + from / 2) / from));
   }
   return out;
 }

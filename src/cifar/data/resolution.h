@@ -34,6 +34,12 @@ std::vector<int64_t> parse_resolution_schedule(const std::string& text);
 // The shortest text that parses back to `sizes`: runs written "SIZExN".
 std::string resolution_schedule_text(const std::vector<int64_t>& sizes);
 
+// `schedule` written for images of `from` px, for images of `to` px: each
+// size scaled by to / from, rounded (at least 1): --resolution-schedule is
+// written for the data sets' own 32 px, and follows --image-size.
+std::vector<int64_t> scaled_schedule(const std::vector<int64_t>& schedule, int64_t from,
+                                     int64_t to);
+
 // The size epoch `epoch` (1-based) trains at; 0: the images' own size.
 int64_t training_resolution(const std::vector<int64_t>& schedule, int64_t epoch);
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cifar/core/errors.h"
+#include "cifar/data/resolution.h"
 #include "cifar/data/shard.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/platform/device.h"
@@ -32,7 +33,9 @@ EpochOptions epoch_options(const TrainingJob& job) {
   return {
       .shape = job.shape,
       .step = {.amp = job.config.amp, .loss = job.recipe.loss},
-      .resolutions = job.config.resolution_schedule,
+      // Written for the data sets' own 32 px: at --image-size N, N/32 of each size.
+      .resolutions = scaled_schedule(job.config.resolution_schedule, kCifarImageSide,
+                                     job.plan.source.image.side),
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.config.log_interval_s,
       .before_step = [&job](int64_t global_step) { job.threads.at_boundary("step", global_step); },
