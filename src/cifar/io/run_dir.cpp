@@ -263,4 +263,32 @@ std::string checkpoint_replace_problem(const fs::path& path, const std::string& 
   return "";
 }
 
+std::vector<NamedFile> run_output_files(const fs::path& run_dir, const fs::path& checkpoint) {
+  std::vector<NamedFile> files;
+  for (const char* name : {"config.toml", "metrics.csv", "confusion.csv", "last.pt", "best.pt",
+                           "model.safetensors", kRunDirLockFile}) {
+    const std::string_view file = name;
+    files.push_back({.role = fmt::format("the run's {}", name),
+                     .path = run_dir / name,
+                     .continues = file == "config.toml"                    ? kContinuedSettings
+                                  : file == "last.pt" || file == "best.pt" ? kContinuedCheckpoint
+                                                                           : ""});
+  }
+  files.push_back({.role = "--checkpoint", .path = checkpoint, .continues = kContinuedCheckpoint});
+  return files;
+}
+
+fs::path default_run_dir(const std::string& model) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+  // Two runs started in the same second get folders of their own.
+  fs::path dir = fs::path("runs") / fmt::format("{}-{}", stamp, model);
+  for (int n = 2; fs::exists(dir); ++n)
+    dir = fs::path("runs") / fmt::format("{}-{}-{}", stamp, model, n);
+  return dir;
+}
+
 }  // namespace cifar

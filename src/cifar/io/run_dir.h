@@ -1,4 +1,6 @@
-// run_dir.h: a run folder belongs to one run, and checkpoints say whose they are.
+// run_dir.h: a run folder: its name and files, and that it belongs to one
+// run, as checkpoints say whose they are. (report/run_outputs.h writes the
+// files.)
 //
 // Three guards against runs that overwrite or mix:
 //   - RunDirLock: an exclusive flock(2) on <run-dir>/.cifar-train.lock, held
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/file_identity.h"
 #include "cifar/io/resumed_run_dir.h"
 
 namespace cifar {
@@ -97,5 +100,13 @@ std::filesystem::path run_folder_of_id(const std::string& run_id);
 std::string checkpoint_replace_problem(const std::filesystem::path& path, const std::string& option,
                                        const std::filesystem::path& run_dir,
                                        const std::string& run_id);
+
+// Every file a run writes, by role: the run folder's files (lock file
+// included), then --checkpoint.
+std::vector<NamedFile> run_output_files(const std::filesystem::path& run_dir,
+                                        const std::filesystem::path& checkpoint);
+
+// runs/<date>-<time>-<model>, from the local time now.
+std::filesystem::path default_run_dir(const std::string& model);
 
 }  // namespace cifar

@@ -5,8 +5,9 @@
 // count, capped at the hardware threads. Otherwise a run takes the physical
 // cores that other processes leave free (cpu_load.h), at least one: all of
 // them on an idle machine, one beside a busy core on two, at any batch size
-// (measured: docs/benchmarks.md, "Thread choice"; a second thread is what
-// collapses when another process shares the cores). ThreadRule
+// (measured: docs/benchmarks.md, "The thread rule: the default against
+// fixed counts"; a second thread is what collapses when another process
+// shares the cores). ThreadRule
 // re-reads that load at step boundaries, at most once a second, and moves to
 // a new count after two readings in a row agree on it, only between steps,
 // saying so in the log. --deterministic fixes the count at the idle

@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <ctime>
-
 #include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/confusion_file.h"
@@ -114,34 +112,6 @@ void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
   }
   save_latest(bytes);
   if (best) write_file_atomically(this->best(), bytes, "--run-dir");
-}
-
-std::vector<NamedFile> run_output_files(const fs::path& run_dir, const fs::path& checkpoint) {
-  std::vector<NamedFile> files;
-  for (const char* name : {"config.toml", "metrics.csv", "confusion.csv", "last.pt", "best.pt",
-                           "model.safetensors", kRunDirLockFile}) {
-    const std::string_view file = name;
-    files.push_back({.role = fmt::format("the run's {}", name),
-                     .path = run_dir / name,
-                     .continues = file == "config.toml"                    ? kContinuedSettings
-                                  : file == "last.pt" || file == "best.pt" ? kContinuedCheckpoint
-                                                                           : ""});
-  }
-  files.push_back({.role = "--checkpoint", .path = checkpoint, .continues = kContinuedCheckpoint});
-  return files;
-}
-
-fs::path default_run_dir(const std::string& model) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-  // Two runs started in the same second get folders of their own.
-  fs::path dir = fs::path("runs") / fmt::format("{}-{}", stamp, model);
-  for (int n = 2; fs::exists(dir); ++n)
-    dir = fs::path("runs") / fmt::format("{}-{}-{}", stamp, model, n);
-  return dir;
 }
 
 }  // namespace cifar

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "cifar/core/file_identity.h"
 #include "cifar/formats/tensorboard.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/report/metrics.h"
@@ -80,13 +79,5 @@ class RunOutputs {
   MetricsCsv csv_;
   std::unique_ptr<TensorBoardWriter> board_;  // null with --no-tensorboard
 };
-
-// Every file a run writes, by role: the run folder's files (lock file
-// included), then --checkpoint.
-std::vector<NamedFile> run_output_files(const std::filesystem::path& run_dir,
-                                        const std::filesystem::path& checkpoint);
-
-// runs/<date>-<time>-<model>, from the local time now.
-std::filesystem::path default_run_dir(const std::string& model);
 
 }  // namespace cifar
