@@ -19,6 +19,36 @@
 
 namespace cifar {
 using namespace options;
+namespace {
+
+// --freeze-body and --body-lr-scale fine-tune a body trained before: they
+// need --init-weights (or --resume, whose checkpoint must have had them:
+// train/model_source.cpp), and do not go together.
+void check_fine_tune_settings(const TrainConfig& c) {
+  const std::string given =
+      c.freeze_body ? "--freeze-body" : fmt::format("--body-lr-scale {:g}", c.body_lr_scale);
+  if (c.freeze_body && c.body_lr_scale != 1) {
+    throw UsageError(fmt::format(
+        "--freeze-body trains no part of the body, so --body-lr-scale {:g} has nothing to "
+        "scale: give one of them",
+        c.body_lr_scale));
+  }
+  if ((c.freeze_body || c.body_lr_scale != 1) && c.init_weights.empty() && c.resume.empty()) {
+    throw UsageError(fmt::format(
+        "{} fine-tunes the body of weights trained before, but this run starts a fresh model "
+        "(its body is random): add --init-weights FILE (e.g. torchvision's resnet18 saved as "
+        "safetensors), or drop {}",
+        given, c.freeze_body ? "--freeze-body" : "--body-lr-scale"));
+  }
+  if (c.body_lr_scale != 1 && c.cuda_graph) {
+    throw UsageError(fmt::format(
+        "--cuda-graph captures one SGD parameter group, and --body-lr-scale {:g} trains two (the "
+        "head's and the body's): drop --cuda-graph or --body-lr-scale",
+        c.body_lr_scale));
+  }
+}
+
+}  // namespace
 
 // The settings as they will be saved: the model the run really trains, and
 // absolute paths, so that config.toml resumes the run from any folder.
@@ -56,6 +86,7 @@ void validate(const TrainConfig& config) {
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }
+  check_fine_tune_settings(config);
   if (config.nesterov && config.momentum == 0) {
     throw UsageError(
         "--nesterov needs --momentum above 0 (Nesterov momentum without momentum is plain SGD)");

@@ -43,6 +43,14 @@ void train_model(Config& c, V&& v) {
                      "instead of a fresh model",
              .saved = false},
          c.init_weights);
+  v.flag(fixed(Opt{"--freeze-body", kModel,
+                   "With --init-weights: train the head only; the body's weights and "
+                   "batch-norm statistics stay as loaded"}),
+         c.freeze_body);
+  v.number(fixed(Opt{"--body-lr-scale", kModel,
+                     "With --init-weights: train the body at this many times the learning rate "
+                     "(the head at the full rate)"}),
+           c.body_lr_scale, Range<double>{0, kMaxReal, true});
   v.text(Opt{.names = "--resume",
              .group = kModel,
              .help = "Continue training from this checkpoint (model, optimiser, position)",

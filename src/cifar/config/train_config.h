@@ -34,6 +34,11 @@ struct TrainConfig {
   std::string model;
   // Unset: the --init-weights file's metadata, else (or for a fresh model) cifar.
   std::optional<ResNetStem> stem;
+  // Fine-tuning from --init-weights (train/fine_tune.h): train the head only
+  // (the body's tensors, batch-norm statistics included, kept as loaded), or
+  // the body at this fraction of each rate.
+  bool freeze_body = false;
+  double body_lr_scale = 1.0;
   // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.
   std::string data_dir = "data/cifar-10-batches-bin";
   std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)

@@ -29,14 +29,20 @@ const std::vector<ModelEntry>& model_registry() {
   static const std::vector<ModelEntry> entries{
       {.name = "net",
        .image_side = NetImpl::kImageSide,
+       .head = "fc3",
        .cpu_bf16_slow = true,
        .build = build_net},
-      {.name = "resnet18", .has_stem = true, .build = build_resnet18},
+      {.name = "resnet18", .has_stem = true, .head = "fc", .build = build_resnet18},
       {.name = "airbench94",
        .min_image_side = Airbench94Impl::kMinImageSide,
+       .head = "head",
        .build = build_airbench94},
   };
   return entries;
+}
+
+bool is_head_tensor(const ModelEntry& entry, const std::string& tensor) {
+  return tensor.starts_with(entry.head + ".");
 }
 
 const ModelEntry& model_entry(const std::string& name) {

@@ -25,6 +25,11 @@ struct ModelEntry {
   // at least one pixel of (--image-size's least, 8, for most).
   int64_t min_image_side = 8;
   bool has_stem = false;  // --stem chooses its first layer (ResNetStem)
+  // The output layer's module (net: fc3, resnet18: fc, airbench94: head): its
+  // tensors ("fc.weight", "fc.bias") are the head, sized by the class count;
+  // every other tensor is the body (--init-weights with a new head,
+  // --freeze-body, --body-lr-scale).
+  std::string head;
   // --amp bf16 on a CPU runs slower than float32 (small layers: the casts cost more).
   bool cpu_bf16_slow = false;
   Classifier (*build)(const ModelOptions&) = nullptr;  // freshly initialised
@@ -34,6 +39,10 @@ struct ModelEntry {
     return image_side == 0 ? side >= min_image_side : side == image_side;
   }
 };
+
+// Whether `tensor` (a state-dict name: "fc.weight") belongs to the head of
+// the model of `entry`.
+bool is_head_tensor(const ModelEntry& entry, const std::string& tensor);
 
 // The entries, in the order --help lists them.
 const std::vector<ModelEntry>& model_registry();

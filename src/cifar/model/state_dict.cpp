@@ -39,9 +39,9 @@ std::string mismatch_hint(const TensorMap& tensors, bool nothing_matches,
                           const std::string& model_name) {
   if (has_shape(tensors, "conv1.weight", {64, 3, 7, 7}) &&
       has_shape(tensors, "fc.weight", {1000, 512})) {
-    return "; this is a torchvision ResNet-18 for ImageNet (7x7 stem, 1000 classes): cifar-train's "
-           "resnet18 has 10 classes, so replace its fc layer with a 10-class one in Python "
-           "(and pass --stem imagenet for its 7x7 stem)";
+    return "; this is a torchvision ResNet-18 for ImageNet (7x7 stem, 1000 classes): pass "
+           "--model resnet18 --stem imagenet (cifar-train --init-weights then starts a new head "
+           "for the data's classes)";
   }
   if (nothing_matches) return fmt::format("; no name matches: is it a {} model?", model_name);
   return "";

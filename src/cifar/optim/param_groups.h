@@ -58,6 +58,8 @@ class ParamGroups : public Stateful {
   Sgd* single_sgd() const;
 
   const std::vector<ParamGroup>& groups() const { return groups_; }
+  // The groups themselves, taken out (to regroup a recipe's: train/fine_tune.h).
+  std::vector<ParamGroup> release() && { return std::move(groups_); }
   // "filters 6 tensors (muon), head 1 (sgd), ..." for the log.
   std::string describe() const;
 

@@ -139,6 +139,7 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
   TORCH_CHECK(steps * batch_size < n + batch_size, "an epoch of ", n, " samples has no ", steps,
               " steps of ", batch_size);
   t.model.train();
+  for (const auto& m : t.held_in_eval) m->eval();
   std::optional<EpochState> alone;
   EpochState& run = state != nullptr ? *state : alone.emplace(device);
   RunningTotals& totals = run.totals;

@@ -4,18 +4,50 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
 #include "cifar/io/weights.h"
 #include "cifar/model/model_registry.h"
+#include "cifar/platform/guards.h"
+#include "cifar/train/fine_tune.h"
 
 namespace cifar {
 namespace {
+
+// --freeze-body and --body-lr-scale decide which tensors train and the
+// optimiser state a checkpoint holds: --resume keeps the checkpoint's (a
+// checkpoint of older versions, which saved no settings, had neither).
+// Refused here, before anything is written.
+void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
+  for (const SettingChange& change : changed_settings(was.config_toml, to_toml(c))) {
+    if (change.key == "freeze-body" && change.before == "false") {
+      throw UsageError(fmt::format(
+          "--freeze-body keeps the body of weights loaded with --init-weights, but --resume {} "
+          "was started without it: drop --freeze-body (a run's body is frozen or trained from "
+          "its start)",
+          c.resume));
+    }
+    if (change.key == "freeze-body") {
+      throw UsageError(fmt::format(
+          "--resume {} was started with --freeze-body: pass --freeze-body again (a run's body is "
+          "frozen or trained from its start)",
+          c.resume));
+    }
+    if (change.key == "body-lr-scale") {
+      throw UsageError(fmt::format(
+          "--resume {} was trained with --body-lr-scale {}, not {}: resume with --body-lr-scale "
+          "{} (its optimiser state holds the body's groups as they were)",
+          c.resume, change.before, change.after, change.before));
+    }
+  }
+}
 
 // The checkpoint --resume names, checked against --model and --epochs.
 std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   if (c.resume.empty()) return std::nullopt;
   LoadedCheckpoint resumed = load_checkpoint(c.resume);
   const auto& info = resumed.info;
+  check_resumed_fine_tune(c, info);
   if (!c.model.empty() && c.model != info.model) {
     throw UsageError(
         fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
@@ -70,6 +102,27 @@ void check_image_side(const ModelEntry& entry, int64_t side, const std::string& 
       "{} gives {}, which takes {}x{} images only (its first linear layer is sized for them), "
       "not {}x{}: drop --image-size, or train a model that takes any size ({})",
       named_by, entry.name, entry.image_side, entry.image_side, side, side, fmt::join(any, ", ")));
+}
+
+// --init-weights whose head has another class count than the data: the
+// loaded body in a fresh model for the data's classes, whose head is
+// initialised from --seed as the model's own.
+void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainConfig& config) {
+  const ModelEntry& entry = model_entry(source.model_name);
+  const size_t was = source.class_names.size();
+  source.class_names = data.class_names;
+  Classifier fresh;
+  {
+    const SeedGuard seed(config.seed);
+    fresh = build_fresh(source);
+  }
+  copy_body(*source.model, *fresh, entry);
+  source.model = fresh;
+  spdlog::info(
+      "--init-weights {}: its head ({}) has {} classes, the data {}: the body is loaded, and a new "
+      "{}-class head starts from --seed {}",
+      config.init_weights, entry.head, was, data.class_names.size(), data.class_names.size(),
+      config.seed);
 }
 
 ModelSource checked(ModelSource source, const TrainConfig& config) {
@@ -153,6 +206,10 @@ void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig
   if (weights && !source.class_names_known &&
       source.class_names.size() == data.class_names.size()) {
     source.class_names = data.class_names;  // a weights file that names no classes
+  }
+  if (weights && source.class_names.size() != data.class_names.size()) {
+    start_new_head(source, data, config);
+    return;
   }
   check_same_classes(
       source.class_names,

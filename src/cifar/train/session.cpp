@@ -6,7 +6,9 @@
 #include "cifar/core/version.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/model/airbench.h"
+#include "cifar/model/model_registry.h"
 #include "cifar/platform/guards.h"
+#include "cifar/train/fine_tune.h"
 
 namespace cifar {
 namespace {
@@ -115,8 +117,19 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   spdlog::info("model: {} ({} parameters), recipe {}", plan.source.model_name,
                count_parameters(*s.model), recipe.name);
 
-  s.groups = std::make_unique<ParamGroups>(recipe.param_groups(*s.model, shape.steps));
+  const ModelEntry& entry = model_entry(plan.source.model_name);
+  if (config.freeze_body) freeze_body(*s.model, entry);
+  s.groups = std::make_unique<ParamGroups>(
+      fine_tune_groups(recipe, *s.model, shape.steps, entry, config.body_lr_scale));
   check_covers(*s.groups, *s.model);
+  if (config.freeze_body || config.body_lr_scale != 1) {
+    spdlog::info("{}: parameter groups {}",
+                 config.freeze_body ? "--freeze-body: only the head (" + entry.head +
+                                          ") trains, the body's weights and batch-norm statistics "
+                                          "stay as loaded"
+                                    : fmt::format("--body-lr-scale {:g}", config.body_lr_scale),
+                 s.groups->describe());
+  }
   spdlog::debug("parameter groups: {}", s.groups->describe());
   s.scaler = std::make_unique<GradScaler>(config.amp == AmpMode::kFp16, device);
   s.extensions = std::make_unique<Extensions>(
@@ -136,6 +149,7 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
                                                 .dist = dist,
                                                 .averager = *s.averager,
                                                 .scaler = *s.scaler});
+  if (config.freeze_body) s.learner->held_in_eval = body_statistics_modules(*s.model, entry);
 
   s.position = start_position(plan.source, config, dist.world_size());
   s.info = checkpoint_info(plan.resolved, plan.source.normalization, plan.class_names, plan.dataset,

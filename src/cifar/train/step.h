@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "cifar/core/types.h"
 #include "cifar/data/loader.h"
@@ -32,6 +33,9 @@ struct Learner {
   Distributed& dist;           // world size 1: every collective returns at once
   GradientAverager& averager;  // over dist's ranks
   GradScaler& scaler;          // --amp fp16's loss scaling; disabled otherwise
+  // Modules kept in eval mode while the rest trains (--freeze-body's batch
+  // norms: their running statistics stay as loaded; train/fine_tune.h).
+  std::vector<std::shared_ptr<torch::nn::Module>> held_in_eval = {};
 };
 
 struct LossOptions {
