@@ -2,10 +2,10 @@
 # Fine-tuning with a new head (issue 39, items 4 and 7): a torchvision-layout
 # ResNet-18 state_dict (ImageNet stem, 1000 classes, written in Python)
 # starts a 2-class run on a made folder with a new head, the log naming both
-# counts; with --freeze-body every body tensor (batch-norm statistics too) is
-# bit-identical at the end; --body-lr-scale 0.1 moves the body less than the
-# full rate, and resumes exactly; the settings that cannot work are refused
-# at start, before anything is written.
+# counts; with --freeze-body (also with --ema) every body tensor (batch-norm
+# statistics too) is bit-identical at the end; --body-lr-scale 0.1 moves the
+# body less than the full rate, and resumes exactly; the settings that cannot
+# work are refused at start, before anything is written.
 source "$(dirname "$0")/lib/common.bash"
 source "$SRC/tests/cli/lib/interop.bash"
 need_python safetensors
@@ -47,18 +47,22 @@ grep -q "init-weights r18.pth: its head (fc) has 1000 classes, the data 2: the b
 grep -q "freeze-body = true" frozen/config.toml || fail "config.toml does not record --freeze-body"
 pass "a 1000-class torchvision state_dict starts a 2-class run with a new head"
 
-"$PY" - <<'PY' || fail "--freeze-body changed the body"
-import torch
+# The same with --ema, whose average of a frozen tensor must be the tensor.
+run frozen_ema --init-weights r18.pth --epochs 1 --freeze-body --ema 0.9
+for folder in frozen frozen_ema; do
+"$PY" - "$folder/model.safetensors" <<'PY' || fail "--freeze-body changed the body ($folder)"
+import sys, torch
 from safetensors.torch import load_file
-before, after = torch.load("r18.pth"), load_file("frozen/model.safetensors")
+before, after = torch.load("r18.pth"), load_file(sys.argv[1])
 assert set(before) == set(after), set(before) ^ set(after)
 body = [k for k in before if not k.startswith("fc.")]
 changed = [k for k in body if not torch.equal(before[k], after[k].to(before[k].dtype))]
 assert not changed, f"body tensors changed: {changed[:5]} ({len(changed)} of {len(body)})"
 assert after["fc.weight"].shape == (2, 512) and after["fc.bias"].shape == (2,)
-print(f"{len(body)} body tensors bit-identical, running statistics included")
+print(f"{sys.argv[1]}: {len(body)} body tensors bit-identical, running statistics included")
 PY
-pass "--freeze-body: every body tensor bit-identical at the end"
+done
+pass "--freeze-body (also with --ema): every body tensor bit-identical at the end"
 
 # --- --body-lr-scale -------------------------------------------------------------
 run full --init-weights r18.safetensors --epochs 1

@@ -3,7 +3,8 @@
 //
 // After every optimiser step each parameter's average moves towards it,
 //   ema = decay * ema + (1 - decay) * live,
-// and the buffers (BatchNorm's running statistics and counter) are copied.
+// and the buffers (BatchNorm's running statistics and counter) and the
+// parameters frozen from the start are copied.
 // The average starts as the model the run starts from; it is the model the
 // run evaluates and saves (the checkpoint's model, best.pt,
 // model.safetensors), so cifar-eval, cifar-predict and cifar-export use it.
@@ -30,8 +31,11 @@ class Ema final : public Extension {
       const torch::Tensor& from = live_params[item.key()];
       item.value().set_data(from.detach().clone());  // the live layout (channels-last) kept
       item.value().requires_grad_(false);
-      averages_.push_back(item.value());
-      lives_.push_back(from);
+      // A parameter frozen from the start (--freeze-body's body, airbench94's
+      // whitening filters) is copied as the buffers are: its average is
+      // itself, which decay * x + (1 - decay) * x only rounds to.
+      (from.requires_grad() ? averages_ : copies_).push_back(item.value());
+      (from.requires_grad() ? lives_ : sources_).push_back(from);
     }
     for (auto& item : average_->named_buffers()) {
       const torch::Tensor& from = live_buffers[item.key()];
@@ -79,7 +83,7 @@ class Ema final : public Extension {
   Classifier average_;
   double decay_;
   std::vector<torch::Tensor> averages_, lives_;  // the parameters, averaged
-  std::vector<torch::Tensor> copies_, sources_;  // the buffers, copied
+  std::vector<torch::Tensor> copies_, sources_;  // the buffers and frozen parameters, copied
 };
 
 }  // namespace
