@@ -217,6 +217,11 @@ void predict_options(Config& c, V&& v) {
            Range<int64_t>{1, kMaxCount});
   v.flag(Opt{"--json", kOutput, "Print one JSON array, an object per image"}, c.json);
   v.flag(Opt{"--logits", kOutput, "With --json: add each image's raw logits"}, c.predict.logits);
+  v.text(Opt{"--csv", kOutput,
+             "Also write FILE: one row per image (path, then the top-k classes and their "
+             "probabilities)"},
+         c.csv);
+  tta_option(c, v);
 }
 
 template <class Config, class V>
@@ -229,9 +234,4 @@ void export_options(Config& c, V&& v) {
          c.out);
 }
 
-  v.text(Opt{"--csv", kOutput,
-             "Also write FILE: one row per image (path, then the top-k classes and their "
-             "probabilities)"},
-         c.csv);
-  tta_option(c, v);
 }  // namespace cifar::options
