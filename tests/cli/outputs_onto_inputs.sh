@@ -2,9 +2,10 @@
 # No tool writes onto a file it reads (issue 40, class 1), checked for every
 # pair: each output of each tool (cifar-train's --checkpoint, every file of
 # its run folder, the image cache its data read writes; cifar-eval's image
-# cache; cifar-export's --out) pointed at each of the tool's inputs
-# (--config, --resume, --init-weights, the data's files, --checkpoint,
-# --weights) by the input's own name, a symbolic link or a hard link, is
+# cache; cifar-export's --out; cifar-predict's --csv) pointed at each of the
+# tool's inputs (--config, --resume, --init-weights, the data's files,
+# --checkpoint, --weights, the images) by the input's own name, a symbolic
+# link or a hard link, is
 # refused (exit 2) naming both before anything is written: every input
 # keeps its SHA-256 and the run folder gets no file. The exceptions: a
 # resumed run goes on in the checkpoint (--resume) and the config.toml
@@ -118,6 +119,19 @@ for input in "${model_inputs[@]}"; do
   for how in soft hard; do
     plant $how "$file" link.pt
     refused "$words" "" -- "$EXPORT" "${given[@]}" --out link.pt
+  done
+done
+
+# --- cifar-predict: --csv (the images named by the folder that holds them) ---------
+PREDICT=$BIN/cifar-predict
+for input in "${model_inputs[@]}" "pets/train/cat/000.png|the image|--checkpoint ck.pt"; do
+  IFS='|' read -r file words opts <<<"$input"
+  read -ra given <<<"$opts"
+  refused "$words" "" -- "$PREDICT" "${given[@]}" --csv "$file" pets/train/cat
+  for how in soft hard; do
+    plant $how "$file" link.csv
+    refused "$words" "" -- "$PREDICT" "${given[@]}" --csv link.csv pets/train/cat
+    rm -f link.csv
   done
 done
 echo "all $n output-onto-input pairs refused, every input unchanged"
