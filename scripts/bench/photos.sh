@@ -13,7 +13,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$here/build/release}" && pwd)
 cifar=$(cd "${2:-$here/../shared/cifar-10-batches-bin}" && pwd)
-config=${3:-$here/configs/photos.toml}
+config=$(realpath "${3:-$here/configs/photos.toml}")
 shift $(($# < 3 ? $# : 3))
 py=${CIFAR_TORCH_PYTHON:-python3}
 work=$(mktemp -d)

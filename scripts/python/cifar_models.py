@@ -240,12 +240,13 @@ def normalize(images_uint8, mean=DEFAULT_MEAN, std=DEFAULT_STD):
 
 def to_input(image_uint8, image_size, mean=DEFAULT_MEAN, std=DEFAULT_STD):
     """(3, H, W) uint8 -> (3, S, S) float, as cifar-eval and cifar-predict
-    prepare an image: resized to S x S (bilinear, antialiased, as torchvision's
-    Resize(antialias=True)), then normalised."""
+    prepare an image: resized to S x S (bilinear, antialiased, rounded to
+    uint8, as torchvision's Resize(antialias=True) on a uint8 tensor), then
+    normalised."""
     x = image_uint8.float().unsqueeze(0)
     if x.shape[-2:] != (image_size, image_size):
         x = F.interpolate(x, size=(image_size, image_size), mode="bilinear",
-                          align_corners=False, antialias=True)
+                          align_corners=False, antialias=True).round().clamp(0, 255)
     return normalize(x, mean, std)[0]
 
 

@@ -389,4 +389,10 @@ TEST_CASE("model input: normalised, resized with antialiasing", "[image]") {
   CHECK(small.sizes() == c10::IntArrayRef({3, 32, 32}));
   CHECK(small.mean().item<double>() == Approx(63.75).margin(0.5));
   CHECK(small.std().item<double>() < 20);
+  // The input is the image an image folder stores (resize_image's, rounded to
+  // uint8), so cifar-predict on a file sees what cifar-eval sees in its folder.
+  torch::manual_seed(3);
+  const auto odd = torch::randint(0, 256, {3, 57, 41}, torch::kUInt8);
+  CHECK(torch::allclose(image_to_input(odd, identity, 32) * 255,
+                        resize_image(odd, 32).to(torch::kFloat), /*rtol=*/0, /*atol=*/1e-3));
 }

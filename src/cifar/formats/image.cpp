@@ -251,7 +251,10 @@ torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side) {
 }
 
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side) {
-  auto x = resized_float(rgb, side, "image_to_input");
+  // The image as an image folder stores it (resize_image: rounded to uint8,
+  // as torchvision's Resize gives a uint8 tensor), so that cifar-predict on
+  // a file and cifar-eval on its folder see the same input.
+  const auto x = resize_image(rgb, side).to(torch::kFloat).unsqueeze(0);  // (1, 3, side, side)
   // (3, side, side), contiguous as resize_image's
   return PixelNormalizer(norm, torch::kCPU)(x).squeeze(0).contiguous();
 }

@@ -48,8 +48,9 @@ torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side);
 // images keys on it.
 std::string image_decoding_version();
 
-// (3, H, W) uint8 -> (3, side, side) float, resized and normalised as the
-// training images are (core/pixel_normalizer.h).
+// (3, H, W) uint8 -> (3, side, side) float: resize_image's uint8 image (what
+// an image folder stores), normalised as the training images are
+// (core/pixel_normalizer.h).
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side);
 
 }  // namespace cifar
