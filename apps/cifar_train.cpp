@@ -58,7 +58,12 @@ int main(int argc, char** argv) {
     env.dist = cifar::dist_env_from_environment();
     cifar::label_logs_with_rank(env.dist);
     const auto result = cifar::train(config, env);
-    if (env.dist.rank != 0) return 0;  // rank 0 reports for all processes
+    if (env.dist.rank != 0) return 0;   // rank 0 reports for all processes
+    if (!result.test_is_val.empty()) {  // said once in the log, and here in the report
+      std::cout << "The test split is " << result.test_is_val
+                << " (the data has no test/ folder): the figures below are the validation "
+                   "images'\n";
+    }
     std::cout << cifar::format_per_class(result.final_eval, result.class_names);
     spdlog::info("checkpoint: {} (best: {}); run folder: {}", result.checkpoint.string(),
                  result.best_checkpoint.string(), result.run_dir.string());

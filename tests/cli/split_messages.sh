@@ -32,7 +32,7 @@ expect 1 "empty/train holds 0 class folder\(s\) \(it holds 1 hidden entry \('.ke
 # --- a missing test/: each tool's own way round it ----------------------------------
 cp -r pets notest && rm -rf notest/test notest/.cifar-cache
 expect 1 "notest has no test/ folder.*--val-split N" -- "$TRAIN" --data notest "${quick[@]}" --run-dir r4 -o r4.pt
-expect 1 "notest has no test/ folder, so there are no test images: add test/<class>/\.\.\. beside train/" -- \
+expect 1 "notest has no test/ folder \(it holds train/\), so there are no test images: add test/<class>/\.\.\. beside train/" -- \
   "$EVAL" --data notest --device cpu --checkpoint pets.pt
 
 # --- an option that does nothing here is named once, by either tool ----------------

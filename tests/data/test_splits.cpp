@@ -1,7 +1,9 @@
 // test_splits.cpp: the splits a run reads, cut to --train-limit and --test-limit
-// (the first N images of CIFAR files, N spread over an image folder's classes).
+// (the first N images of CIFAR files, N spread over an image folder's classes;
+// of an image folder only those decoded); an image folder's val/.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -55,4 +57,96 @@ TEST_CASE("The limits take an image folder's images evenly from every class", "[
   const ImageSplit test = read_test_split(c);
   CHECK(labels(test.labels) == std::vector<int64_t>{0, 1, 2});
   CHECK(test.images[1][0][0][0].item<int>() == 10);  // class1's first image
+}
+
+namespace {
+// DIR/<split>/class<c>/<i>.png, `per_class` solid images per class, pixel 10 c + i.
+void write_split(const std::filesystem::path& dir, const char* split, int classes, int per_class) {
+  for (int c = 0; c < classes; ++c) {
+    for (int i = 0; i < per_class; ++i) {
+      const int v = 10 * c + i;
+      test::write_png(dir / split / ("class" + std::to_string(c)) / (std::to_string(i) + ".png"), v,
+                      v, v);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("The limits decode only the images a run uses, the same ones as a whole read",
+          "[splits]") {
+  TempDir data_dir;
+  write_split(data_dir.path(), "train", 3, 10);
+  write_split(data_dir.path(), "test", 3, 4);
+  SplitOptions c{.data_dir = data_dir.path(), .train_limit = 6, .test_limit = 3, .val_split = 5};
+  c.seed = 7;
+  const TrainValSplit whole = [&] {  // read whole, then held out and cut
+    SplitOptions all = c;
+    all.train_limit = 0;
+    all.folder.use_cache = false;
+    return read_train_split(all);
+  }();
+  const RunData some = read_run_data(c);
+  REQUIRE(some.splits.train.size() == 6);
+  REQUIRE(some.splits.val.size() == 5);
+  REQUIRE(some.test.size() == 3);
+  CHECK(torch::equal(some.splits.val.images, whole.val.images));
+  const auto picked = torch::div(torch::arange(6, torch::kInt64) * whole.train.size(), 6, "floor");
+  CHECK(torch::equal(some.splits.train.images, whole.train.images.index_select(0, picked)));
+  CHECK(torch::equal(some.splits.train.labels, whole.train.labels.index_select(0, picked)));
+  // A limited read writes no cache (a read of them all does).
+  CHECK_FALSE(std::filesystem::exists(data_dir.path() / ".cifar-cache"));
+  // Every file a limited read leaves out may be unreadable: it is never decoded.
+  const std::vector<int64_t> used_test{0, 4, 8};  // test/'s 12 files, 3 of them
+  for (int64_t i = 0; i < 12; ++i) {
+    if (std::find(used_test.begin(), used_test.end(), i) != used_test.end()) continue;
+    test::write_text(data_dir.path() / "test" / ("class" + std::to_string(i / 4)) /
+                         (std::to_string(i % 4) + ".png"),
+                     "not a PNG");
+  }
+  const ImageSplit test = read_test_split(c);
+  REQUIRE(test.size() == 3);
+  CHECK(test.images[1][0][0][0].item<int>() == 10);  // class1's first image
+  c.test_limit = 0;
+  CHECK_THROWS_WITH(read_test_split(c), Catch::Contains("not a readable image") ||
+                                            Catch::Contains("remove or replace the file"));
+}
+
+TEST_CASE("An image folder's val/ validates, and serves as the test split without test/",
+          "[splits]") {
+  TempDir data_dir;
+  write_split(data_dir.path(), "train", 2, 6);
+  write_split(data_dir.path(), "val", 2, 3);
+  SplitOptions c{.data_dir = data_dir.path()};
+  c.folder.use_cache = false;
+  RunData run = read_run_data(c);
+  CHECK(run.val_folder);
+  CHECK(run.test_is_val);
+  CHECK(run.splits.train.size() == 12);
+  CHECK(run.splits.val.size() == 6);
+  CHECK(torch::equal(run.test.images, run.splits.val.images));
+  write_split(data_dir.path(), "test", 2, 2);
+  run = read_run_data(c);
+  CHECK_FALSE(run.test_is_val);
+  CHECK(run.splits.val.size() == 6);
+  CHECK(run.test.size() == 4);
+  c.val_split = 2;  // and val/: which is the validation split?
+  CHECK_THROWS_WITH(read_run_data(c), Catch::Contains("--val-split 2 holds out training images") &&
+                                          Catch::Contains("has a val/ folder"));
+}
+
+TEST_CASE("val/ or test/ classes that train/ lacks are refused before anything is decoded",
+          "[splits]") {
+  for (const char* split : {"val", "test"}) {
+    TempDir data_dir;
+    write_split(data_dir.path(), "train", 2, 3);
+    write_split(data_dir.path(), split, 3, 1);  // class2: not in train/
+    SplitOptions c{.data_dir = data_dir.path()};
+    test::LogCapture log;
+    CHECK_THROWS_WITH(read_run_data(c),
+                      Catch::Contains((data_dir.path() / split).string() +
+                                      " holds class folder(s) 'class2' that " +
+                                      (data_dir.path() / "train").string() + " lacks"));
+    CHECK(log.text().find("decoding") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(data_dir.path() / ".cifar-cache"));
+  }
 }

@@ -194,6 +194,10 @@ void eval_options(Config& c, V&& v) {
   data_group(c, v);
   device_group(c, v);
   threads_option(c.threads, v);
+  v.parsed(Opt{"--split", kData,
+               "Which split of the data set to evaluate: test (without a test/ folder, val/), "
+               "val or train (a plain folder of class folders is evaluated whole)"},
+           c.split, Parsed<Split>{split_of, split_text});
   v.number(Opt{"-b,--batch-size", kEvaluation, "Evaluation batch size"}, c.batch_size,
            Range<int64_t>{1, kMaxCount});
   tta_option(c, v);

@@ -15,6 +15,7 @@
 #include "cifar/config/normalization_flags.h"
 #include "cifar/config/train_config.h"
 #include "cifar/core/errors.h"
+#include "cifar/data/image_folder.h"
 #include "cifar/data/resolution.h"
 #include "cifar/infer/model_input.h"
 
@@ -83,6 +84,15 @@ inline std::string dataset_of(const std::string& text) {
 }
 inline std::string label_set_text(const LabelSet& labels) {
   return to_string(labels);
+}
+inline Split split_of(const std::string& text) {
+  if (text == "test") return Split::kTest;
+  if (text == "val") return Split::kVal;
+  if (text == "train") return Split::kTrain;
+  throw UsageError(fmt::format("unknown --split '{}': test, val or train", text));
+}
+inline std::string split_text(const Split& split) {
+  return split_folder_name(split);
 }
 inline std::string channels_text(const Channels& c) {
   return fmt::format("{},{},{}", c[0], c[1], c[2]);

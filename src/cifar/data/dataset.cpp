@@ -21,7 +21,7 @@ constexpr const char* kNeeds =
     "cifar10 needs data_batch_1.bin ... data_batch_5.bin and test_batch.bin "
     "(scripts/download_cifar10.sh); cifar100 needs train.bin, test.bin and "
     "fine_label_names.txt (scripts/download_cifar100.sh); folder needs train/<class>/ "
-    "subfolders of PNG or JPEG images (and test/<class>/)";
+    "subfolders of PNG or JPEG images (and val/<class>/, test/<class>/)";
 
 constexpr const char* kFolderHint =
     "get CIFAR-10 with scripts/download_cifar10.sh (CIFAR-100: scripts/download_cifar100.sh), "
@@ -144,6 +144,12 @@ ImageSplit read_native(const DatasetOptions& options, DatasetKind kind, Split sp
 }  // namespace
 
 ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, Split split) {
+  if (split == Split::kVal && kind != DatasetKind::kFolder) {
+    throw UsageError(fmt::format(
+        "{} ({}) has no validation split of its own, only training and test images (a run holds "
+        "validation images out of the training split with cifar-train --val-split N)",
+        options.dir.string(), to_string(kind)));
+  }
   ImageSplit data = read_native(options, kind, split);
   if (options.image_size > 0) data.images = resize_split(data.images, options.image_size);
   return data;
@@ -241,7 +247,7 @@ std::vector<NamedFile> dataset_output_files(const fs::path& dir, std::optional<D
   const bool folder = kind ? *kind == DatasetKind::kFolder : has_image_folder_layout(dir);
   if (!folder) return {};
   std::vector<NamedFile> files;
-  for (const Split split : {Split::kTrain, Split::kTest}) {
+  for (const Split split : {Split::kTrain, Split::kVal, Split::kTest}) {
     files.push_back({fmt::format("the image cache of --data's {}/", split_folder_name(split)),
                      image_cache_path(dir, split, {})});
   }

@@ -6,7 +6,7 @@
 //             batches.meta.txt), 10 classes (data.h)
 //   cifar100  the CIFAR-100 binary folder (train.bin, test.bin, the label
 //             name files), 100 fine or 20 coarse classes (cifar100.h)
-//   folder    images in DIR/train/<class>/ and DIR/test/<class>/, as
+//   folder    images in DIR/train/<class>/ (and val/<class>/, test/<class>/), as
 //             torchvision's ImageFolder reads them (image_folder.h)
 // --dataset names the kind; without it (auto) the kind is detected from what
 // the folder holds, and a folder that holds none of them, or more than one,

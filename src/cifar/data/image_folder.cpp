@@ -18,17 +18,20 @@
 #include <utility>
 
 #include "cifar/core/file_io.h"
+#include "cifar/data/image_folder_detail.h"
 #include "cifar/formats/toml_text.h"  // is_utf8, show_bytes
 
 namespace cifar {
 namespace fs = std::filesystem;
 
-namespace {
+// The helpers the listing shares with image_folder_splits.cpp
+// (image_folder_detail.h declares them).
+namespace folder_detail {
 
 constexpr const char* kLayoutHint =
-    "an image folder holds train/<class>/*.png|jpg|jpeg and optionally test/<class>/... "
-    "(torchvision's ImageFolder layout); scripts/python/cifar_to_folder.py writes CIFAR-10 or "
-    "CIFAR-100 out in it";
+    "an image folder holds train/<class>/*.png|jpg|jpeg and optionally val/<class>/... and "
+    "test/<class>/... (torchvision's ImageFolder layout); scripts/python/cifar_to_folder.py "
+    "writes CIFAR-10 or CIFAR-100 out in it";
 
 bool is_hidden(const std::string& name) {
   return !name.empty() && name[0] == '.';
@@ -204,16 +207,26 @@ void walk_class(const fs::path& class_dir, const std::string& class_name, int64_
 void check_split_folder(const fs::path& dir, const fs::path& root) {
   std::error_code ec;
   if (!fs::exists(root, ec)) {
-    throw std::runtime_error(fmt::format("{} has no {}/ folder: {}", dir.string(),
-                                         root.filename().string(), kLayoutHint));
+    throw std::runtime_error(fmt::format("{} has no {}/ folder ({}): {}", dir.string(),
+                                         root.filename().string(), folders_in(dir), kLayoutHint));
   }
   check_readable_directory(root, "image folder");
 }
 
-}  // namespace
+}  // namespace folder_detail
+
+using namespace folder_detail;
 
 const char* split_folder_name(Split split) {
-  return split == Split::kTrain ? "train" : "test";
+  switch (split) {
+    case Split::kTrain:
+      return "train";
+    case Split::kVal:
+      return "val";
+    case Split::kTest:
+      return "test";
+  }
+  return "?";
 }
 
 bool has_image_folder_layout(const fs::path& dir) {
@@ -249,12 +262,14 @@ ImageFolderListing list_image_folder(const fs::path& dir, Split split,
           : fmt::format(", or hold out training images for evaluation with {} N",
                         options.holdout_option);
   std::error_code ec;
-  if (split == Split::kTest && !fs::exists(listing.root, ec)) {
-    if (options.missing_test_is_empty) return listing;
+  if (split != Split::kTrain && !fs::exists(listing.root, ec)) {
+    if (split == Split::kTest && options.missing_test_is_empty) return listing;
     throw std::runtime_error(fmt::format(
-        "{} has no test/ folder, so there are no test images: add test/<class>/... beside "
+        "{} has no {}/ folder ({}), so there are no {} images: add {}/<class>/... beside "
         "train/{}",
-        dir.string(), holdout));
+        dir.string(), split_folder_name(split), folders_in(dir),
+        split == Split::kTest ? "test" : "validation", split_folder_name(split),
+        split == Split::kTest ? holdout : std::string()));
   }
   check_split_folder(dir, listing.root);
   const auto folders = class_folders(listing.root, listing);
@@ -265,44 +280,9 @@ ImageFolderListing list_image_folder(const fs::path& dir, Split split,
         listing.root.string(), what_else(listing), split_folder_name(split),
         holdout.empty() ? "" : ", or remove the folder" + holdout));
   }
-  std::vector<std::string> unknown;
-  for (const auto& name : folders) {
-    const auto it = std::find(listing.class_names.begin(), listing.class_names.end(), name);
-    if (it == listing.class_names.end()) unknown.push_back(name);
-  }
-  if (!unknown.empty()) {
-    throw std::runtime_error(fmt::format(
-        "{} holds class folder(s) {} that {} lacks: class indices come from train/'s folders, "
-        "so add training images for them, or remove them from test/",
-        listing.root.string(), quoted_list(unknown), (dir / "train").string()));
-  }
-  // Class folders are walked side by side (stat calls are most of a cached
-  // read's time), each into its own part, joined in class order.
-  std::vector<ImageFolderListing> parts(folders.size());
-  at::parallel_for(0, static_cast<int64_t>(folders.size()), 1, [&](int64_t begin, int64_t end) {
-    for (auto i = static_cast<size_t>(begin); i < static_cast<size_t>(end); ++i) {
-      const auto& names = listing.class_names;
-      const auto label = std::find(names.begin(), names.end(), folders[i]) - names.begin();
-      walk_class(listing.root / folders[i], folders[i], label, parts[i]);
-    }
-  });
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i].files.empty()) {
-      throw std::runtime_error(fmt::format(
-          "class folder {} holds no image (.png, .jpg or .jpeg, in it or in its subfolders): add "
-          "its images, or remove the folder",
-          (listing.root / folders[i]).string()));
-    }
-    listing.hidden_ignored += parts[i].hidden_ignored;
-    listing.other_ignored += parts[i].other_ignored;
-    for (const auto& name : parts[i].hidden_names) {
-      if (listing.hidden_names.size() < kNamedIgnored) listing.hidden_names.push_back(name);
-    }
-    for (const auto& name : parts[i].other_names) {
-      if (listing.other_names.size() < kNamedIgnored) listing.other_names.push_back(name);
-    }
-    std::move(parts[i].files.begin(), parts[i].files.end(), std::back_inserter(listing.files));
-  }
+  const auto unknown = unknown_classes(folders, listing.class_names);
+  if (!unknown.empty()) throw classes_train_lacks(dir, split, unknown);
+  walk_classes(listing, folders);
   return listing;
 }
 

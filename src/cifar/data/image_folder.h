@@ -2,12 +2,17 @@
 // reads them, as a split of the same shape as CIFAR-10's.
 //
 //   DIR/train/<class>/**/*.png|jpg|jpeg    (required)
-//   DIR/test/<class>/**/*.png|jpg|jpeg     (optional: --val-split holds out
-//                                           training images instead)
+//   DIR/val/<class>/**/*.png|jpg|jpeg      (optional: the validation split)
+//   DIR/test/<class>/**/*.png|jpg|jpeg     (optional: without it, val/ serves
+//                                           as the test split too, or
+//                                           --val-split holds out training
+//                                           images instead)
 //
 // Class indices are the class folder names of train/ sorted by byte order,
-// as torchvision sorts them, so Python users get the same indices; test/
-// uses train/'s indices and may not hold a class train/ lacks. Images are
+// as torchvision sorts them, so Python users get the same indices; val/ and
+// test/ use train/'s indices and may not hold a class train/ lacks. A plain
+// folder of class folders (DIR/<class>/..., what cifar-eval takes besides a
+// data set) uses the indices of the classes it is checked against. Images are
 // listed as torchvision lists them (each class's folder walked recursively,
 // folders in sorted order, files sorted within each), decoded with
 // formats/image.h (transparency composited onto white, as cifar-predict
@@ -49,6 +54,11 @@ struct ImageFolderOptions {
   std::string holdout_option;
   int64_t max_pixels = kMaxImagePixels;  // per image, before decoding
   int64_t image_side = kCifarImageSide;  // the side images are resized to (--image-size)
+  // The files to read, chosen from the number the split lists: sorted,
+  // distinct int64 indices into the listing (--train-limit, --test-limit:
+  // only those are decoded). Unset: every file. Not with skip_bad_images
+  // (a skipped file would shift the choice).
+  std::function<torch::Tensor(int64_t listed)> pick;
   // Called while decoding (not on a cache hit): images done so far, total.
   // Called on the calling thread, after every few hundred images and at the end.
   std::function<void(int64_t done, int64_t total)> progress;
@@ -81,12 +91,29 @@ struct ImageFolderListing {
 // How many ignored names a listing keeps, and messages name, of each kind.
 inline constexpr size_t kNamedIgnored = 5;
 
-// "train" or "test".
+// "train", "val" or "test".
 const char* split_folder_name(Split split);
 
 // True when DIR/train is a folder: the layout this reader takes (for
 // telling the data-set kinds apart; it reads nothing else).
 bool has_image_folder_layout(const std::filesystem::path& dir);
+
+// True when DIR/<split> exists (train/, val/ or test/).
+bool has_split_folder(const std::filesystem::path& dir, Split split);
+
+// The split that serves as the test split: test/ when there is one, else
+// val/ when there is one, else test/ (whose absence reading then reports).
+Split test_split_of(const std::filesystem::path& dir);
+
+// Refuses (std::runtime_error naming them) class folders of val/ or test/
+// that train/ lacks: a check that reads only folder names, made before
+// anything is decoded or written.
+void check_split_classes(const std::filesystem::path& dir);
+
+// True when DIR holds no train/ folder but at least one folder that is not
+// hidden: a plain folder of class folders (DIR/<class>/...), as a data set's
+// val/ or test/ is.
+bool is_class_folder(const std::filesystem::path& dir);
 
 // The class names: train/'s class folders, sorted by byte order. Throws
 // (naming the path, with a hint) when DIR or DIR/train is missing, when a
@@ -111,6 +138,20 @@ ImageFolderListing list_image_folder(const std::filesystem::path& dir, Split spl
 // skip_bad_images a warning naming the skipped files (also on cache hits);
 // a split of which no image could be read is an error.
 ImageSplit read_image_folder(const std::filesystem::path& dir, Split split,
+                             const ImageFolderOptions& options = {});
+
+// Lists a plain folder of class folders (root/<class>/...), each class
+// labelled by its index in `known` (the classes of the model it is checked
+// against, named `known_source` in the error): a folder `known` lacks is an
+// error naming both lists. A class of `known` may be missing.
+ImageFolderListing list_class_folder(const std::filesystem::path& root,
+                                     const std::vector<std::string>& known,
+                                     const std::string& known_source);
+
+// Reads such a folder: every image decoded as read_image_folder decodes
+// them, class_names `known`. Never cached.
+ImageSplit read_class_folder(const std::filesystem::path& root,
+                             const std::vector<std::string>& known, const std::string& known_source,
                              const ImageFolderOptions& options = {});
 
 }  // namespace cifar

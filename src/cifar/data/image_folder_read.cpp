@@ -165,6 +165,35 @@ bool use_cache(const fs::path& path, const std::string& manifest, const ImageSha
   return false;
 }
 
+// The images of `listing` at the indices `picked` (all when undefined),
+// decoded and not cached: `why` says why in the log.
+ImageSplit decode_uncached(const ImageFolderListing& listing, const torch::Tensor& picked,
+                           const ImageFolderOptions& options, Clock::time_point start,
+                           const char* why) {
+  ImageFolderListing some;
+  some.root = listing.root;
+  some.class_names = listing.class_names;
+  if (picked.defined()) {
+    const auto* index = picked.data_ptr<int64_t>();
+    for (int64_t i = 0; i < picked.numel(); ++i) {
+      some.files.push_back(listing.files.at(static_cast<size_t>(index[i])));
+    }
+  } else {
+    some.files = listing.files;
+  }
+  spdlog::info("{}: decoding {} of its {} images ({})", listing.root.string(), some.files.size(),
+               listing.files.size(), why);
+  const auto decoded = decode_listing(some, options);
+  warn_skipped(decoded.skipped, listing.root);
+  if (decoded.labels.size(0) == 0) {
+    throw std::runtime_error(fmt::format("{}: none of its {} image files is a readable image",
+                                         listing.root.string(), some.files.size()));
+  }
+  spdlog::info("{}: {} images decoded in {:.1f} s", listing.root.string(), decoded.labels.size(0),
+               seconds_since(start));
+  return to_split(decoded.images, decoded.labels, listing.class_names);
+}
+
 }  // namespace
 
 ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolderOptions& options) {
@@ -176,6 +205,10 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
                     torch::empty({0}, torch::kInt64), listing.class_names);
   }
   log_ignored(listing);
+  // The files asked for (options.pick); undefined: all of them.
+  const auto listed = static_cast<int64_t>(listing.files.size());
+  torch::Tensor picked = options.pick ? options.pick(listed) : torch::Tensor();
+  if (picked.defined()) picked = picked.to(torch::kInt64).contiguous();
   const auto cache = image_cache_path(dir, split, options.cache_dir);
   const std::string where =
       options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
@@ -186,12 +219,21 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
       use_cache(cache, contents.manifest, ImageShape{.channels = 3, .side = options.image_side},
                 listing.root, contents, start, writable)) {
     warn_skipped(contents.skipped, listing.root);
+    if (picked.defined()) {  // those asked for (a copy)
+      TORCH_CHECK(contents.labels.size(0) == listed, "a pick from a cache with skipped files");
+      return to_split(contents.images.index_select(0, picked),
+                      contents.labels.index_select(0, picked), listing.class_names);
+    }
     // The images are the cache file's mapped pages. The training split is
-    // copied at once (split_validation); the test split, kept all run, is
-    // copied here, so that a cache file overwritten in place by another
+    // copied at once (split_validation); the val and test splits, kept all
+    // run, are copied here, so that a cache file overwritten in place by another
     // program (cp, rsync --inplace) can neither change it nor end the run.
-    if (split == Split::kTest) contents.images = contents.images.clone();
+    if (split != Split::kTrain) contents.images = contents.images.clone();
     return to_split(contents.images, contents.labels, listing.class_names);
+  }
+  if (picked.defined()) {  // a limit: only its images; the cache is left to a read of them all
+    return decode_uncached(listing, picked, options, start,
+                           "a limit: a read of them all writes the cache");
   }
 
   spdlog::info("{}: decoding {} images (once: later reads take them from {})",
@@ -221,6 +263,15 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   spdlog::info("{}: {} images decoded{} in {:.1f} s", listing.root.string(), decoded.labels.size(0),
                cached ? " and cached" : "", seconds_since(start));
   return to_split(decoded.images, decoded.labels, listing.class_names);
+}
+
+ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string>& known,
+                             const std::string& known_source, const ImageFolderOptions& options) {
+  const auto start = Clock::now();
+  const auto listing = list_class_folder(root, known, known_source);
+  log_ignored(listing);
+  return decode_uncached(listing, torch::Tensor(), options, start,
+                         "a folder of classes: not cached");
 }
 
 }  // namespace cifar

@@ -22,8 +22,7 @@ torch::Tensor resize_split(const torch::Tensor& images, int64_t side) {
   return out;
 }
 
-TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed) {
-  const int64_t size = train.size();
+TrainValIndex validation_indices(int64_t size, int64_t n, uint64_t seed) {
   if (n < 0 || n >= size) {
     throw UsageError(fmt::format(
         "a validation split of {} images is impossible: the training set holds {}, so it must "
@@ -33,13 +32,17 @@ TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed
   // Its own generator: the split depends on the seed and nothing else.
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
   const auto order = torch::randperm(size, generator, torch::kInt64);
-  const auto val_index = std::get<0>(order.narrow(0, 0, n).sort());
-  const auto train_index = std::get<0>(order.narrow(0, n, size - n).sort());
+  return {.train = std::get<0>(order.narrow(0, n, size - n).sort()),
+          .val = std::get<0>(order.narrow(0, 0, n).sort())};
+}
+
+TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed) {
+  const TrainValIndex picked = validation_indices(train.size(), n, seed);
   auto take = [&](const torch::Tensor& index) {
     return ImageSplit{train.images.index_select(0, index), train.labels.index_select(0, index),
                       train.class_names};
   };
-  return {take(train_index), take(val_index)};
+  return {take(picked.train), take(picked.val)};
 }
 
 }  // namespace cifar

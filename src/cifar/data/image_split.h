@@ -15,8 +15,9 @@
 
 namespace cifar {
 
-// Which of a data set's two splits: the training or the test images.
-enum class Split { kTrain, kTest };
+// Which split of a data set: the training, validation or test images (only
+// an image folder may have a validation split of its own, val/).
+enum class Split { kTrain, kVal, kTest };
 
 // One split of a data set (CIFAR-10, CIFAR-100, an image folder: see
 // dataset.h), resident in memory.
@@ -44,5 +45,13 @@ struct TrainValSplit {
   ImageSplit val;
 };
 TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed);
+
+// The indices split_validation takes from a split of `size` images: `val`
+// (n) and `train` (size - n), each sorted, int64. UsageError as above.
+struct TrainValIndex {
+  torch::Tensor train;
+  torch::Tensor val;
+};
+TrainValIndex validation_indices(int64_t size, int64_t n, uint64_t seed);
 
 }  // namespace cifar

@@ -1,12 +1,25 @@
 // splits.cpp: the splits a run reads (splits.h).
 #include "cifar/data/splits.h"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "cifar/core/errors.h"
+
 namespace cifar {
 namespace {
+// Of an image folder, which lists its images class by class, `limit`
+// positions of `size` evenly spaced through that list, so that every class
+// keeps its share: (limit) int64, floor(i * size / limit), strictly increasing.
+torch::Tensor evenly_spaced(int64_t size, int64_t limit) {
+  return torch::div(torch::arange(limit, torch::kInt64) * size, limit, "floor");
+}
+
 // `limit` images of `data` (all of them when limit is 0 or larger): the
 // first ones of a CIFAR file, whose images come in no order; of an image
-// folder, which lists its images class by class, `limit` images evenly
-// spaced through that list, so that every class keeps its share.
+// folder, `limit` evenly spaced ones.
 void keep(ImageSplit& data, int64_t limit, DatasetKind kind) {
   if (limit <= 0 || limit >= data.size()) return;
   if (kind != DatasetKind::kFolder) {
@@ -14,11 +27,14 @@ void keep(ImageSplit& data, int64_t limit, DatasetKind kind) {
     data.labels = data.labels.narrow(0, 0, limit);
     return;
   }
-  // (limit) int64: floor(i * size / limit), strictly increasing.
-  const torch::Tensor picked =
-      torch::div(torch::arange(limit, torch::kInt64) * data.size(), limit, "floor");
+  const torch::Tensor picked = evenly_spaced(data.size(), limit);
   data.images = data.images.index_select(0, picked);
   data.labels = data.labels.index_select(0, picked);
+}
+
+ImageSplit take(const ImageSplit& data, const torch::Tensor& index) {
+  return ImageSplit{data.images.index_select(0, index), data.labels.index_select(0, index),
+                    data.class_names};
 }
 
 TrainValSplit cut_train(const ImageSplit& whole, const SplitOptions& options, DatasetKind kind) {
@@ -41,25 +57,115 @@ DatasetOptions SplitOptions::dataset() const {
   return options;
 }
 
+namespace {
+// An image folder's val/ or test/, cut to --test-limit: only those images
+// decoded (unless --skip-bad-images, which must see them all).
+ImageSplit read_folder_eval_split(const SplitOptions& options, Split split) {
+  DatasetOptions data = options.dataset();
+  const int64_t limit = options.test_limit;
+  if (limit > 0 && !data.folder.skip_bad_images) {
+    data.folder.pick = [limit](int64_t listed) {
+      return limit < listed ? evenly_spaced(listed, limit) : torch::Tensor();
+    };
+  }
+  return cut_test(read_dataset_split(data, DatasetKind::kFolder, split), options,
+                  DatasetKind::kFolder);
+}
+
+// Whether an image folder's training split is read in part: with
+// --train-limit, unless --skip-bad-images must see every file.
+bool lazy_train(const SplitOptions& options) {
+  return options.train_limit > 0 && !options.folder.skip_bad_images;
+}
+
+// An image folder's training split, held out and cut as cut_train does,
+// decoding only the images the run uses (the held-out ones and the cut).
+TrainValSplit read_folder_train_picked(const SplitOptions& options) {
+  DatasetOptions data = options.dataset();
+  // Which of the listed images are used: known once the folder is listed.
+  struct Picked {
+    TrainValIndex index;  // into the whole split; index.train cut to the limit
+    torch::Tensor read;   // both, sorted: the images read
+  };
+  auto picked = std::make_shared<Picked>();
+  data.folder.pick = [picked, &options](int64_t listed) {
+    picked->index = validation_indices(listed, options.val_split, options.seed);
+    const int64_t rest = picked->index.train.size(0);
+    if (options.train_limit < rest) {
+      picked->index.train =
+          picked->index.train.index_select(0, evenly_spaced(rest, options.train_limit));
+    }
+    picked->read = std::get<0>(torch::cat({picked->index.train, picked->index.val}).sort());
+    return picked->read.size(0) < listed ? picked->read : torch::Tensor();
+  };
+  const ImageSplit read = read_dataset_split(data, DatasetKind::kFolder, Split::kTrain);
+  TORCH_CHECK(picked->read.size(0) == read.size(), "read ", read.size(), " images of ",
+              picked->read.size(0));
+  // Positions in what was read (the whole split when the pick was all of it).
+  return {take(read, torch::searchsorted(picked->read, picked->index.train)),
+          take(read, torch::searchsorted(picked->read, picked->index.val))};
+}
+
+}  // namespace
+
 TrainValSplit read_train_split(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
+  if (kind == DatasetKind::kFolder && lazy_train(options)) return read_folder_train_picked(options);
   return cut_train(read_dataset_split(data, kind, Split::kTrain), options, kind);
 }
 
 ImageSplit read_test_split(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
+  if (kind == DatasetKind::kFolder) return read_folder_eval_split(options, Split::kTest);
   return cut_test(read_dataset_split(data, kind, Split::kTest), options, kind);
 }
+
+namespace {
+// The splits of an image folder: train/ (held out and cut), val/ or the
+// held-out images, test/ or (without it) val/ again.
+RunData read_folder_run_data(const SplitOptions& options) {
+  const std::filesystem::path& dir = options.data_dir;
+  check_split_classes(dir);  // before anything is decoded or written
+  RunData run;
+  run.val_folder = has_split_folder(dir, Split::kVal);
+  if (run.val_folder && options.val_split > 0) {
+    throw UsageError(fmt::format(
+        "--val-split {} holds out training images for validation, but {} has a val/ folder, "
+        "which is its validation split: drop --val-split, or move val/ away",
+        options.val_split, dir.string()));
+  }
+  run.test_is_val = run.val_folder && !has_split_folder(dir, Split::kTest);
+  if (!run.val_folder && !has_split_folder(dir, Split::kTest) && options.val_split == 0) {
+    list_image_folder(dir, Split::kTest, options.dataset().folder);  // refuses, saying so
+  }
+  if (lazy_train(options)) {
+    // Described (normalisation) from the training images the run uses.
+    run.splits = read_folder_train_picked(options);
+    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, run.splits.train);
+  } else {  // described from the whole training split, as CIFAR's
+    const ImageSplit train =
+        read_dataset_split(options.dataset(), DatasetKind::kFolder, Split::kTrain);
+    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, train);
+    run.splits = cut_train(train, options, DatasetKind::kFolder);
+  }
+  if (run.val_folder) run.splits.val = read_folder_eval_split(options, Split::kVal);
+  run.test = run.test_is_val ? run.splits.val : read_folder_eval_split(options, Split::kTest);
+  return run;
+}
+}  // namespace
 
 RunData read_run_data(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
+  if (kind == DatasetKind::kFolder) return read_folder_run_data(options);
   const ImageSplit train = read_dataset_split(data, kind, Split::kTrain);
   RunData run{.dataset = describe_dataset(kind, options.labels, train),
               .splits = cut_train(train, options, kind),
-              .test = cut_test(read_dataset_split(data, kind, Split::kTest), options, kind)};
+              .test = cut_test(read_dataset_split(data, kind, Split::kTest), options, kind),
+              .val_folder = false,
+              .test_is_val = false};
   return run;
 }
 

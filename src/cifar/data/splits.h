@@ -2,10 +2,13 @@
 // its options say.
 //
 // The data set is the kind --dataset names, or the one the folder holds
-// (dataset.h). --val-split N images are held out of the training split for
-// validation (chosen by the seed from the whole split, so the same for any
-// --train-limit), the rest is cut to --train-limit images, and the test
-// split to --test-limit (SplitOptions says which ones).
+// (dataset.h). The validation split is an image folder's val/, or N images
+// held out of the training split by --val-split (chosen by the seed from the
+// whole split, so the same for any --train-limit; not both); the rest of the
+// training split is cut to --train-limit images, the test split (and val/)
+// to --test-limit (SplitOptions says which ones). An image folder with val/
+// and no test/ has val/ serve as the test split too. Of an image folder, only
+// the images a run uses are decoded (without --skip-bad-images).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +47,8 @@ struct RunData {
   DatasetInfo dataset;
   TrainValSplit splits;
   ImageSplit test;
+  bool val_folder = false;   // splits.val is an image folder's val/
+  bool test_is_val = false;  // no test/: `test` holds val/'s images
 };
 RunData read_run_data(const SplitOptions& options);
 

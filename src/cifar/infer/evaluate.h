@@ -86,6 +86,10 @@ struct EvalConfig : ModelInput {
   std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)
   LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set
   bool skip_bad_images = false;       // image folders: skip unreadable files, naming them
+  // --split: the data set's split to evaluate, test (an image folder
+  // without test/: its val/), val or train. A plain folder of class folders
+  // (DIR/<class>/...) is evaluated whole.
+  Split split = Split::kTest;
   DeviceRequest device;
   AmpMode amp = AmpMode::kOff;
   int64_t batch_size = 100;  // see TrainConfig::eval_batch_size

@@ -21,10 +21,19 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
+// --batch-size, lowered to fit a training split smaller than it: each of the
+// `world` processes' batch to its share of the images (so the global batch
+// stays a multiple of the process count). A share of 0 images is left to
+// the epoch check, which refuses it.
+int64_t fitted_batch(int64_t batch, int64_t train_images, int world) {
+  if (batch <= train_images) return batch;
+  const int64_t share = train_images / world;
+  return share > 0 ? share * world : batch;
+}
+
 // What the data is and what it means for the run: the split sizes, how
-// best.pt is chosen, and (rank 0, as warnings show on every rank) a
-// --batch-size larger than the training split.
-void log_data(const TrainConfig& c, const RunData& data, bool main_rank, bool drop_last) {
+// best.pt is chosen, and (rank 0) a --batch-size lowered to the training split.
+void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch) {
   const TrainValSplit& splits = data.splits;
   const int64_t train_images = splits.train.size();
   const int64_t test_images = data.test.size();
@@ -34,11 +43,19 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, bool dr
   DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
   given.folder.skip_bad_images = c.skip_bad_images;
   for (const auto& note : ignored_data_options(given, data.dataset.kind)) spdlog::warn("{}", note);
-  if (test_images == 0) {
+  if (data.test_is_val) {
+    spdlog::info(
+        "{} has no test/ folder: val/ serves as the test split too (its {} images give the "
+        "validation and the test figures)",
+        c.data_dir, splits.val.size());
+  } else if (test_images == 0) {
     spdlog::warn("{} has no test images: each epoch is judged on the {} validation images only",
                  c.data_dir, splits.val.size());
   }
-  if (splits.val.size() > 0) {
+  if (data.val_folder) {
+    spdlog::info("best.pt: chosen by validation accuracy on the {} images of val/",
+                 splits.val.size());
+  } else if (splits.val.size() > 0) {
     spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
                  splits.val.size());
   } else {
@@ -46,11 +63,12 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, bool dr
         "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
         "images with --val-split N to choose on validation instead");
   }
-  if (c.batch_size > train_images && main_rank && !drop_last) {
+  if (batch != c.batch_size && main_rank) {
     spdlog::warn(
-        "--batch-size {} is more than the {} training images: each epoch is one step of {}; "
-        "the data allows --batch-size {} at most",
-        c.batch_size, train_images, train_images, train_images);
+        "--batch-size {} is more than the {} training images: lowered to {}, the most the data "
+        "allows{}",
+        c.batch_size, train_images, batch,
+        batch == train_images ? "" : " for an equal share per process");
   }
 }
 
@@ -171,7 +189,8 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   sized.image_size = run_image_size(config, source);
   const RunData data = read_run_data(split_options(sized, dist.is_main(), progress_bar));
   const TrainValSplit& splits = data.splits;
-  log_data(config, data, dist.is_main(), recipe.drop_last);
+  sized.batch_size = fitted_batch(config.batch_size, splits.train.size(), dist.world_size());
+  log_data(config, data, dist.is_main(), sized.batch_size);
   fit_to_data(source, data.dataset, config,
               fmt::format("--data {} ({})", config.data_dir, data.dataset.id()));
   const Normalization& norm = source.normalization;
@@ -196,6 +215,8 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),
       .test = DeviceDataset(data.test, device, norm, config.channels_last),
       .val = std::move(val),
+      .test_is_val = data.test_is_val ? (fs::path(config.data_dir) / "val").string() : "",
+      .batch_size = sized.batch_size,
       .class_names = data.dataset.class_names,
       .dataset = data.dataset.id(),
       .run_dir = run_dir,

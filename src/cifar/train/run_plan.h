@@ -26,7 +26,9 @@ struct RunPlan {
   // Data on the training device.
   DeviceDataset train;
   DeviceDataset test;
-  std::optional<DeviceDataset> val;  // --val-split N > 0
+  std::optional<DeviceDataset> val;  // --val-split N > 0, or an image folder's val/
+  std::string test_is_val;           // val/'s path when it serves as the test split too
+  int64_t batch_size = 0;            // --batch-size, lowered to the training split's size
   std::vector<std::string> class_names;
   std::string dataset;  // DatasetInfo::id(), for checkpoints
   // Outputs, named as the user gave them (config.toml holds absolute paths).

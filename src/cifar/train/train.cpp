@@ -67,13 +67,16 @@ std::optional<ResumedRun> resumed_run(const TrainConfig& config, const RunPlan& 
 }
 
 // The job once the processes have joined: every rank runs all of it, in the
-// same order (collectives must match); only rank 0 writes.
-TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
-                           const torch::Device& device, const CpuPlan& cpu, Distributed& dist,
-                           int64_t local_batch, ThreadRule& threads) {
-  const Recipe recipe = make_recipe(config);
-  const RunPlan plan = make_plan(config, recipe, device, dist, env.progress_bar);
-  check_ranks_agree(dist, plan);  // before any collective and before the run folder
+// same order (collectives must match); only rank 0 writes. From the data on,
+// it runs at the batch size the plan fitted to the training split.
+TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const torch::Device& device,
+                           const CpuPlan& cpu, Distributed& dist, ThreadRule& threads) {
+  const RunPlan plan = make_plan(given, make_recipe(given), device, dist, env.progress_bar);
+  TrainConfig config = given;
+  config.batch_size = plan.batch_size;
+  const int64_t local_batch = per_rank_batch(config.batch_size, dist.world_size());
+  const Recipe recipe = make_recipe(config);  // its groups may scale with the batch
+  check_ranks_agree(dist, plan);              // before any collective and before the run folder
   const EpochShape shape = plan_epochs(plan, recipe, config, device, dist, local_batch);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
@@ -102,6 +105,7 @@ TrainResult train_in_group(const TrainConfig& config, const RunEnv& env,
                         .cpu = cpu,
                         .shape = shape};
   TrainResult result = run_epochs(job, device);
+  result.test_is_val = plan.test_is_val;
   if (outputs) {
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
@@ -178,7 +182,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   // then between steps (a plan that does not follow the load reads none).
   ThreadRule threads(cpu, device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
   try {
-    return train_in_group(config, env, device, cpu, dist, local_batch, threads);
+    return train_in_group(config, env, device, cpu, dist, threads);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {

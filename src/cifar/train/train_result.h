@@ -18,6 +18,9 @@ struct TrainResult {
   std::filesystem::path checkpoint;
   std::filesystem::path best_checkpoint;
   std::filesystem::path run_dir;
+  // The data's val/ served as the test split (an image folder without test/):
+  // final_eval is on its images, which the report says.
+  std::string test_is_val;  // empty, or val/'s path
 };
 
 }  // namespace cifar

@@ -125,15 +125,17 @@ for name in ["data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_b
 PY
 }
 
-# write_folder DIR CLASSES SPLITS: DIR/train/<class>/*.png (40 each) and
-# DIR/test/<class>/*.png (10 each), 8-bit RGB PNGs of 32x32 whose class is a
-# bright row band (learnable), written with zlib alone. CLASSES and SPLITS are
-# comma-separated (cat,dog train,test).
+# write_folder DIR CLASSES SPLITS [N]: DIR/train/<class>/*.png (N each,
+# default 40) and DIR/<split>/<class>/*.png for the other splits (10 each),
+# 8-bit RGB PNGs of 32x32 whose class is a bright row band (learnable),
+# written with zlib alone. CLASSES and SPLITS are comma-separated (cat,dog
+# train,val,test).
 write_folder() {
   python3 - "$@" <<'PY'
 import random, struct, sys, zlib, os
 root, classes = sys.argv[1], sys.argv[2].split(",")
 splits = sys.argv[3].split(",")
+per_class = int(sys.argv[4]) if len(sys.argv) > 4 else 40
 random.seed(3)
 def png(path, label):
     rows = b""
@@ -146,7 +148,7 @@ def png(path, label):
 for split in splits:
     for label, name in enumerate(classes):
         os.makedirs(f"{root}/{split}/{name}", exist_ok=True)
-        for i in range(40 if split == "train" else 10):
+        for i in range(per_class if split == "train" else 10):
             png(f"{root}/{split}/{name}/{i:03d}.png", label)
 PY
 }

@@ -1,0 +1,50 @@
+// image_folder_detail.h: the helpers of image folder listing that
+// image_folder.cpp (a data set's splits) and image_folder_splits.cpp (which
+// splits there are, and plain folders of class folders) share. Not for
+// other files: image_folder.h is the interface.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cifar/data/image_folder.h"
+
+namespace cifar::folder_detail {
+
+// A name starting with '.'.
+bool is_hidden(const std::string& name);
+
+// The class folders of a split folder, sorted; counts what else it holds.
+std::vector<std::string> class_folders(const std::filesystem::path& root,
+                                       ImageFolderListing& counts);
+
+// "N hidden entries ('.a', '.b') and M other files ('x.txt')", or "nothing".
+std::string what_else(const ImageFolderListing& counts);
+
+// "'a', 'b'".
+std::string quoted_list(const std::vector<std::string>& names);
+
+// The image files under one class folder, in torchvision's order, into `listing`.
+void walk_class(const std::filesystem::path& class_dir, const std::string& class_name,
+                int64_t label, ImageFolderListing& listing);
+
+// Walks the class folders `folders` of listing.root side by side, each
+// labelled by its index in listing.class_names; a class folder without an
+// image is an error naming it.
+void walk_classes(ImageFolderListing& listing, const std::vector<std::string>& folders);
+
+// "it holds train/, val/" or "it holds no folder": the folders of `dir`
+// that are not hidden, for the message of a missing split.
+std::string folders_in(const std::filesystem::path& dir);
+
+// The names of `folders` that `known` lacks.
+std::vector<std::string> unknown_classes(const std::vector<std::string>& folders,
+                                         const std::vector<std::string>& known);
+
+// The error for class folders of DIR/<split> that train/ lacks.
+std::runtime_error classes_train_lacks(const std::filesystem::path& dir, Split split,
+                                       const std::vector<std::string>& unknown);
+
+}  // namespace cifar::folder_detail

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The splits users lay out (issue 39, items 1, 2 and 7): an image folder's
+# val/ is its validation split (best.pt chosen on it, the epoch lines call
+# it val); test/ is scored at the end; train/ + val/ alone has val/ serve as
+# the test split too, said once in the log and in the report; --val-split
+# beside a val/ is refused; a missing split's error lists the folders there;
+# val/ or test/ classes that train/ lacks are refused before anything is
+# written. cifar-eval takes a data set (its test split; --split val|test|
+# train) or a plain folder of class folders, refusing classes the
+# checkpoint lacks, naming both lists.
+source "$(dirname "$0")/lib/common.bash"
+quick=(--device cpu --epochs 2 --batch-size 20 --lr 0.05)
+
+# --- train/ + val/: val/ is the validation split and serves as the test split ---
+write_folder photos cat,dog train,val
+"$TRAIN" --data photos "${quick[@]}" --run-dir run --checkpoint photos.pt >train.out 2>train.err ||
+  { cat train.err; fail "training on train/ + val/ failed"; }
+for line in "photos (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
+  "photos has no test/ folder: val/ serves as the test split too" \
+  "best.pt: chosen by validation accuracy on the 20 images of val/"; do
+  grep -qF "$line" train.err || { cat train.err; fail "train/ + val/: the log lacks '$line'"; }
+done
+count=$(grep -c "serves as the test split" train.err)
+[[ $count == 1 ]] || { cat train.err; fail "the log says val/ serves as the test split $count times, not once"; }
+grep -Eq "epoch 2/2: train .* val [0-9.]+ [0-9.]+%" train.err || { cat train.err; fail "no val figure in the epoch lines"; }
+grep -qF "The test split is photos/val (the data has no test/ folder)" train.out ||
+  { cat train.out; fail "the report does not say val/ is the test split"; }
+final=$(grep -Eo "Accuracy of the network on the 20 test images: [0-9.]+ %" train.out) ||
+  { cat train.out; fail "no final figure on val/'s 20 images"; }
+pass "train/ + val/ trains: val/ validates and serves as the test split, said once in the log and in the report"
+
+# cifar-eval: the data set's test split (val/ here), val/ itself, a class folder, --split.
+expect 0 "photos has no test/ folder: its val/ serves as the test split" -- \
+  "$EVAL" --checkpoint photos.pt --data photos --device cpu
+"$EVAL" --checkpoint photos.pt --data photos --device cpu 2>/dev/null | grep -qF "$final" ||
+  fail "cifar-eval --data photos does not give the training run's '$final'"
+"$EVAL" --checkpoint photos.pt --data photos/val --device cpu >val.out 2>val.err ||
+  { cat val.err; fail "cifar-eval --data photos/val (a folder of class folders) failed"; }
+grep -qF "$final" val.out || { cat val.out; fail "cifar-eval --data photos/val does not give '$final'"; }
+"$EVAL" --checkpoint photos.pt --data photos/val --dataset folder --device cpu 2>/dev/null | grep -qF "$final" ||
+  fail "cifar-eval --data photos/val --dataset folder does not give '$final'"
+pass "cifar-eval --data photos and --data photos/val agree with the training run: $final"
+expect 0 "Accuracy of the network on the 80 test images" -- \
+  "$EVAL" --checkpoint photos.pt --data photos --split train --device cpu
+expect 0 "Accuracy of the network on the 20 test images" -- \
+  "$EVAL" --checkpoint photos.pt --data photos --split val --device cpu
+mkdir -p onlycat && cp -r photos/val/cat onlycat/
+expect 0 "Accuracy of the network on the 10 test images" -- \
+  "$EVAL" --checkpoint photos.pt --data onlycat --device cpu
+mkdir -p zoo && cp -r photos/val/cat zoo/ && cp -r photos/val/dog zoo/emu
+expect 1 "zoo holds class folder\(s\) 'emu' that checkpoint photos.pt does not know: the folder's classes are 'cat', 'emu', the model's 'cat', 'dog'" -- \
+  "$EVAL" --checkpoint photos.pt --data zoo --device cpu
+expect 2 "--split train names a split of a data set, but photos/val is a folder of class folders" -- \
+  "$EVAL" --checkpoint photos.pt --data photos/val --split train --device cpu
+expect 2 "unknown --split 'dev': test, val or train" -- \
+  "$EVAL" --checkpoint photos.pt --data photos --split dev --device cpu
+
+# --- train/ + val/ + test/: val/ chooses best.pt, test/ is scored ---------------
+write_folder full cat,dog train,val,test
+"$TRAIN" --data full "${quick[@]}" --run-dir run2 --checkpoint full.pt >full.out 2>full.err ||
+  { cat full.err; fail "training on train/ + val/ + test/ failed"; }
+for line in "full (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
+  "best.pt: chosen by validation accuracy on the 20 images of val/"; do
+  grep -qF "$line" full.err || { cat full.err; fail "train/ + val/ + test/: the log lacks '$line'"; }
+done
+grep -Eq "epoch 2/2: train .* val [0-9.]+ [0-9.]+% test [0-9.]+ [0-9.]+%" full.err ||
+  { cat full.err; fail "the epoch lines lack the val and test figures"; }
+! grep -q "serves as the test split" full.err full.out || fail "val/ said to serve as the test split beside a test/"
+head -1 run2/metrics.csv | grep -q "val_accuracy" || { head -1 run2/metrics.csv; fail "metrics.csv has no validation column"; }
+pass "train/ + val/ + test/: val/ validates, test/ is the test split"
+expect 2 "--val-split 10 holds out training images for validation, but full has a val/ folder" -- \
+  "$TRAIN" --data full "${quick[@]}" --val-split 10 --run-dir run3 --checkpoint r3.pt
+
+# --- a missing split's error lists the folders that are there --------------------
+write_folder trainonly cat,dog train
+expect 1 "trainonly has no test/ folder \(it holds train/\), so there are no test images" -- \
+  "$TRAIN" --data trainonly "${quick[@]}" --run-dir run4 --checkpoint r4.pt
+[[ ! -e trainonly/.cifar-cache ]] || fail "a run refused for its missing test/ decoded and cached train/ first"
+expect 1 "trainonly has no val/ folder \(it holds train/\), so there are no validation images" -- \
+  "$EVAL" --checkpoint photos.pt --data trainonly --split val --device cpu
+make_fake_data bin
+expect 2 "bin \(cifar10\) has no validation split of its own.*cifar-train --val-split N" -- \
+  "$EVAL" --checkpoint photos.pt --data bin --split val --device cpu
+
+# --- val/ or test/ classes that train/ lacks: refused before anything is written --
+for split in val test; do
+  write_folder extra-$split cat,dog train
+  write_folder extra-$split cat,dog,emu $split
+  expect 1 "extra-$split/$split holds class folder\(s\) 'emu' that extra-$split/train lacks" -- \
+    "$TRAIN" --data extra-$split "${quick[@]}" --run-dir run-$split --checkpoint $split.pt
+  [[ ! -e run-$split && ! -e $split.pt && ! -e extra-$split/.cifar-cache ]] ||
+    fail "a refused run on extra-$split left files behind (run folder, checkpoint or image cache)"
+done
+pass "val/ and test/ classes that train/ lacks are refused before anything is written"
