@@ -27,3 +27,22 @@ for config in "${configs[@]}"; do
   fi
   pass "configs/$name.toml (batch $batch) trains one epoch on a 200-image folder"
 done
+
+# Two processes (gloo, as torchrun starts them): the global batch is lowered to
+# an equal share per process (199 images: 2 x 99), said once, by rank 0.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+for r in 0 1; do
+  env -u LOCAL_RANK -u TORCHELASTIC_USE_AGENT_STORE WORLD_SIZE=2 RANK=$r MASTER_ADDR=127.0.0.1 \
+    MASTER_PORT="$port" OMP_NUM_THREADS=1 "$TRAIN" --config "$SRC/configs/airbench94.toml" \
+    --data small --device cpu --epochs 1 --train-limit 199 --run-dir two --checkpoint two.pt \
+    >two.$r.out 2>two.$r.err &
+  pids[r]=$!
+done
+wait "${pids[0]}"; s0=$?
+wait "${pids[1]}"; s1=$?
+[[ $s0 -eq 0 && $s1 -eq 0 ]] || { tail two.*.err; fail "airbench94 on 2 processes exited $s0 and $s1"; }
+grep -qF "is more than the 199 training images: lowered to 198, the most the data allows for an equal share per process" two.0.err ||
+  { cat two.0.err; fail "2 processes: rank 0 does not say the batch was lowered to 2 x 99"; }
+! grep -q "lowered" two.1.err || { cat two.1.err; fail "rank 1 said the lowering too (only rank 0 may)"; }
+grep -qx "batch-size = 198" two/config.toml || { grep batch two/config.toml; fail "2 processes: config.toml does not hold 198"; }
+pass "2 processes: --batch-size 2000 on 199 images lowered to 198 (2 x 99), said once"
