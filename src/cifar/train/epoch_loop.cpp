@@ -134,8 +134,13 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
   };
   if (job.plan.val) out.val = evaluate_on(*job.plan.val);
   // No test split (--val-split on data without one): no test figure at all,
-  // rather than the 0% of an evaluation on no images.
-  if (job.plan.test.size() > 0) out.test = evaluate_on(job.plan.test);
+  // rather than the 0% of an evaluation on no images. An image folder's val/
+  // serving as the test split is evaluated once.
+  if (!job.plan.test_is_val.empty() && out.val) {
+    out.test = out.val;
+  } else if (job.plan.test.size() > 0) {
+    out.test = evaluate_on(job.plan.test);
+  }
   out.seconds = timer.stop();
   out.evaluated = true;
   return out;
@@ -177,7 +182,8 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
                      .class_names = job.plan.class_names,
                      .checkpoint = job.plan.checkpoint,
                      .best_checkpoint = job.plan.run_dir / "best.pt",
-                     .run_dir = job.plan.run_dir};
+                     .run_dir = job.plan.run_dir,
+                     .test_is_val = job.plan.test_is_val};
   const EpochOptions options = epoch_options(job);
   const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.plan.source.model_name,
                             device,         job.config.amp,        job.plan.train.size()};

@@ -105,7 +105,6 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const to
                         .cpu = cpu,
                         .shape = shape};
   TrainResult result = run_epochs(job, device);
-  result.test_is_val = plan.test_is_val;
   if (outputs) {
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
