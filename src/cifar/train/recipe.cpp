@@ -196,11 +196,12 @@ void check_recipe_settings(const TrainConfig& config) {
   // weights file names its own, checked once loaded: train/run_plan.h).
   const bool fresh = config.resume.empty() && config.init_weights.empty();
   const std::string model = !config.model.empty() ? config.model : fresh ? recipe.network : "";
-  if (!model.empty() && !model_entry(model).any_image_size) {
+  if (!model.empty() && !model_entry(model).any_image_size()) {
+    const int64_t side = model_entry(model).image_side;
     throw UsageError(fmt::format(
         "--resolution-schedule needs a model that takes any image size; {}'s first linear layer "
-        "is sized for 32x32 images: drop --resolution-schedule or choose --model",
-        model));
+        "is sized for {}x{} images: drop --resolution-schedule or choose --model",
+        model, side, side));
   }
 }
 
