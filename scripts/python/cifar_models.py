@@ -137,6 +137,13 @@ class AirbenchConvGroup(nn.Module):
         return self.activ(self.norm2(self.conv2(x)))
 
 
+class GlobalMaxPool(nn.Module):
+    """The maximum over the whole map: (N, C, H, W) -> (N, C, 1, 1)."""
+
+    def forward(self, x):
+        return x.amax(dim=(2, 3), keepdim=True)
+
+
 class Airbench94(nn.Module):
     """airbench94_muon.py's CifarNet (Keller Jordan's CIFAR-10 speedrun), in
     float32, with its state_dict names (whiten.weight, layers.1.conv1.weight,
@@ -157,7 +164,7 @@ class Airbench94(nn.Module):
             AirbenchConvGroup(whiten_width, widths["block1"]),
             AirbenchConvGroup(widths["block1"], widths["block2"]),
             AirbenchConvGroup(widths["block2"], widths["block3"]),
-            nn.MaxPool2d(3),
+            GlobalMaxPool(),  # the reference's MaxPool2d(3) at 32 px, any size here
         )
         self.head = nn.Linear(widths["block3"], num_classes, bias=False)
         with torch.no_grad():

@@ -50,6 +50,18 @@ for p in json.load(open(sys.argv[2])):
     assert info["classes"][c] == p["class"] and abs(float(prob[c]) - p["probability"]) < 1e-4, (p, prob)
 PY
   pass "cifar-predict and Python (metadata image_size 64, to_input) agree"
+  if "$PY" -c "import onnx" 2>/dev/null; then
+    "$PY" "$SRC/scripts/python/export_onnx.py" p64.safetensors p64.onnx >onnx.out 2>&1 ||
+      { tail -3 onnx.out; fail "export_onnx.py failed at 64 px"; }
+    "$PY" - p64.onnx <<'PY' || fail "the ONNX graph does not take 64 px images"
+import onnx, sys
+m = onnx.load(sys.argv[1])
+dims = [d.dim_value or d.dim_param for d in m.graph.input[0].type.tensor_type.shape.dim]
+meta = {p.key: p.value for p in m.metadata_props}
+assert dims[1:] == [3, 64, 64] and meta["image_size"] == "64", (dims, meta)
+PY
+    pass "export_onnx.py: the graph takes (N, 3, 64, 64), its metadata says image_size 64"
+  fi
 else
   echo "note: $PY lacks safetensors or PIL: the Python comparison is not made"
 fi
