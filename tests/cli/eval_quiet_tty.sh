@@ -12,12 +12,14 @@ make_fake_data data
   --run-dir run -q >/dev/null || fail "could not train a checkpoint"
 
 # run_in_tmux NAME [FLAGS]: cifar-eval on a 100-column terminal, one image per
-# batch on one thread, two test-time views each (well past the bar's 2 s delay); prints all
+# batch on one thread (--threads 1: cifar-eval reads no $OMP_NUM_THREADS, and
+# the thread rule would take every free core), six test-time views each (well
+# past the bar's 2 s delay); prints all
 # the terminal received.
 run_in_tmux() {
   local name=$1 flags=${2:-}
-  tmux -L "$sock-$name" -u new-session -d -x 100 -y 20 -s eval "sleep 0.5; OMP_NUM_THREADS=1 \
-    '$EVAL' --checkpoint m.pt --data data --device cpu --batch-size 1 --tta 1 $flags; echo EXITED \$?; sleep 30"
+  tmux -L "$sock-$name" -u new-session -d -x 100 -y 20 -s eval "sleep 0.5; \
+    '$EVAL' --checkpoint m.pt --data data --device cpu --batch-size 1 --threads 1 --tta 2 $flags; echo EXITED \$?; sleep 30"
   tmux -L "$sock-$name" pipe-pane -t eval -o "cat >>'$WORK/$name.log'"
   for _ in $(seq 1 600); do
     sleep 0.2
