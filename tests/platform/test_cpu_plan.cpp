@@ -59,9 +59,8 @@ TEST_CASE("the CPU plan: --threads fixes the count, capped at the machine", "[cp
   CHECK_FALSE(choose_cpu_plan(request(2, 128, 2)).follows_load);
 }
 
-TEST_CASE(
-    "the CPU plan's rule: the physical cores at any batch size, following the load",
-    "[cpu_plan]") {
+TEST_CASE("the CPU plan's rule: the physical cores at any batch size, following the load",
+          "[cpu_plan]") {
   const auto small = choose_cpu_plan(request(0, 4, 16, 8));
   CHECK(small.threads == 8);  // batch 4 too (measured faster: docs/benchmarks.md)
   CHECK(small.follows_load);

@@ -108,9 +108,9 @@ void validate(const TrainConfig& config) {
         config.optimizer, optimizer_registry().front().name));
   }
   if (config.image_size > 0 && config.image_size < kMinImageSize) {
-    throw UsageError(fmt::format(
-        "--image-size must be 0 (the data set's own size) or from {} to {} px, got {}",
-        kMinImageSize, kMaxResolution, config.image_size));
+    throw UsageError(
+        fmt::format("--image-size must be 0 (the data set's own size) or from {} to {} px, got {}",
+                    kMinImageSize, kMaxResolution, config.image_size));
   }
   if (!config.resolution_schedule.empty() && config.cuda_graph) {
     throw UsageError(

@@ -163,7 +163,8 @@ class CacheReader {
     if (base == MAP_FAILED) throw std::runtime_error(std::strerror(errno));
     ::madvise(base, length, MADV_WILLNEED);
     auto images = torch::from_blob(
-        static_cast<uint8_t*>(base) + (offset_ - start), {n, shape.channels, shape.side, shape.side},
+        static_cast<uint8_t*>(base) + (offset_ - start),
+        {n, shape.channels, shape.side, shape.side},
         [base, length](void*) { ::munmap(base, length); }, torch::kUInt8);
     crc_ = crc_of(crc_, images.data_ptr<uint8_t>(), bytes);
     offset_ += bytes;

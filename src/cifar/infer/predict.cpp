@@ -63,9 +63,8 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   for (size_t i = 0; i < files.size(); ++i) {
     out[i].file = files[i];
     try {
-      inputs.push_back(
-          image_to_input(read_image(files[i], options.max_pixels), info.normalization,
-                         info.image.side));
+      inputs.push_back(image_to_input(read_image(files[i], options.max_pixels), info.normalization,
+                                      info.image.side));
       pending.push_back(i);
     } catch (const std::exception& e) {
       out[i].error = first_line(e.what());

@@ -130,8 +130,8 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     info.dataset = j.value("dataset", dataset_kinds().front().name);  // absent before issue 29
     info.config_toml = j.at("config").get<std::string>();
     info.libtorch_version = j.at("libtorch_version").get<std::string>();
-    info.run_id = j.value("run_id", std::string());               // absent in version 1
-    info.world_size = j.value("world_size", int64_t{1});          // absent before data parallelism
+    info.run_id = j.value("run_id", std::string());             // absent in version 1
+    info.world_size = j.value("world_size", int64_t{1});        // absent before data parallelism
     if (const auto it = j.find("train_data"); it != j.end()) {  // absent before 2026-11-26
       info.train_images = it->at("images").get<int64_t>();
       info.train_fingerprint = it->at("sha256").get<std::string>();

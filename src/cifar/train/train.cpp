@@ -58,12 +58,12 @@ std::optional<ResumedRun> resumed_run(const TrainConfig& config, const RunPlan& 
   if (!plan.source.resumed) return std::nullopt;
   const CheckpointInfo& info = plan.source.resumed->info;
   std::error_code ec;
-  return ResumedRun{.run_id = info.run_id,
-                    .epochs = info.epoch,
-                    .step_in_epoch = info.step_in_epoch,
-                    .checkpoint = config.resume,
-                    .written_after_last = std::filesystem::equivalent(config.resume,
-                                                                      plan.checkpoint, ec)};
+  return ResumedRun{
+      .run_id = info.run_id,
+      .epochs = info.epoch,
+      .step_in_epoch = info.step_in_epoch,
+      .checkpoint = config.resume,
+      .written_after_last = std::filesystem::equivalent(config.resume, plan.checkpoint, ec)};
 }
 
 // The job once the processes have joined: every rank runs all of it, in the
