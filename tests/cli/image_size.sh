@@ -23,6 +23,8 @@ header = json.loads(raw[16:16 + struct.unpack("<I", raw[12:16])[0]])
 assert header["image"] == {"channels": 3, "side": 64}, header["image"]
 PY
 grep -q '^image-size = 64$' run/config.toml || { cat run/config.toml; fail "config.toml lacks image-size"; }
+grep -Eq "80 images decoded and cached in .*train\.bin \([0-9.]+ MB\)" train.err ||
+  { grep decoded train.err; fail "the log does not say the cache's size on disk"; }
 pass "cifar-train --image-size 64: the checkpoint records 3 x 64 x 64"
 
 "$EVAL" --checkpoint p64.pt --data pets --device cpu --threads 2 >eval.out 2>eval.err ||

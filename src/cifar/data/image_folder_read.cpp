@@ -24,6 +24,13 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// "12.3 MB": a cache file's size on disk, for the log ("? MB" when unreadable).
+std::string size_on_disk(const fs::path& path) {
+  std::error_code ec;
+  const auto bytes = fs::file_size(path, ec);
+  return ec ? std::string("? MB") : fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
+}
+
 constexpr int64_t kChunk = 256;    // images decoded between progress calls
 constexpr size_t kNamedSkips = 5;  // skipped files named in the warning
 
@@ -147,8 +154,9 @@ bool use_cache(const fs::path& path, const std::string& manifest, const ImageSha
           root.string(), path.string(), lookup.detail);
       return false;
     case CacheStatus::kHit:
-      spdlog::info("{}: {} images read from the cache {} in {:.2f} s", root.string(),
-                   lookup.contents.labels.size(0), path.string(), seconds_since(start));
+      spdlog::info("{}: {} images read from the cache {} ({}) in {:.2f} s", root.string(),
+                   lookup.contents.labels.size(0), path.string(), size_on_disk(path),
+                   seconds_since(start));
       contents = std::move(lookup.contents);
       return true;
     case CacheStatus::kStale:
@@ -261,7 +269,9 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
     }
   }
   spdlog::info("{}: {} images decoded{} in {:.1f} s", listing.root.string(), decoded.labels.size(0),
-               cached ? " and cached" : "", seconds_since(start));
+               cached ? fmt::format(" and cached in {} ({})", cache.string(), size_on_disk(cache))
+                      : std::string(),
+               seconds_since(start));
   return to_split(decoded.images, decoded.labels, listing.class_names);
 }
 
