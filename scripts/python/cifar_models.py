@@ -15,10 +15,14 @@ or, with a .safetensors file (which says which model it holds):
 
 Inputs are (N, 3, S, S) floats normalised as in training, S the side the
 model was trained at (load()'s info["image_size"]; 32 unless --image-size said
-otherwise): to_input() resizes an image as cifar-train does, normalize() does
-the normalisation for uint8 images the way cifar-train does.
+otherwise), each image prepared as training prepared it (info["crop_mode"]
+and info["crop_pct"], timm's names: "squash" 1.0, the whole image resized, for
+CIFAR; "center" 0.875, torchvision's Resize + CenterCrop, for image folders):
+to_input() prepares an image as cifar-eval and cifar-predict do, normalize()
+does the normalisation for uint8 images the way cifar-train does.
 """
 import json
+import math
 import os
 
 import torch
@@ -214,9 +218,9 @@ def read_weights(path):
 
 def load(path, model=None, stem=None):
     """A model in eval mode with the file's weights (strict), and a dict with
-    model, stem, mean, std, classes, dataset and image_size (from the
-    metadata, else defaults; without a class list, as many classes as the head
-    has)."""
+    model, stem, mean, std, classes, dataset, image_size, crop_mode and
+    crop_pct (from the metadata, else defaults; without a class list, as many
+    classes as the head has)."""
     sd, meta = read_weights(path)
     info = {
         "model": model or meta.get("model"),
@@ -226,6 +230,8 @@ def load(path, model=None, stem=None):
         "classes": tuple(json.loads(meta["classes"])) if "classes" in meta else CLASSES,
         "dataset": meta.get("dataset", "cifar10"),
         "image_size": int(meta.get("image_size", 32)),
+        "crop_mode": meta.get("crop_mode", "squash"),
+        "crop_pct": float(meta.get("crop_pct", 1.0)),
     }
     if "classes" not in meta:  # the head says how many
         head = next((sd[k] for k in ("fc3.weight", "fc.weight", "head.weight") if k in sd), None)
@@ -245,16 +251,39 @@ def normalize(images_uint8, mean=DEFAULT_MEAN, std=DEFAULT_STD):
     return (images_uint8.float() - mean * 255.0) * (1.0 / (std * 255.0))
 
 
-def to_input(image_uint8, image_size, mean=DEFAULT_MEAN, std=DEFAULT_STD):
-    """(3, H, W) uint8 -> (3, S, S) float, as cifar-eval and cifar-predict
-    prepare an image: resized to S x S (bilinear, antialiased, rounded to
-    uint8, as torchvision's Resize(antialias=True) on a uint8 tensor), then
-    normalised."""
+def prepare(image_uint8, image_size, crop_mode="squash", crop_pct=1.0):
+    """(3, H, W) uint8 -> (3, S, S) uint8-valued float, as cifar-train
+    prepares an image (src/cifar/core/image_prep.h): resized (bilinear,
+    antialiased, rounded, as torchvision's Resize(antialias=True) on a uint8
+    tensor) to floor(S / crop_pct) square ("squash") or with its shorter side
+    at it ("center": torchvision's Resize(int)), then the centre S x S
+    (torchvision's CenterCrop). timm's eval transform with these crop_mode and
+    crop_pct gives the same crop."""
     x = image_uint8.float().unsqueeze(0)
-    if x.shape[-2:] != (image_size, image_size):
-        x = F.interpolate(x, size=(image_size, image_size), mode="bilinear",
+    h, w = x.shape[-2:]
+    scale = math.floor(image_size / crop_pct + 1e-9)
+    new_h = new_w = scale
+    if crop_mode == "center" and h != w:
+        if w < h:
+            new_h = int(scale * h / w)
+        else:
+            new_w = int(scale * w / h)
+    elif crop_mode not in ("center", "squash"):
+        raise ValueError(f"crop_mode {crop_mode!r}: use center or squash")
+    if (h, w) != (new_h, new_w):
+        x = F.interpolate(x, size=(new_h, new_w), mode="bilinear",
                           align_corners=False, antialias=True).round().clamp(0, 255)
-    return normalize(x, mean, std)[0]
+    top = int(round((new_h - image_size) / 2.0))
+    left = int(round((new_w - image_size) / 2.0))
+    return x[0, :, top:top + image_size, left:left + image_size]
+
+
+def to_input(image_uint8, image_size, mean=DEFAULT_MEAN, std=DEFAULT_STD,
+             crop_mode="squash", crop_pct=1.0):
+    """(3, H, W) uint8 -> (3, S, S) float, as cifar-eval and cifar-predict
+    prepare an image (prepare()), then normalised."""
+    x = prepare(image_uint8, image_size, crop_mode, crop_pct)
+    return normalize(x.unsqueeze(0), mean, std)[0]
 
 
 def read_cifar10(path):

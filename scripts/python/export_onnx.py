@@ -6,7 +6,8 @@
 
 The graph takes "images" (N, 3, S, S) float, S the side the model was trained
 at (32 unless cifar-train's --image-size said otherwise), normalised as in
-training (the mean, std and image_size are stored in the ONNX metadata), and
+training (the mean, std, image_size, crop_mode and crop_pct are stored in the
+ONNX metadata), and
 returns "logits" (N, classes).
 The file is checked with onnx.checker when the onnx package is installed.
 """
@@ -42,9 +43,9 @@ def main():
         print(f"wrote {args.out} (onnx not installed: not checked)")
         return 0
     m = onnx.load(args.out)
-    for key in ("model", "mean", "std", "classes", "image_size"):
+    for key in ("model", "mean", "std", "classes", "image_size", "crop_mode", "crop_pct"):
         entry = m.metadata_props.add()
-        entry.key, entry.value = key, json.dumps(info[key]) if key != "model" else info[key]
+        entry.key, entry.value = key, json.dumps(info[key]) if key not in ("model", "crop_mode") else info[key]
     onnx.checker.check_model(m, full_check=True)
     onnx.save(m, args.out)
     print(f"wrote {args.out} ({info['model']}, checked with onnx.checker)")

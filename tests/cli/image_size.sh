@@ -20,7 +20,8 @@ python3 - p64.pt <<'PY' || fail "the checkpoint does not record the 64 px images
 import json, struct, sys
 raw = open(sys.argv[1], "rb").read()
 header = json.loads(raw[16:16 + struct.unpack("<I", raw[12:16])[0]])
-assert header["image"] == {"channels": 3, "side": 64}, header["image"]
+assert header["image"] == {"channels": 3, "side": 64, "crop_mode": "center", "crop_pct": 0.875}, \
+    header["image"]
 PY
 grep -q '^image-size = 64$' run/config.toml || { cat run/config.toml; fail "config.toml lacks image-size"; }
 grep -Eq "80 images decoded and cached in .*train\.bin \([0-9.]+ MB\)" train.err ||
@@ -42,10 +43,11 @@ if "$PY" -c "import safetensors, PIL" 2>/dev/null; then
 import json, sys, torch, PIL.Image as Image
 import cifar_models as cm
 model, info = cm.load(sys.argv[1])
-assert info["image_size"] == 64, info
+assert (info["image_size"], info["crop_mode"], info["crop_pct"]) == (64, "center", 0.875), info
 for p in json.load(open(sys.argv[2])):
     rgb = torch.frombuffer(bytearray(Image.open(p["file"]).convert("RGB").tobytes()), dtype=torch.uint8)
-    x = cm.to_input(rgb.view(32, 32, 3).permute(2, 0, 1), info["image_size"], info["mean"], info["std"])
+    x = cm.to_input(rgb.view(32, 32, 3).permute(2, 0, 1), info["image_size"], info["mean"], info["std"],
+                    info["crop_mode"], info["crop_pct"])
     with torch.no_grad():
         prob = torch.softmax(model(x.unsqueeze(0)), 1)[0]
     c = int(prob.argmax())
@@ -61,6 +63,7 @@ m = onnx.load(sys.argv[1])
 dims = [d.dim_value or d.dim_param for d in m.graph.input[0].type.tensor_type.shape.dim]
 meta = {p.key: p.value for p in m.metadata_props}
 assert dims[1:] == [3, 64, 64] and meta["image_size"] == "64", (dims, meta)
+assert (meta["crop_mode"], meta["crop_pct"]) == ("center", "0.875"), meta
 PY
     pass "export_onnx.py: the graph takes (N, 3, 64, 64), its metadata says image_size 64"
   fi

@@ -101,7 +101,9 @@ def probs(path):
     rows = list(csv.reader(open(path, newline="")))[1:]
     return [{r[i]: float(r[i + 1]) for i in (1, 3, 5)} for r in rows]
 a, b = probs("tta1.csv")
-assert all(abs(a[c] - b[c]) < 1e-6 for c in a), (a, b)  # level 1: f(x) and f(flip x) averaged
+# Level 1: f(x) and f(flip x) averaged; equal up to float rounding, as the
+# folder's centre crop (32 -> 36 px, then 32) is mirror-symmetric up to it.
+assert all(abs(a[c] - b[c]) < 1e-5 for c in a), (a, b)
 a0, b0 = probs("tta0.csv")
 assert max(abs(a0[c] - b0[c]) for c in a0) > 1e-4, (a0, b0)
 print("level 1: an image and its mirror image agree", a, "; level 0: they differ", a0, b0)

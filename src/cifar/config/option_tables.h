@@ -80,6 +80,19 @@ void train_data(Config& c, V&& v) {
                      "Train on images of N x N pixels (0: the data set's own: 32 for CIFAR and "
                      "image folders); kept in the checkpoint for cifar-eval and cifar-predict"}),
            c.image_size, Range<int64_t>{0, kMaxResolution});
+  v.parsed(fixed(Opt{"--crop-mode", kData,
+                     "How an image becomes N x N: center (shorter side resized, the centre cut: "
+                     "torchvision's), squash (the whole image resized), or auto (the data set's: "
+                     "CIFAR whole, an image folder center)"}),
+           c.crop_mode, Parsed<std::string>{crop_mode_of, same});
+  v.number(fixed(Opt{"--crop-pct", kData,
+                     "The centre crop's share of the resized side: images resized to N / F, then "
+                     "the centre N x N cut (0: the data set's: 1 for CIFAR, 0.875 for folders)"}),
+           c.crop_pct, Range<double>{0, 1});
+  v.number(fixed(Opt{"--crop-scale", kData,
+                     "Augmenting an image folder: a random resized crop keeps at least this share "
+                     "of the image's area (torchvision's RandomResizedCrop: 0.08)"}),
+           c.crop_scale, Range<double>{0.01, 1});
   v.flag(Opt{"--augment", kData, "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
   v.parsed(Opt{"--resolution-schedule", kData,
                "Train epoch by epoch at these sizes (px), then at full size: 24x3,28x3 is "

@@ -82,6 +82,10 @@ inline std::string dataset_of(const std::string& text) {
   dataset_request(text);  // throws UsageError for an unknown kind
   return text;
 }
+inline std::string crop_mode_of(const std::string& text) {
+  if (text != "auto") parse_crop_mode(text);  // throws UsageError for an unknown mode
+  return text;
+}
 inline std::string label_set_text(const LabelSet& labels) {
   return to_string(labels);
 }

@@ -49,6 +49,14 @@ struct TrainConfig {
   int64_t val_split = 0;  // hold out N training images for validation (best.pt chosen on them)
   // The side of the images trained on, px (0: the data set's own); a checkpoint keeps it.
   int64_t image_size = 0;
+  // How an image is made image_size square (core/image_prep.h): "auto" (the
+  // data set's: CIFAR whole, a folder torchvision's centre crop) or a mode,
+  // and the crop's share (0: the data set's); a checkpoint keeps both.
+  std::string crop_mode = "auto";
+  double crop_pct = 0;
+  // Augmenting an image folder: random resized crops' least share of the
+  // image's area (torchvision's RandomResizedCrop scale, 0.08 to 1).
+  double crop_scale = 0.08;
   bool augment = false;
   // Per-epoch training image sizes, px (data/resolution.h); empty: the images' own.
   std::vector<int64_t> resolution_schedule;

@@ -10,6 +10,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/data/cifar10.h"
+#include "cifar/data/crops.h"
 #include "cifar/data/image_cache.h"
 
 namespace cifar {
@@ -61,9 +62,20 @@ std::string listing(const fs::path& dir) {
 const std::vector<DatasetKindEntry>& dataset_kinds() {
   // One line per kind; the first is what a file that names none was trained on.
   static const std::vector<DatasetKindEntry> entries{
-      {.kind = DatasetKind::kCifar10, .name = "cifar10"},
-      {.kind = DatasetKind::kCifar100, .name = "cifar100"},
-      {.kind = DatasetKind::kFolder, .name = "folder"},
+      // CIFAR's images are the model's size already: taken whole, translated.
+      {.kind = DatasetKind::kCifar10,
+       .name = "cifar10",
+       .prep = kWholeImage,
+       .resized_crops = false},
+      {.kind = DatasetKind::kCifar100,
+       .name = "cifar100",
+       .prep = kWholeImage,
+       .resized_crops = false},
+      // Photos of any shape: torchvision's centre crop and random resized crops.
+      {.kind = DatasetKind::kFolder,
+       .name = "folder",
+       .prep = kTorchvisionEval,
+       .resized_crops = true},
   };
   return entries;
 }
@@ -121,6 +133,23 @@ DatasetKind dataset_kind(const DatasetOptions& options) {
   return options.kind ? *options.kind : detect_dataset(options.dir);
 }
 
+namespace {
+const DatasetKindEntry& entry_of(DatasetKind kind) {
+  const auto& entries = dataset_kinds();
+  const auto it = std::ranges::find(entries, kind, &DatasetKindEntry::kind);
+  if (it == entries.end()) throw std::logic_error("a data set kind without its entry");
+  return *it;
+}
+}  // namespace
+
+ImagePrep dataset_prep(const DatasetOptions& options, DatasetKind kind) {
+  ImagePrep prep = entry_of(kind).prep;
+  if (options.crop_mode) prep.mode = *options.crop_mode;
+  if (options.crop_pct > 0) prep.crop_pct = options.crop_pct;
+  validate_image_prep(prep);
+  return prep;
+}
+
 std::string DatasetInfo::id() const {
   if (kind == DatasetKind::kCifar100 && labels == LabelSet::kCoarse) return "cifar100-coarse";
   return to_string(kind);
@@ -136,7 +165,13 @@ ImageSplit read_native(const DatasetOptions& options, DatasetKind kind, Split sp
     case DatasetKind::kFolder: {
       ImageFolderOptions folder = options.folder;
       if (options.image_size > 0) folder.image_side = options.image_size;
-      return read_image_folder(options.dir, split, folder);
+      folder.prep = dataset_prep(options, kind);
+      const bool whole =
+          split == Split::kTrain && options.resized_crops > 0 && entry_of(kind).resized_crops;
+      if (whole) folder.whole_side = kWholeScale * folder.image_side;
+      ImageSplit data = read_image_folder(options.dir, split, folder);
+      if (data.whole) data.whole->min_scale = options.resized_crops;
+      return data;
     }
   }
   throw std::logic_error("unknown data set kind");
@@ -151,7 +186,9 @@ ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, S
         options.dir.string(), to_string(kind)));
   }
   ImageSplit data = read_native(options, kind, split);
-  if (options.image_size > 0) data.images = resize_split(data.images, options.image_size);
+  if (kind == DatasetKind::kFolder) return data;  // prepared as read
+  const int64_t side = options.image_size > 0 ? options.image_size : data.images.size(3);
+  data.images = prepare_split(data.images, side, dataset_prep(options, kind));
   return data;
 }
 
@@ -181,12 +218,14 @@ Normalization measured_normalization(const ImageSplit& split) {
   return n;
 }
 
-DatasetInfo describe_dataset(DatasetKind kind, LabelSet labels, const ImageSplit& train) {
+DatasetInfo describe_dataset(DatasetKind kind, LabelSet labels, const ImageSplit& train,
+                             const ImagePrep& prep) {
   DatasetInfo info;
   info.kind = kind;
   info.labels = labels;
   info.class_names = train.class_names;
-  info.image = ImageShape{.channels = train.images.size(1), .side = train.images.size(3)};
+  info.image = ImageShape{.channels = train.images.size(1), .side = train.model_side()};
+  info.prep = prep;
   if (kind == DatasetKind::kCifar100) info.normalization = cifar100_normalization();
   if (kind == DatasetKind::kFolder) info.normalization = measured_normalization(train);
   return info;  // CIFAR-10: Normalization's defaults

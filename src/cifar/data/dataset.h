@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cifar/core/file_identity.h"
+#include "cifar/core/image_prep.h"
 #include "cifar/core/types.h"
 #include "cifar/data/cifar100.h"
 #include "cifar/data/image_folder.h"
@@ -46,6 +47,12 @@ struct DatasetOptions {
   LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set (--labels)
   ImageFolderOptions folder;          // image folders: cache, bad images, no test/
   int64_t image_size = 0;             // --image-size: the side, px; 0: the data set's own
+  std::optional<CropMode> crop_mode;  // --crop-mode; unset: the kind's (dataset_kinds())
+  double crop_pct = 0;                // --crop-pct; 0: the kind's
+  // Training with augmentation: the share of the area a random resized crop
+  // keeps at least (--crop-scale), for a kind that augments so; then its
+  // training split is read as whole images (crops.h). 0: prepared as evaluated.
+  double resized_crops = 0;
 };
 
 // The kind `dir` holds: cifar10 when it has data_batch_*.bin, test_batch.bin
@@ -58,12 +65,18 @@ DatasetKind detect_dataset(const std::filesystem::path& dir);
 // options.kind, else detect_dataset(options.dir).
 DatasetKind dataset_kind(const DatasetOptions& options);
 
+// The preparation of the data set's images: --crop-mode and --crop-pct where
+// given, else the kind's. UsageError for a crop_pct out of range.
+ImagePrep dataset_prep(const DatasetOptions& options, DatasetKind kind);
+
 // The kinds --dataset names, a table: each kind's name in options,
 // checkpoints and weights files. The first is the default of files that
 // name none (written before other kinds existed).
 struct DatasetKindEntry {
   DatasetKind kind;
   std::string name;
+  ImagePrep prep;      // how its images become the model's (core/image_prep.h)
+  bool resized_crops;  // augmented by random resized crops (crops.h), not translations
 };
 const std::vector<DatasetKindEntry>& dataset_kinds();
 
@@ -73,6 +86,7 @@ struct DatasetInfo {
   LabelSet labels = LabelSet::kFine;  // meaningful for cifar100
   std::vector<std::string> class_names;
   ImageShape image;  // of the images the model takes (the training split's)
+  ImagePrep prep;    // how an image of any shape is made one (core/image_prep.h)
   Normalization normalization;
 
   int64_t num_classes() const { return static_cast<int64_t>(class_names.size()); }
@@ -84,8 +98,10 @@ struct DatasetInfo {
 // One split of the data set of kind `kind` in options.dir.
 ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, Split split);
 
-// The data set, described from its (whole) training split.
-DatasetInfo describe_dataset(DatasetKind kind, LabelSet labels, const ImageSplit& train);
+// The data set, described from its (whole) training split, whose images
+// were prepared as `prep` says.
+DatasetInfo describe_dataset(DatasetKind kind, LabelSet labels, const ImageSplit& train,
+                             const ImagePrep& prep);
 
 // The per-channel mean and std of images scaled to [0, 1], rounded to 4
 // decimals (std at least 0.001).

@@ -12,14 +12,11 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/formats/checksum.h"  // sha256 of the folder name
-#include "cifar/formats/image.h"     // image_decoding_version
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -29,85 +26,9 @@ static_assert(std::endian::native == std::endian::little, "the image cache is li
 namespace {
 
 constexpr char kMagic[16] = {'C', 'I', 'F', 'A', 'R', 'I', 'M', 'G',
-                             'C', 'A', 'C', 'H', 'E', 0,   0,   1};
+                             'C', 'A', 'C', 'H', 'E', 0,   0,   2};
 constexpr uint64_t kMaxManifestBytes = uint64_t{1} << 32;
 constexpr uint64_t kMaxSkippedBytes = 1 << 16;  // one skipped file's line
-
-// A file name as one field of a tab-separated line.
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// Lines starting "file\t" by name (the rest of the line as value), and the others in order.
-struct ManifestLines {
-  std::map<std::string, std::string> files;
-  std::vector<std::string> settings;
-};
-
-ManifestLines split_manifest(const std::string& manifest) {
-  ManifestLines lines;
-  std::istringstream in(manifest);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("file\t", 0) == 0) {
-      const auto name_end = line.find('\t', 5);
-      lines.files[line.substr(5, name_end - 5)] = line.substr(name_end + 1);
-    } else {
-      lines.settings.push_back(line);
-    }
-  }
-  return lines;
-}
-
-// What changed between the manifest a cache was made from and today's.
-std::string describe_change(const std::string& before, const std::string& now) {
-  const auto old_lines = split_manifest(before);
-  const auto new_lines = split_manifest(now);
-  if (old_lines.settings != new_lines.settings) {
-    size_t i = 0;
-    while (i < old_lines.settings.size() && i < new_lines.settings.size() &&
-           old_lines.settings[i] == new_lines.settings[i]) {
-      ++i;
-    }
-    auto at = [](const std::vector<std::string>& v, size_t k) {
-      return k < v.size() ? "'" + v[k] + "'" : std::string("nothing");
-    };
-    return fmt::format("made with other settings or classes ({} then, {} now)",
-                       at(old_lines.settings, i), at(new_lines.settings, i));
-  }
-  int64_t added = 0, removed = 0, changed = 0;
-  std::string example;
-  for (const auto& [name, rest] : new_lines.files) {
-    const auto it = old_lines.files.find(name);
-    if (it == old_lines.files.end()) {
-      ++added;
-    } else if (it->second != rest) {
-      ++changed;
-      if (example.empty()) example = name;
-    }
-  }
-  for (const auto& [name, rest] : old_lines.files) removed += new_lines.files.count(name) == 0;
-  return fmt::format("{} image(s) added, {} removed, {} changed (size or modification time){}",
-                     added, removed, changed, example.empty() ? "" : ", e.g. " + example);
-}
 
 void append_u64(std::string& out, uint64_t v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -206,26 +127,6 @@ fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cach
   return cache_dir / "image-folders" / (to_hex(digest).substr(0, 16) + "-" + file);
 }
 
-std::string image_cache_manifest(const ImageFolderListing& listing,
-                                 const ImageFolderOptions& options, const std::string& where) {
-  std::string m = "cifar-train image folder cache 1\n";
-  m += "decode: PNG (libpng), JPEG (libjpeg-turbo), transparency composited onto white\n";
-  m += fmt::format("decoders: {}\n", image_decoding_version());
-  m += fmt::format("resize: bilinear with antialiasing to {0}x{0}, rounded to uint8\n",
-                   options.image_side);
-  m += fmt::format("libtorch: {}\n", libtorch_version());
-  m += fmt::format("skip_bad_images: {}\nmax_pixels: {}\n", options.skip_bad_images ? 1 : 0,
-                   options.max_pixels);
-  if (!where.empty()) m += "where: " + escaped(where) + "\n";
-  for (size_t c = 0; c < listing.class_names.size(); ++c) {
-    m += fmt::format("class\t{}\t{}\n", c, escaped(listing.class_names[c]));
-  }
-  for (const auto& f : listing.files) {
-    m += fmt::format("file\t{}\t{}\t{}\t{}\n", escaped(f.relative), f.size, f.mtime_ns, f.label);
-  }
-  return m;
-}
-
 CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
                              const ImageShape& shape) {
   std::error_code ec;
@@ -253,7 +154,7 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
     ImageCacheContents& c = result.contents;
     c.manifest = in.text(in.u64(), kMaxManifestBytes);
     if (c.manifest != manifest) {
-      return {CacheStatus::kStale, describe_change(c.manifest, manifest), {}};
+      return {CacheStatus::kStale, describe_cache_change(c.manifest, manifest), {}};
     }
     const uint64_t n = in.u64();
     const uint64_t skipped = in.u64();
@@ -264,13 +165,15 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
       c.skipped.push_back(in.text(len, kMaxSkippedBytes));
     }
     const auto image_bytes = static_cast<uint64_t>(shape.bytes());
-    const uint64_t payload = n * (sizeof(int64_t) + image_bytes) + sizeof(uint32_t);
+    const uint64_t payload = n * (3 * sizeof(int64_t) + image_bytes) + sizeof(uint32_t);
     if (n > in.left() || payload != in.left()) {
       throw std::runtime_error(
           fmt::format("{} bytes where {} images need {}", in.left(), n, payload));
     }
     c.labels = torch::empty({static_cast<int64_t>(n)}, torch::kInt64);
     in.read(c.labels.data_ptr<int64_t>(), n * sizeof(int64_t));
+    c.sizes = torch::empty({static_cast<int64_t>(n), 2}, torch::kInt64);
+    in.read(c.sizes.data_ptr<int64_t>(), 2 * n * sizeof(int64_t));
     c.images = n == 0 ? torch::empty({0, shape.channels, shape.side, shape.side}, torch::kUInt8)
                       : in.map_images(static_cast<int64_t>(n), shape);
     const uint32_t expected = in.crc();
@@ -287,10 +190,12 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
 void save_image_cache(const fs::path& path, const ImageCacheContents& contents) {
   const auto images = contents.images.contiguous();
   const auto labels = contents.labels.contiguous();
+  const auto sizes = contents.sizes.to(torch::kInt64).contiguous();
   const auto n = static_cast<uint64_t>(labels.size(0));
+  TORCH_CHECK(sizes.numel() == static_cast<int64_t>(2 * n), "an image cache needs (N, 2) sizes");
   std::string out(kMagic, sizeof kMagic);
   const auto image_bytes = static_cast<uint64_t>(images.numel()) / std::max<uint64_t>(n, 1);
-  out.reserve(sizeof kMagic + contents.manifest.size() + n * (8 + image_bytes) + 4096);
+  out.reserve(sizeof kMagic + contents.manifest.size() + n * (24 + image_bytes) + 4096);
   append_u64(out, contents.manifest.size());
   out += contents.manifest;
   append_u64(out, n);
@@ -302,6 +207,7 @@ void save_image_cache(const fs::path& path, const ImageCacheContents& contents) 
     out += line;
   }
   out.append(reinterpret_cast<const char*>(labels.data_ptr<int64_t>()), n * sizeof(int64_t));
+  out.append(reinterpret_cast<const char*>(sizes.data_ptr<int64_t>()), 2 * n * sizeof(int64_t));
   out.append(reinterpret_cast<const char*>(images.data_ptr<uint8_t>()), n * image_bytes);
   const uint32_t crc = crc_of(0, out.data(), out.size());
   out.append(reinterpret_cast<const char*>(&crc), sizeof crc);

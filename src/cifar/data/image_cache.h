@@ -2,18 +2,20 @@
 // file so that they are decoded once.
 //
 // The key is a manifest: a text naming the cache format, how images are
-// decoded and resized (and the LibTorch version doing it), the options that
+// decoded and prepared (core/image_prep.h, or kept whole for random resized
+// crops; and the LibTorch version doing it), the options that
 // change the result, the class names, and every image file with its size,
 // modification time (nanoseconds) and label. A cache is used only when its
 // manifest equals the one made from the folder now; so a changed, added or
 // removed image (or a renamed class) invalidates it, and the log says what
 // changed. The file:
 //
-//   "CIFARIMGCACHE" 0 0 1   16 bytes: magic and format version 1
+//   "CIFARIMGCACHE" 0 0 2   16 bytes: magic and format version 2
 //   u64 manifest bytes, the manifest
 //   u64 images N, u64 skipped files S, S times (u32 bytes, "name: reason")
-//   N int64 labels, N images of C x S x S bytes ((C, S, S) uint8 each, the
-//   manifest's image size)
+//   N int64 labels, N x 2 int64 sizes (each image's height and width as
+//   read), N images of C x S x S bytes ((C, S, S) uint8 each, the
+//   manifest's image size: the model's side, or a whole image's stored side)
 //   u32 CRC-32 (zlib's) of everything before it
 //
 // in the machine's byte order (little-endian; the file is a cache, never
@@ -52,11 +54,16 @@ std::filesystem::path image_cache_path(const std::filesystem::path& dir, Split s
 std::string image_cache_manifest(const ImageFolderListing& listing,
                                  const ImageFolderOptions& options, const std::string& where);
 
+// What changed between the manifest a cache was made from and today's:
+// "made with other settings or classes (...)" or "N image(s) added, ...".
+std::string describe_cache_change(const std::string& before, const std::string& now);
+
 struct ImageCacheContents {
   std::string manifest;
   std::vector<std::string> skipped;  // "relative/name.png: reason"
   torch::Tensor images;              // (N, C, S, S) uint8
   torch::Tensor labels;              // (N) int64
+  torch::Tensor sizes;               // (N, 2) int64: each image's (height, width) as read
 };
 
 enum class CacheStatus {

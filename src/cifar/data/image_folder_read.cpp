@@ -37,18 +37,32 @@ constexpr size_t kNamedSkips = 5;  // skipped files named in the warning
 struct Decoded {
   torch::Tensor images;
   torch::Tensor labels;
+  torch::Tensor sizes;  // (N, 2) int64 (height, width) as read
   std::vector<std::string> skipped;
 };
+
+// The side images are stored at: the model's, or a whole image's.
+int64_t stored_side(const ImageFolderOptions& options) {
+  return options.whole_side > 0 ? options.whole_side : options.image_side;
+}
+
+// One decoded image as the split keeps it: prepared, or whole.
+torch::Tensor stored_image(const torch::Tensor& rgb, const ImageFolderOptions& options) {
+  if (options.whole_side > 0) return resize_image(rgb, options.whole_side);
+  return prepare_image(rgb, options.image_side, options.prep);
+}
 
 // Decodes and resizes every file of the listing, chunk by chunk, each chunk
 // spread over LibTorch's threads; errors are kept per image and dealt with
 // on this thread.
 Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {
   const auto n = static_cast<int64_t>(listing.files.size());
-  const ImageShape shape{.channels = 3, .side = options.image_side};
+  const ImageShape shape{.channels = 3, .side = stored_side(options)};
   const int64_t bytes = shape.bytes();
   auto images = torch::empty({n, shape.channels, shape.side, shape.side}, torch::kUInt8);
   auto* out = images.data_ptr<uint8_t>();
+  auto sizes = torch::zeros({n, 2}, torch::kInt64);
+  auto* size_of = sizes.data_ptr<int64_t>();
   std::vector<std::string> errors(static_cast<size_t>(n));
   for (int64_t begin = 0; begin < n; begin += kChunk) {
     const int64_t end = std::min(n, begin + kChunk);
@@ -56,10 +70,12 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
       for (int64_t i = b; i < e; ++i) {
         try {
           const auto& file = listing.files[static_cast<size_t>(i)];
+          const auto decoded = read_image(file.path, options.max_pixels);  // (3, H, W)
+          size_of[2 * i] = decoded.size(1);
+          size_of[2 * i + 1] = decoded.size(2);
           // Copied as bytes: (3, side, side) contiguous, whatever layout the resize gave.
-          const auto rgb =
-              resize_image(read_image(file.path, options.max_pixels), shape.side).contiguous();
-          TORCH_CHECK(rgb.numel() == bytes, "resize_image gave ", rgb.sizes());
+          const auto rgb = stored_image(decoded, options).contiguous();
+          TORCH_CHECK(rgb.numel() == bytes, "preparing an image gave ", rgb.sizes());
           std::memcpy(out + i * bytes, rgb.data_ptr<uint8_t>(), static_cast<size_t>(bytes));
         } catch (const std::exception& error) {
           errors[static_cast<size_t>(i)] = first_line(error.what());
@@ -91,6 +107,7 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
   }
   d.labels = torch::tensor(labels, torch::kInt64);
   d.images = d.skipped.empty() ? images : images.index_select(0, torch::tensor(keep));
+  d.sizes = d.skipped.empty() ? sizes : sizes.index_select(0, torch::tensor(keep));
   return d;
 }
 
@@ -130,12 +147,17 @@ void log_ignored(const ImageFolderListing& listing) {
       named(listing.other_ignored, listing.other_names));
 }
 
-ImageSplit to_split(torch::Tensor images, torch::Tensor labels,
-                    const std::vector<std::string>& class_names) {
+// The split; whole images (options.whole_side) with their sizes.
+ImageSplit to_split(torch::Tensor images, torch::Tensor labels, const torch::Tensor& sizes,
+                    const std::vector<std::string>& class_names,
+                    const ImageFolderOptions& options) {
   ImageSplit data;
   data.images = std::move(images);
   data.labels = std::move(labels);
   data.class_names = class_names;
+  if (options.whole_side > 0) {
+    data.whole = WholeImages{.sizes = sizes, .side = options.image_side, .prep = options.prep};
+  }
   return data;
 }
 
@@ -199,7 +221,7 @@ ImageSplit decode_uncached(const ImageFolderListing& listing, const torch::Tenso
   }
   spdlog::info("{}: {} images decoded in {:.1f} s", listing.root.string(), decoded.labels.size(0),
                seconds_since(start));
-  return to_split(decoded.images, decoded.labels, listing.class_names);
+  return to_split(decoded.images, decoded.labels, decoded.sizes, listing.class_names, options);
 }
 
 }  // namespace
@@ -209,8 +231,10 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   const auto listing = list_image_folder(dir, split, options);
   if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
     spdlog::info("{} has no test/ folder: the test split is empty", dir.string());
-    return to_split(torch::empty({0, 3, options.image_side, options.image_side}, torch::kUInt8),
-                    torch::empty({0}, torch::kInt64), listing.class_names);
+    const int64_t side = stored_side(options);
+    return to_split(torch::empty({0, 3, side, side}, torch::kUInt8),
+                    torch::empty({0}, torch::kInt64), torch::empty({0, 2}, torch::kInt64),
+                    listing.class_names, options);
   }
   log_ignored(listing);
   // The files asked for (options.pick); undefined: all of them.
@@ -224,20 +248,21 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   contents.manifest = image_cache_manifest(listing, options, where);
   bool writable = true;
   if (options.use_cache &&
-      use_cache(cache, contents.manifest, ImageShape{.channels = 3, .side = options.image_side},
+      use_cache(cache, contents.manifest, ImageShape{.channels = 3, .side = stored_side(options)},
                 listing.root, contents, start, writable)) {
     warn_skipped(contents.skipped, listing.root);
     if (picked.defined()) {  // those asked for (a copy)
       TORCH_CHECK(contents.labels.size(0) == listed, "a pick from a cache with skipped files");
       return to_split(contents.images.index_select(0, picked),
-                      contents.labels.index_select(0, picked), listing.class_names);
+                      contents.labels.index_select(0, picked),
+                      contents.sizes.index_select(0, picked), listing.class_names, options);
     }
     // The images are the cache file's mapped pages. The training split is
     // copied at once (split_validation); the val and test splits, kept all
     // run, are copied here, so that a cache file overwritten in place by another
     // program (cp, rsync --inplace) can neither change it nor end the run.
     if (split != Split::kTrain) contents.images = contents.images.clone();
-    return to_split(contents.images, contents.labels, listing.class_names);
+    return to_split(contents.images, contents.labels, contents.sizes, listing.class_names, options);
   }
   if (picked.defined()) {  // a limit: only its images; the cache is left to a read of them all
     return decode_uncached(listing, picked, options, start,
@@ -259,6 +284,7 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   if (options.use_cache && writable) {
     contents.images = decoded.images;
     contents.labels = decoded.labels;
+    contents.sizes = decoded.sizes;
     contents.skipped = decoded.skipped;
     try {
       save_image_cache(cache, contents);
@@ -272,7 +298,7 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
                cached ? fmt::format(" and cached in {} ({})", cache.string(), size_on_disk(cache))
                       : std::string(),
                seconds_since(start));
-  return to_split(decoded.images, decoded.labels, listing.class_names);
+  return to_split(decoded.images, decoded.labels, decoded.sizes, listing.class_names, options);
 }
 
 ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string>& known,

@@ -11,14 +11,23 @@
 
 namespace cifar {
 
-torch::Tensor resize_split(const torch::Tensor& images, int64_t side) {
-  TORCH_CHECK(images.dim() == 4, "resize_split needs (N, C, H, W) images, got ", images.sizes());
-  if (images.size(2) == side && images.size(3) == side) return images;
+torch::Tensor prepare_split(const torch::Tensor& images, int64_t side, const ImagePrep& prep) {
+  TORCH_CHECK(images.dim() == 4, "prepare_split needs (N, C, H, W) images, got ", images.sizes());
+  if (images.size(2) == side && images.size(3) == side && prep.scale_size(side) == side) {
+    return images;
+  }
   const int64_t n = images.size(0);
   auto out = torch::empty({n, images.size(1), side, side}, torch::kUInt8);
   at::parallel_for(0, n, 64, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) out[i].copy_(resize_image(images[i], side));
+    for (int64_t i = begin; i < end; ++i) out[i].copy_(prepare_image(images[i], side, prep));
   });
+  return out;
+}
+
+ImageSplit take(const ImageSplit& data, const torch::Tensor& index) {
+  ImageSplit out{data.images.index_select(0, index), data.labels.index_select(0, index),
+                 data.class_names, data.whole};
+  if (out.whole) out.whole->sizes = data.whole->sizes.index_select(0, index);
   return out;
 }
 
@@ -38,11 +47,7 @@ TrainValIndex validation_indices(int64_t size, int64_t n, uint64_t seed) {
 
 TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed) {
   const TrainValIndex picked = validation_indices(train.size(), n, seed);
-  auto take = [&](const torch::Tensor& index) {
-    return ImageSplit{train.images.index_select(0, index), train.labels.index_select(0, index),
-                      train.class_names};
-  };
-  return {take(picked.train), take(picked.val)};
+  return {take(train, picked.train), take(train, picked.val)};
 }
 
 }  // namespace cifar

@@ -10,8 +10,11 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "cifar/core/image_prep.h"
 
 namespace cifar {
 
@@ -19,21 +22,39 @@ namespace cifar {
 // an image folder may have a validation split of its own, val/).
 enum class Split { kTrain, kVal, kTest };
 
+// Training images kept whole for random resized crops (data/crops.h):
+// stored squashed to a square larger than the model's side, with what is
+// needed to cut them to it.
+struct WholeImages {
+  torch::Tensor sizes;   // (N, 2) int64: each image's (height, width) as read
+  int64_t side = 0;      // the model's side, that crops are resized to
+  ImagePrep prep;        // the evaluation view (an unaugmented batch)
+  double min_scale = 0;  // a random crop's least share of the image's area
+};
+
 // One split of a data set (CIFAR-10, CIFAR-100, an image folder: see
 // dataset.h), resident in memory.
 struct ImageSplit {
   torch::Tensor images;                  // (N, 3, S, S) uint8
   torch::Tensor labels;                  // (N) int64, values 0..classes-1
   std::vector<std::string> class_names;  // one per class, in label order
+  // Set when `images` are whole images kept for random resized crops;
+  // unset: images prepared at the model's side, S.
+  std::optional<WholeImages> whole;
 
   int64_t size() const { return labels.size(0); }
+  // The side of the images the model takes: whole->side, else S.
+  int64_t model_side() const { return whole ? whole->side : images.size(3); }
 };
 
-// images (N, C, H, W) uint8 -> (N, C, side, side) uint8, each image resized
-// as formats/image.h's resize_image resizes one (bilinear, antialiased,
-// rounded): CIFAR's images at another --image-size. The input itself when
-// it already has that size.
-torch::Tensor resize_split(const torch::Tensor& images, int64_t side);
+// The images at `index` ((K) int64) of `data`, with their labels (and sizes).
+ImageSplit take(const ImageSplit& data, const torch::Tensor& index);
+
+// images (N, C, H, W) uint8 -> (N, C, side, side) uint8, each image prepared
+// as formats/image.h's prepare_image prepares one (bilinear, antialiased,
+// rounded): CIFAR's images at another --image-size or crop. The input itself
+// when that leaves them as they are (their size, taken whole).
+torch::Tensor prepare_split(const torch::Tensor& images, int64_t side, const ImagePrep& prep);
 
 // A training split divided in two: `val` holds n images chosen at random by
 // `seed` alone (the same n images for the same seed and data, whatever else

@@ -1,6 +1,8 @@
 // loader.cpp: epoch plans, and batches augmented whole on the device.
 #include "cifar/data/loader.h"
 
+#include "cifar/data/crops.h"
+
 namespace cifar {
 
 namespace {
@@ -20,6 +22,9 @@ DeviceDataset::DeviceDataset(const ImageSplit& data, torch::Device device, Norma
               data.images.defined() ? data.images.sizes() : c10::IntArrayRef{});
   images_ = to_device(data.images, device);
   labels_ = to_device(data.labels, device);
+  whole_ = data.whole;
+  if (whole_)
+    eval_boxes_ = to_device(eval_crop_boxes(whole_->sizes, whole_->side, whole_->prep), device);
 }
 
 EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentation, uint64_t seed,
@@ -32,7 +37,10 @@ EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentati
   plan.pad = augmentation.pad;
   plan.pad_mode = augmentation.pad_mode;
   plan.order = shuffle ? torch::randperm(n, gen, i64) : torch::arange(n, i64);
-  if (augmentation.translates()) {
+  if (augmentation.translates() && whole_) {
+    plan.boxes =
+        random_crop_boxes(whole_->sizes.index_select(0, plan.order), whole_->min_scale, gen);
+  } else if (augmentation.translates()) {
     plan.offsets = torch::randint(0, 2 * augmentation.pad + 1, {n, 2}, gen, i64);
   }
   if (augmentation.flip == FlipMode::kRandom) {
@@ -47,6 +55,8 @@ EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentati
   plan.order = to_device(plan.order, device);
   if (plan.offsets.defined()) plan.offsets = to_device(plan.offsets, device);
   if (plan.flips.defined()) plan.flips = to_device(plan.flips, device);
+  if (plan.boxes.defined()) plan.boxes = to_device(plan.boxes, device);
+  if (whole_ && !plan.boxes.defined()) plan.boxes = eval_boxes_.index_select(0, plan.order);
   return plan;
 }
 
@@ -63,13 +73,15 @@ torch::Tensor crop_and_flip(const torch::Tensor& x, const torch::Tensor& offsets
 Batch DeviceDataset::batch(const EpochPlan& plan, int64_t start, int64_t count) const {
   auto idx = plan.order.narrow(0, start, count);  // (B)
   auto x = images_.index_select(0, idx);          // (B, 3, S, S) uint8
-  if (plan.offsets.defined() || plan.flips.defined()) {
-    auto part = [&](const torch::Tensor& t) {
-      return t.defined() ? t.narrow(0, start, count) : torch::Tensor();
-    };
+  auto part = [&](const torch::Tensor& t) {
+    return t.defined() ? t.narrow(0, start, count) : torch::Tensor();
+  };
+  if (plan.boxes.defined()) {  // whole images: cut to the model's side, flipped
+    x = crop_resize(x, part(plan.boxes), part(plan.flips), side());  // (B, 3, side, side) float
+  } else if (plan.offsets.defined() || plan.flips.defined()) {
     x = translate_and_flip(x, part(plan.offsets), part(plan.flips), plan.pad, plan.pad_mode);
   }
-  auto images = normalize_(x.to(torch::kFloat));  // (B, 3, S, S) float
+  auto images = normalize_(x.to(torch::kFloat));  // (B, 3, side, side) float
   if (channels_last_) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
   return {images, labels_.index_select(0, idx)};
 }

@@ -6,7 +6,8 @@
 // augmentation (augment.h), then copies the plan to the device in one go. A
 // batch is then gathered by index, translated and flipped in one indexing
 // operation, converted to float and normalised, all on the device: no
-// host-to-device copy per step. A plan depends on (seed, epoch) and the
+// host-to-device copy per step. Whole images (image_split.h) are cut to the
+// model's side by crop boxes instead (crops.h). A plan depends on (seed, epoch) and the
 // augmentation alone, so a resumed run draws the same epochs as a straight
 // one, on any device.
 #pragma once
@@ -14,6 +15,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "cifar/core/pixel_normalizer.h"
 #include "cifar/core/types.h"
@@ -30,10 +32,13 @@ struct EpochPlan {
   // image padded by `pad` on each side, the border filled as pad_mode says.
   int64_t pad = 4;
   PadMode pad_mode = PadMode::kZero;
+  // Whole images (crops.h): (N, 4) float crop boxes, random when augmenting,
+  // else the evaluation's; undefined for images at the model's side.
+  torch::Tensor boxes;
 };
 
 struct Batch {
-  torch::Tensor images;  // (B, 3, S, S) float, normalised (S: the images' side)
+  torch::Tensor images;  // (B, 3, S, S) float, normalised (S: side())
   torch::Tensor labels;  // (B) int64
 };
 
@@ -45,12 +50,15 @@ class DeviceDataset {
   int64_t size() const { return labels_.size(0); }
   const torch::Tensor& labels() const { return labels_; }
   const torch::Tensor& images() const { return images_; }  // (N, 3, S, S) uint8
+  // The side of a batch's images: the model's (S, or a whole image's crop side).
+  int64_t side() const { return whole_ ? whole_->side : images_.size(3); }
   torch::Device device() const { return images_.device(); }
 
   // The same (seed, epoch) always gives the same plan, on any device.
   // Epochs count from 1 (kAlternating mirrors the whole set on even epochs).
   // Draws, in this order, from the generator of (seed, epoch): the order
-  // (when shuffling), the offsets (when translating), the flips (kRandom);
+  // (when shuffling), the offsets (when translating) or, for whole images,
+  // random resized crop boxes (crops.h) in their place, the flips (kRandom);
   // kAlternating's flips come from run_flips(seed) instead.
   EpochPlan plan_epoch(bool shuffle, const Augmentation& augmentation, uint64_t seed,
                        int64_t epoch) const;
@@ -61,8 +69,10 @@ class DeviceDataset {
   Batch batch(const EpochPlan& plan, int64_t start, int64_t count) const;
 
  private:
-  torch::Tensor images_;  // (N, 3, S, S) uint8 on the device
-  torch::Tensor labels_;  // (N) int64 on the device
+  torch::Tensor images_;              // (N, 3, S, S) uint8 on the device
+  torch::Tensor labels_;              // (N) int64 on the device
+  std::optional<WholeImages> whole_;  // sizes on the CPU; set for whole images
+  torch::Tensor eval_boxes_;          // (N, 4) float on the device, for whole images
   PixelNormalizer normalize_;
   bool channels_last_;
 };

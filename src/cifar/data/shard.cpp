@@ -30,6 +30,7 @@ EpochPlan shard_plan(const EpochPlan& plan, int rank, int world_size) {
   shard.order = pick(plan.order);
   shard.offsets = pick(plan.offsets);
   shard.flips = pick(plan.flips);
+  shard.boxes = pick(plan.boxes);
   return shard;
 }
 

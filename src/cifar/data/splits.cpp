@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cifar/core/errors.h"
+#include "cifar/data/crops.h"
 
 namespace cifar {
 namespace {
@@ -27,19 +28,13 @@ void keep(ImageSplit& data, int64_t limit, DatasetKind kind) {
     data.labels = data.labels.narrow(0, 0, limit);
     return;
   }
-  const torch::Tensor picked = evenly_spaced(data.size(), limit);
-  data.images = data.images.index_select(0, picked);
-  data.labels = data.labels.index_select(0, picked);
-}
-
-ImageSplit take(const ImageSplit& data, const torch::Tensor& index) {
-  return ImageSplit{data.images.index_select(0, index), data.labels.index_select(0, index),
-                    data.class_names};
+  data = take(data, evenly_spaced(data.size(), limit));
 }
 
 TrainValSplit cut_train(const ImageSplit& whole, const SplitOptions& options, DatasetKind kind) {
   TrainValSplit split = split_validation(whole, options.val_split, options.seed);
   keep(split.train, options.train_limit, kind);
+  split.val = evaluation_view(split.val);
   return split;
 }
 
@@ -50,8 +45,14 @@ ImageSplit cut_test(ImageSplit test, const SplitOptions& options, DatasetKind ki
 }  // namespace
 
 DatasetOptions SplitOptions::dataset() const {
-  DatasetOptions options{
-      .dir = data_dir, .kind = kind, .labels = labels, .folder = folder, .image_size = image_size};
+  DatasetOptions options{.dir = data_dir,
+                         .kind = kind,
+                         .labels = labels,
+                         .folder = folder,
+                         .image_size = image_size,
+                         .crop_mode = crop_mode,
+                         .crop_pct = crop_pct,
+                         .resized_crops = resized_crops};
   options.folder.missing_test_is_empty = val_split > 0;
   options.folder.holdout_option = "--val-split";  // a run's way round a missing test/
   return options;
@@ -103,7 +104,7 @@ TrainValSplit read_folder_train_picked(const SplitOptions& options) {
               picked->read.size(0));
   // Positions in what was read (the whole split when the pick was all of it).
   return {take(read, torch::searchsorted(picked->read, picked->index.train)),
-          take(read, torch::searchsorted(picked->read, picked->index.val))};
+          evaluation_view(take(read, torch::searchsorted(picked->read, picked->index.val)))};
 }
 
 }  // namespace
@@ -143,11 +144,13 @@ RunData read_folder_run_data(const SplitOptions& options) {
   if (lazy_train(options)) {
     // Described (normalisation) from the training images the run uses.
     run.splits = read_folder_train_picked(options);
-    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, run.splits.train);
+    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, run.splits.train,
+                                   dataset_prep(options.dataset(), DatasetKind::kFolder));
   } else {  // described from the whole training split, as CIFAR's
     const ImageSplit train =
         read_dataset_split(options.dataset(), DatasetKind::kFolder, Split::kTrain);
-    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, train);
+    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, train,
+                                   dataset_prep(options.dataset(), DatasetKind::kFolder));
     run.splits = cut_train(train, options, DatasetKind::kFolder);
   }
   if (run.val_folder) run.splits.val = read_folder_eval_split(options, Split::kVal);
@@ -161,7 +164,7 @@ RunData read_run_data(const SplitOptions& options) {
   const DatasetKind kind = dataset_kind(data);
   if (kind == DatasetKind::kFolder) return read_folder_run_data(options);
   const ImageSplit train = read_dataset_split(data, kind, Split::kTrain);
-  RunData run{.dataset = describe_dataset(kind, options.labels, train),
+  RunData run{.dataset = describe_dataset(kind, options.labels, train, dataset_prep(data, kind)),
               .splits = cut_train(train, options, kind),
               .test = cut_test(read_dataset_split(data, kind, Split::kTest), options, kind),
               .val_folder = false,

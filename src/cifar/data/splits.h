@@ -4,7 +4,9 @@
 // The data set is the kind --dataset names, or the one the folder holds
 // (dataset.h). The validation split is an image folder's val/, or N images
 // held out of the training split by --val-split (chosen by the seed from the
-// whole split, so the same for any --train-limit; not both); the rest of the
+// whole split, and, of whole images kept for random resized crops, seen as
+// the evaluation sees them: crops.h's evaluation_view;
+// the same for any --train-limit; not both); the rest of the
 // training split is cut to --train-limit images, the test split (and val/)
 // to --test-limit (SplitOptions says which ones). An image folder with val/
 // and no test/ has val/ serve as the test split too. Of an image folder, only
@@ -31,6 +33,11 @@ struct SplitOptions {
   std::optional<DatasetKind> kind;    // --dataset; unset: detected
   LabelSet labels = LabelSet::kFine;  // --labels (CIFAR-100)
   int64_t image_size = 0;             // --image-size (0: the data set's own side)
+  std::optional<CropMode> crop_mode;  // --crop-mode (unset: the data set's)
+  double crop_pct = 0;                // --crop-pct (0: the data set's)
+  // Augmenting: random resized crops' least share of the area (--crop-scale),
+  // for a data set augmented so (DatasetOptions::resized_crops); 0: none.
+  double resized_crops = 0;
   // Image folders: the cache, --skip-bad-images, the decoding progress (a
   // missing test/ is an empty test split when --val-split holds images out).
   ImageFolderOptions folder;

@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 
+#include "cifar/core/image_prep.h"
 #include "cifar/core/types.h"
 
 namespace cifar {
@@ -36,11 +37,18 @@ torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& so
                            int64_t max_pixels = kMaxImagePixels);
 torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels = kMaxImagePixels);
 
-// (3, H, W) uint8 -> (3, side, side) uint8, resized as image_to_input
-// resizes (bilinear with antialiasing; an image of that size is returned as
-// it is), then rounded to the nearest integer: how image folders are stored
-// for training.
+// (3, H, W) uint8 -> (3, side, side) uint8: the whole image resized
+// (bilinear with antialiasing, as torchvision's Resize(antialias=True); an
+// image of that size is returned as it is), then rounded to the nearest
+// integer. prepare_image's squash at 1.0.
 torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side);
+
+// (3, H, W) uint8 -> (3, side, side) uint8 as `prep` says (core/image_prep.h):
+// resized as resize_image resizes, to prep.scale_size(side) square (squash)
+// or with the shorter side at it (center: torchvision's Resize(int)), rounded,
+// then the centre side x side (torchvision's CenterCrop): how image folders
+// are stored for evaluation, and what cifar-predict gives the model.
+torch::Tensor prepare_image(const torch::Tensor& rgb, int64_t side, const ImagePrep& prep);
 
 // What the decoding and resizing above depend on, as text: the PNG and JPEG
 // libraries' versions (compiled against and, for libpng, loaded) and this
@@ -48,9 +56,10 @@ torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side);
 // images keys on it.
 std::string image_decoding_version();
 
-// (3, H, W) uint8 -> (3, side, side) float: resize_image's uint8 image (what
+// (3, H, W) uint8 -> (3, side, side) float: prepare_image's uint8 image (what
 // an image folder stores), normalised as the training images are
 // (core/pixel_normalizer.h).
-torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side);
+torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side,
+                             const ImagePrep& prep = kWholeImage);
 
 }  // namespace cifar

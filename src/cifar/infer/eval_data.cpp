@@ -58,6 +58,7 @@ ImageSplit read_class_data(const EvalConfig& config, const DatasetOptions& optio
                checkpoint.info.class_names.size());
   ImageFolderOptions folder = options.folder;
   if (options.image_size > 0) folder.image_side = options.image_size;
+  folder.prep = checkpoint.info.prep;
   return read_class_folder(options.dir, checkpoint.info.class_names, model_file, folder);
 }
 
@@ -77,6 +78,8 @@ ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint
   if (info.dataset == "cifar100-coarse") options.labels = LabelSet::kCoarse;
   options.folder.skip_bad_images = config.skip_bad_images;
   options.image_size = info.image.side;  // the images the model was trained on
+  options.crop_mode = info.prep.mode;    // prepared as they were
+  options.crop_pct = info.prep.crop_pct;
   const std::string model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                            : "checkpoint " + config.checkpoint;
   if (plain_class_folder(options)) {

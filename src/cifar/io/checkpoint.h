@@ -41,7 +41,8 @@
 #include <vector>
 
 #include "cifar/core/file_io.h"  // write_file_atomically, ensure_writable
-#include "cifar/core/types.h"    // Normalization
+#include "cifar/core/image_prep.h"
+#include "cifar/core/types.h"  // Normalization
 #include "cifar/model/models.h"
 
 namespace cifar {
@@ -104,6 +105,9 @@ struct CheckpointInfo {
   // The images it takes (core/types.h): the data set's, at the run's
   // --image-size; absent in older files: CIFAR's 3 x 32 x 32.
   ImageShape image{.channels = 3, .side = kCifarImageSide};
+  // How an image of any shape is made one of those (core/image_prep.h);
+  // absent in older files: the whole image resized (kWholeImage).
+  ImagePrep prep;
 
   ModelOptions model_options() const;
 };

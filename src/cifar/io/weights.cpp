@@ -66,7 +66,8 @@ FileContents read_contents(const fs::path& path, const WeightsOptions& options) 
                      .normalization = c.info.normalization,
                      .class_names = c.info.class_names,
                      .dataset = c.info.dataset,
-                     .image_side = c.info.image.side},
+                     .image_side = c.info.image.side,
+                     .prep = c.info.prep},
             .says = "the checkpoint's header",
             .classes_field = "header field 'class_names'"};
   }
@@ -175,6 +176,7 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
                         : unnamed_classes(head_size(tensors, out.model_name, out.stem));
   out.dataset = meta.dataset.value_or(dataset_kinds().front().name);
   out.image.side = meta.image_side.value_or(kCifarImageSide);
+  out.prep = meta.prep.value_or(kWholeImage);
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";
@@ -226,6 +228,7 @@ CheckpointInfo weights_info(const ImportedWeights& weights) {
   info.num_classes = static_cast<int64_t>(weights.class_names.size());
   info.dataset = weights.dataset;
   info.image = weights.image;
+  info.prep = weights.prep;
   info.normalization = weights.normalization;
   info.libtorch_version = libtorch_version();
   return info;

@@ -52,6 +52,7 @@ struct ImportedWeights {
   bool class_names_known = true;         // false: the file names none (see WeightsOptions)
   std::string dataset = "cifar10";       // what the file says it was trained on
   ImageShape image{.channels = 3, .side = kCifarImageSide};  // what the file says it takes
+  ImagePrep prep;                                            // and how images are made that size
   std::string normalization_note;  // where the normalisation came from, for the log
 };
 

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
 
 #include "cifar/core/errors.h"
 #include "cifar/core/version.h"
@@ -79,6 +80,24 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
     }
     out.image_side = value;
   }
+  const auto crop_mode = value_of(metadata, "crop_mode");
+  const auto crop_pct = value_of(metadata, "crop_pct");
+  if (crop_mode || crop_pct) {
+    ImagePrep prep;
+    try {
+      prep.mode = parse_crop_mode(crop_mode.value_or("squash"));
+      size_t used = 0;
+      prep.crop_pct = std::stod(crop_pct.value_or("1"), &used);
+      if (used != crop_pct.value_or("1").size()) throw std::invalid_argument("trailing text");
+      validate_image_prep(prep);
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format(
+          "weights file {}: metadata 'crop_mode' '{}' and 'crop_pct' '{}': the mode must be "
+          "squash or center and the share a number from {:g} to 1",
+          source, crop_mode.value_or(""), crop_pct.value_or(""), kMinCropPct));
+    }
+    out.prep = prep;
+  }
   if (const auto classes = value_of(metadata, "classes")) {
     const json j = json::parse(*classes, nullptr, /*allow_exceptions=*/false);
     if (!j.is_array() || j.empty() ||
@@ -110,6 +129,10 @@ StringMap weights_metadata(const CheckpointInfo& info) {
   // its weights files stay byte for byte what they were.
   if (info.dataset != dataset_kinds().front().name) out["dataset"] = info.dataset;
   if (info.image.side != kCifarImageSide) out["image_size"] = std::to_string(info.image.side);
+  if (info.prep != kWholeImage) {  // unsaid for CIFAR's, as image_size
+    out["crop_mode"] = to_string(info.prep.mode);
+    out["crop_pct"] = fmt::format("{:g}", info.prep.crop_pct);
+  }
   return out;
 }
 

@@ -4,7 +4,9 @@
 // Keys, all strings (lists as JSON): "model", "stem", "mean" and "std" (three
 // numbers each), "classes" (the class names), "dataset" (what it was trained
 // on, e.g. cifar100; absent for CIFAR-10), "image_size" (the side of the
-// images it takes, px; absent for 32), "cifar_train_version", and
+// images it takes, px; absent for 32), "crop_mode" and "crop_pct" (how an
+// image is made that size, core/image_prep.h; absent for the whole image
+// resized, squash 1), "cifar_train_version", and
 // "format": "pt" (Hugging Face's marker for PyTorch tensors). cifar-train
 // writes all of them; files from elsewhere may carry none.
 #pragma once
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/image_prep.h"
 #include "cifar/core/types.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
@@ -30,6 +33,7 @@ struct WeightsMetadata {
   std::optional<std::vector<std::string>> class_names;
   std::optional<std::string> dataset;  // absent: cifar10, or not said
   std::optional<int64_t> image_side;   // absent: 32 (kCifarImageSide), or not said
+  std::optional<ImagePrep> prep;       // absent: the whole image resized, or not said
 };
 
 // Reads the keys above from a weights file's metadata. Throws

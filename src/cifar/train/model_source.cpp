@@ -190,12 +190,20 @@ void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig
                  const std::string& data_source) {
   check_image_side(model_entry(source.model_name), data.image.side, named_by(config));
   source.image = data.image;
+  source.prep = data.prep;
   if (source.resumed && source.resumed->info.image != data.image) {
     throw UsageError(fmt::format(
         "--resume {} was trained on images of {} px a side, but the data is read at {} px: pass "
         "--image-size {}",
         config.resume, source.resumed->info.image.side, data.image.side,
         source.resumed->info.image.side));
+  }
+  if (source.resumed && source.resumed->info.prep != data.prep) {
+    const ImagePrep& was = source.resumed->info.prep;
+    throw UsageError(fmt::format(
+        "--resume {} was trained on images prepared as {}, but the data is prepared as {}: pass "
+        "--crop-mode {} --crop-pct {:g}",
+        config.resume, to_string(was), to_string(data.prep), to_string(was.mode), was.crop_pct));
   }
   if (source.fresh()) {
     source.normalization = data.normalization;

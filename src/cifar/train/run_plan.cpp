@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <type_traits>
 
 #include "cifar/config/settings_check.h"
 #include "cifar/data/splits.h"
@@ -113,18 +115,34 @@ std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bo
   };
 }
 
-// --image-size as given; when resuming without it, the resumed run's (its
-// saved setting: 0, the data set's own size, or a size it was given).
-int64_t run_image_size(const TrainConfig& config, const ModelSource& source) {
-  if (config.image_size > 0 || !source.resumed) return config.image_size;
+// The value of `key` in the resumed run's saved settings, as its file
+// writes it; unset when not resuming or the file has none.
+std::optional<std::string> resumed_setting(const ModelSource& source, std::string_view key) {
+  if (!source.resumed) return std::nullopt;
   for (const TomlEntry& entry : read_flat_toml(source.resumed->info.config_toml)) {
-    int64_t side = 0;
-    const char* end = entry.value.data() + entry.value.size();
-    if (entry.key == "image-size" && std::from_chars(entry.value.data(), end, side).ptr == end) {
-      return side;
-    }
+    if (entry.key == key) return entry.value;
   }
-  return 0;
+  return std::nullopt;
+}
+
+// The image settings as given; when resuming without them, the resumed
+// run's (its saved settings: --image-size 0 is the data set's own size,
+// --crop-mode auto and --crop-pct 0 the data set's preparation).
+TrainConfig with_resumed_image(const TrainConfig& config, const ModelSource& source) {
+  TrainConfig sized = config;
+  const auto number = [&](std::string_view key, auto& field) {
+    const auto text = resumed_setting(source, key);
+    if (!text) return;
+    std::remove_reference_t<decltype(field)> value{};
+    const char* end = text->data() + text->size();
+    if (std::from_chars(text->data(), end, value).ptr == end) field = value;
+  };
+  if (config.image_size == 0) number("image-size", sized.image_size);
+  if (config.crop_pct == 0) number("crop-pct", sized.crop_pct);
+  if (const auto mode = resumed_setting(source, "crop-mode"); mode && config.crop_mode == "auto") {
+    sized.crop_mode = *mode;
+  }
+  return sized;
 }
 
 SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar) {
@@ -136,6 +154,11 @@ SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_b
                        .kind = dataset_request(c.dataset),
                        .labels = c.labels,
                        .image_size = c.image_size,
+                       .crop_mode = c.crop_mode == "auto"
+                                        ? std::nullopt
+                                        : std::optional<CropMode>(parse_crop_mode(c.crop_mode)),
+                       .crop_pct = c.crop_pct,
+                       .resized_crops = 0,
                        .folder = {}};
   options.folder.skip_bad_images = c.skip_bad_images;
   options.folder.progress = decoding_progress(c, main_rank, progress_bar);
@@ -185,9 +208,12 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   }
   check_distinct_files(run_input_files(config), outputs);
 
-  TrainConfig sized = config;  // the size a resumed run was trained at, unless given
-  sized.image_size = run_image_size(config, source);
-  const RunData data = read_run_data(split_options(sized, dist.is_main(), progress_bar));
+  // The size and preparation a resumed run was trained with, unless given.
+  TrainConfig sized = with_resumed_image(config, source);
+  SplitOptions split = split_options(sized, dist.is_main(), progress_bar);
+  // An augmenting recipe crops whole images of a data set augmented so (crops.h).
+  split.resized_crops = recipe.augmentation.translates() ? config.crop_scale : 0;
+  const RunData data = read_run_data(split);
   const TrainValSplit& splits = data.splits;
   sized.batch_size = fitted_batch(config.batch_size, splits.train.size(), dist.world_size());
   log_data(config, data, dist.is_main(), sized.batch_size);

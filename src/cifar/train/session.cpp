@@ -159,6 +159,7 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   s.info.train_fingerprint = plan.train_fingerprint;
   s.info.tta = config.tta;
   s.info.image = plan.source.image;
+  s.info.prep = plan.source.prep;
   const bool keeps_id = plan.source.resumed && !plan.source.resumed->info.run_id.empty();
   s.info.run_id = keeps_id ? plan.source.resumed->info.run_id : make_run_id(plan.run_dir);
   if (plan.source.resumed) s.info.best_accuracy = plan.source.resumed->info.best_accuracy;

@@ -1,0 +1,44 @@
+// image_prep.cpp: the names and checks of image preparation (image_prep.h).
+#include "cifar/core/image_prep.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cifar/core/errors.h"
+
+namespace cifar {
+
+int64_t ImagePrep::scale_size(int64_t side) const {
+  // timm's math.floor(img_size / crop_pct); the epsilon keeps 28 / 0.875 = 32
+  // from flooring to 31 when crop_pct is not exactly representable.
+  return static_cast<int64_t>(std::floor(static_cast<double>(side) / crop_pct + 1e-9));
+}
+
+CropMode parse_crop_mode(const std::string& text) {
+  if (text == "squash") return CropMode::kSquash;
+  if (text == "center") return CropMode::kCenter;
+  throw UsageError(fmt::format(
+      "unknown crop mode '{}': use center (the shorter side resized, aspect ratio kept, the "
+      "centre cropped: torchvision's) or squash (the whole image resized, aspect ratio not kept)",
+      text));
+}
+
+std::string to_string(CropMode mode) {
+  return mode == CropMode::kSquash ? "squash" : "center";
+}
+
+std::string to_string(const ImagePrep& prep) {
+  return fmt::format("{} {:g}", to_string(prep.mode), prep.crop_pct);
+}
+
+void validate_image_prep(const ImagePrep& prep) {
+  if (!(prep.crop_pct >= kMinCropPct && prep.crop_pct <= 1.0)) {
+    throw UsageError(
+        fmt::format("--crop-pct {:g} is outside {:g}..1: it is the share of the "
+                    "resized image's side kept by the centre crop (0.875: torchvision's)",
+                    prep.crop_pct, kMinCropPct));
+  }
+}
+
+}  // namespace cifar

@@ -1,0 +1,45 @@
+// image_prep.h: how an image of any shape becomes the model's side x side
+// input, in timm's terms (its eval transforms' crop_mode and crop_pct).
+//
+//   squash  the whole image resized to floor(side / crop_pct) square (its
+//           aspect ratio not kept), then the centre side x side
+//   center  the shorter side resized to floor(side / crop_pct) (the aspect
+//           ratio kept), then the centre side x side: torchvision's
+//           Resize(256) + CenterCrop(224) is center at 0.875
+//
+// squash at 1.0 is the whole image resized to side x side: CIFAR's way, and
+// what a checkpoint or weights file that records no preparation was trained
+// with. An image folder's default is torchvision's (center, 0.875). The
+// preparation is data: a checkpoint keeps it, and cifar-eval, cifar-predict
+// and the Python side prepare images with it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cifar {
+
+enum class CropMode { kSquash, kCenter };
+
+struct ImagePrep {
+  CropMode mode = CropMode::kSquash;
+  double crop_pct = 1.0;  // the crop's share of the resized side, in [kMinCropPct, 1]
+
+  // The side the image (squash) or its shorter side (center) is resized to.
+  int64_t scale_size(int64_t side) const;
+  bool operator==(const ImagePrep&) const = default;
+};
+
+inline constexpr ImagePrep kWholeImage{};  // CIFAR's, and files that record none
+inline constexpr ImagePrep kTorchvisionEval{CropMode::kCenter, 0.875};
+inline constexpr double kMinCropPct = 0.25;
+
+// "squash" or "center"; UsageError naming both otherwise.
+CropMode parse_crop_mode(const std::string& text);
+std::string to_string(CropMode mode);
+// "center 0.875".
+std::string to_string(const ImagePrep& prep);
+// UsageError unless crop_pct is in [kMinCropPct, 1].
+void validate_image_prep(const ImagePrep& prep);
+
+}  // namespace cifar
