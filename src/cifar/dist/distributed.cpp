@@ -1,6 +1,7 @@
 // distributed.cpp: the c10d store and process group, the collectives, and
-// the one-line message when a peer fails (the launcher's environment is read
-// in dist_env.cpp).
+// the one-line message when a peer fails (the roll call that names the ranks
+// gone is in peer_failure.cpp; the launcher's environment is read in
+// dist_env.cpp).
 #include "cifar/dist/distributed.h"
 
 #include <c10/util/Logging.h>
@@ -21,6 +22,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/dist/nccl_backend.h"
+#include "cifar/dist/peer_failure.h"
 #include "cifar/dist/transport_guards.h"
 #include "cifar/dist/work_wait.h"
 
@@ -252,7 +254,7 @@ void Distributed::report_failure(const std::string& what) noexcept {
   if (!state_) return;
   QuietC10dLogs quiet;
   try {
-    state_->store->set(fmt::format("failure/cause/{}", env_.rank), first_line(what));
+    record_failure_cause(*state_->store, env_.rank, what);
   } catch (...) {  // best effort: the store may be gone too
   }
 }
@@ -260,47 +262,10 @@ void Distributed::report_failure(const std::string& what) noexcept {
 void Distributed::fail(const std::string& operation, const std::exception& error) {
   state_->failed = true;
   const std::string cause = first_line(error.what());
-  // Roll call: every surviving rank checks in; whoever has not within a few
-  // seconds (or the timeout, if shorter) is named.
-  std::string who;
+  // Roll call: the ranks that have not checked in within a few seconds are named.
   QuietC10dLogs quiet;
-  try {
-    auto& store = *state_->store;
-    store.set(fmt::format("failure/alive/{}", env_.rank), "1");
-    const auto grace =
-        std::min<std::chrono::milliseconds>(std::chrono::seconds(3), options_.timeout);
-    const auto deadline = std::chrono::steady_clock::now() + grace;
-    std::vector<int> missing;
-    for (;;) {
-      missing.clear();
-      for (int r = 0; r < env_.world_size; ++r) {
-        if (r != env_.rank && !store.check({fmt::format("failure/alive/{}", r)})) {
-          missing.push_back(r);
-        }
-      }
-      if (missing.empty() || std::chrono::steady_clock::now() >= deadline) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    for (int r : missing) {
-      if (!who.empty()) who += "; ";
-      const auto key = fmt::format("failure/cause/{}", r);
-      if (store.check({key})) {
-        const auto bytes = store.get(key);
-        who += fmt::format("rank {} failed: {}", r, std::string(bytes.begin(), bytes.end()));
-      } else {
-        who += fmt::format(
-            "rank {} stopped answering (killed, out of memory, or its machine is "
-            "gone: see its own output)",
-            r);
-      }
-    }
-    if (who.empty()) who = "every rank still answers (a network fault, or a collective timed out)";
-  } catch (const std::exception&) {
-    who = env_.use_agent_store
-              ? "the launcher's store no longer answers (torchrun's agent is gone)"
-              : "rank 0 stopped answering (the store it served is gone: killed, out of memory, "
-                "or its machine is gone: see its own output)";
-  }
+  const std::string who = name_failed_ranks(*state_->store, env_.rank, env_.world_size,
+                                            env_.use_agent_store, options_.timeout);
   throw std::runtime_error(fmt::format("distributed {} failed on rank {} of {}: {}. Transport: {}",
                                        operation, env_.rank, env_.world_size, who, cause));
 }
