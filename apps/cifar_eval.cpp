@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     cifar::resolve_data_env(app, config.data_dir);
     config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
     config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
+    config.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
     cifar::validate(config);
     const auto report = cifar::evaluate_checkpoint(config);
     if (config.json) {

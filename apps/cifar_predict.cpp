@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::validate(config);
     config.predict.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
-    const cifar::ImageList images = cifar::list_images(config.images);  // folders walked
+    config.predict.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
+    const cifar::ImageList images = cifar::list_images(config.images);   // folders walked
     cifar::check_predict_outputs(config, images.files);
     if (const std::string skipped = cifar::describe_skipped(images); !skipped.empty()) {
       spdlog::info("{}", skipped);

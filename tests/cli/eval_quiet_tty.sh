@@ -12,8 +12,8 @@ make_fake_data data
   --run-dir run -q >/dev/null || fail "could not train a checkpoint"
 
 # run_in_tmux NAME [FLAGS]: cifar-eval on a 100-column terminal, one image per
-# batch on one thread (--threads 1: cifar-eval reads no $OMP_NUM_THREADS, and
-# the thread rule would take every free core), six test-time views each (well
+# batch on one thread (--threads 1, whatever $OMP_NUM_THREADS says; the
+# thread rule would take every free core), six test-time views each (well
 # past the bar's 2 s delay); prints all
 # the terminal received.
 run_in_tmux() {

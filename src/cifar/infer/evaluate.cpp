@@ -188,13 +188,14 @@ std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
 EvalReport evaluate_checkpoint(const EvalConfig& config) {
   const torch::Device device = use_device(config.device);
   // The thread rule (cpu_plan.h); the others' load is measured from here.
-  const CpuPlan cpu = choose_cpu_plan({.threads = config.threads,
-                                       .source = "--threads",
-                                       .batch_size = config.batch_size,
-                                       .hardware_threads = config.hardware_threads,
-                                       .physical_cores = physical_cores(config.hardware_threads),
-                                       .processes = 1,
-                                       .deterministic = false});
+  const CpuPlan cpu =
+      choose_cpu_plan({.threads = config.threads > 0 ? config.threads : config.omp_num_threads,
+                       .source = config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
+                       .batch_size = config.batch_size,
+                       .hardware_threads = config.hardware_threads,
+                       .physical_cores = physical_cores(config.hardware_threads),
+                       .processes = 1,
+                       .deterministic = false});
   ThreadRule threads(cpu, device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
   std::optional<CpuSettingsGuard> cpu_settings;  // the process's count comes back after
   std::optional<HeapReuseGuard> heap_reuse;      // CPU activations reused, not re-mapped

@@ -101,6 +101,9 @@ struct EvalConfig : ModelInput {
   std::optional<bool> progress_bar;
   // Not an option: the machine's hardware threads (the app's to say).
   int64_t hardware_threads = 1;
+  // Not an option: $OMP_NUM_THREADS (the app's to say; 0: unset), the count
+  // when --threads is 0, as for cifar-train.
+  int64_t omp_num_threads = 0;
 };
 
 struct EvalReport {
@@ -111,11 +114,10 @@ struct EvalReport {
 };
 
 // The TTA level is config.tta, or when that is -1 the checkpoint's (0 for
-// --weights files). On the CPU, --threads N fixes the thread count; without
-// it the thread rule chooses (platform/cpu_plan.h): the physical cores
-// other processes leave free, re-read
-// between batches, so that an evaluation on a machine other work shares is
-// not held up by a thread that lost its core.
+// --weights files). On the CPU, --threads N (else $OMP_NUM_THREADS) fixes
+// the thread count; without either the thread rule chooses (platform/cpu_plan.h): the physical
+// cores other processes leave free, re-read between batches, so that an evaluation on a machine
+// other work shares is not held up by a thread that lost its core.
 EvalReport evaluate_checkpoint(const EvalConfig& config);
 
 }  // namespace cifar

@@ -26,13 +26,14 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   const int64_t k = std::min<int64_t>(options.top_k, info.num_classes);
   const auto images = static_cast<int64_t>(files.size());
   if (images == 0) return {};
-  const CpuPlan cpu = choose_cpu_plan({.threads = options.threads,
-                                       .source = "--threads",
-                                       .batch_size = std::min(images, options.batch_size),
-                                       .hardware_threads = options.hardware_threads,
-                                       .physical_cores = physical_cores(options.hardware_threads),
-                                       .processes = 1,
-                                       .deterministic = false});
+  const CpuPlan cpu =
+      choose_cpu_plan({.threads = options.threads > 0 ? options.threads : options.omp_num_threads,
+                       .source = options.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
+                       .batch_size = std::min(images, options.batch_size),
+                       .hardware_threads = options.hardware_threads,
+                       .physical_cores = physical_cores(options.hardware_threads),
+                       .processes = 1,
+                       .deterministic = false});
   spdlog::debug("threads: {} ({})", cpu.threads, cpu.why);
   const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
   std::vector<Prediction> out(files.size());

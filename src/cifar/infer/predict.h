@@ -24,10 +24,12 @@ struct PredictOptions {
   int64_t max_pixels = 64'000'000;
   bool logits = false;  // keep the raw logits (for --json; combined over the TTA views)
   int64_t tta = 0;      // test-time augmentation level, 0..2 (predict_tta)
-  // CPU threads: --threads N, else one for 8 images or fewer and the
-  // physical cores for more (platform/cpu_plan.h); hardware_threads is the
+  // CPU threads: --threads N, else $OMP_NUM_THREADS (0: unset), else one
+  // for 8 images or fewer and the physical cores for more
+  // (platform/cpu_plan.h); omp_num_threads and hardware_threads are the
   // app's to say.
   int64_t threads = 0;
+  int64_t omp_num_threads = 0;
   int64_t hardware_threads = 1;
   torch::Device device{torch::kCPU};  // where the model is: the images go there
 };
