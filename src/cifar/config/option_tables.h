@@ -91,8 +91,9 @@ void train_data(Config& c, V&& v) {
            c.crop_pct, Range<double>{0, 1});
   v.number(fixed(Opt{"--crop-scale", kData,
                      "Augmenting an image folder: a random resized crop keeps at least this share "
-                     "of the image's area (torchvision's RandomResizedCrop: 0.08)"}),
-           c.crop_scale, Range<double>{0.01, 1});
+                     "of the image's area (torchvision's RandomResizedCrop: 0.08; 0: no resized "
+                     "crops, the recipe's translations of the prepared images, as CIFAR's)"}),
+           c.crop_scale, Range<double>{0, 1});
   v.flag(Opt{"--augment", kData, "Random crop (4-pixel padding) and horizontal flip"}, c.augment);
   v.parsed(Opt{"--resolution-schedule", kData,
                "Train epoch by epoch at these sizes (px), then at full size: 24x3,28x3 is "

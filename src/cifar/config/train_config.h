@@ -55,7 +55,8 @@ struct TrainConfig {
   std::string crop_mode = "auto";
   double crop_pct = 0;
   // Augmenting an image folder: random resized crops' least share of the
-  // image's area (torchvision's RandomResizedCrop scale, 0.08 to 1).
+  // image's area (torchvision's RandomResizedCrop scale, 0.08 to 1); 0: no
+  // resized crops, the recipe's translations of the prepared images.
   double crop_scale = 0.08;
   bool augment = false;
   // Per-epoch training image sizes, px (data/resolution.h); empty: the images' own.

@@ -12,9 +12,11 @@
 // the folder holds, and a folder that holds none of them, or more than one,
 // is refused saying what it holds and what each kind needs. Every kind gives
 // splits of (N, 3, S, S) uint8 images: S is the data set's own side (CIFAR's
-// 32, an image folder's 32 unless asked otherwise) or --image-size, to which
-// CIFAR's images are resized (bilinear, antialiased, as an image folder's
-// are). The class names and the count come
+// 32, an image folder's 32 unless asked otherwise) or --image-size, each
+// image prepared as the kind's table entry says unless --crop-mode and
+// --crop-pct say otherwise (core/image_prep.h: CIFAR's whole, an image
+// folder's torchvision centre crop), or, for an augmenting run's image
+// folder, kept whole for random resized crops (crops.h). The class names and the count come
 // from the data, and the normalisation is the data set's: CIFAR-10's and
 // CIFAR-100's published values, an image folder's measured on its training
 // images.

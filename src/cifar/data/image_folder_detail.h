@@ -1,6 +1,7 @@
 // image_folder_detail.h: the helpers of image folder listing that
 // image_folder.cpp (a data set's splits) and image_folder_splits.cpp (which
-// splits there are, and plain folders of class folders) share. Not for
+// splits there are, and plain folders of class folders) share, and the
+// decoding that image_folder_read.cpp uses (image_folder_decode.cpp). Not for
 // other files: image_folder.h is the interface.
 #pragma once
 
@@ -46,5 +47,23 @@ std::vector<std::string> unknown_classes(const std::vector<std::string>& folders
 // The error for class folders of DIR/<split> that train/ lacks.
 std::runtime_error classes_train_lacks(const std::filesystem::path& dir, Split split,
                                        const std::vector<std::string>& unknown);
+
+// The files of a listing decoded: images (N, 3, S, S) uint8 in its order, S
+// stored_side(options), their labels and sizes as read; the files that are
+// no readable image left out and named in `skipped` (with skip_bad_images),
+// else the first of them an error naming it and the fix.
+struct Decoded {
+  torch::Tensor images;
+  torch::Tensor labels;
+  torch::Tensor sizes;  // (N, 2) int64 (height, width) as read
+  std::vector<std::string> skipped;
+};
+
+// The side images are stored at: the model's (prepared), or a whole image's.
+int64_t stored_side(const ImageFolderOptions& options);
+
+// Decodes and prepares every file of the listing, chunk by chunk, each chunk
+// spread over LibTorch's threads, calling options.progress after each.
+Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options);
 
 }  // namespace cifar::folder_detail

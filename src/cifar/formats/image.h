@@ -10,10 +10,10 @@
 // transparency is composited onto white on the stored values (bKGD ignored).
 // A JPEG gives libjpeg's own decode (grey as R = G = B); its Exif orientation
 // is ignored, as torchvision's decode_jpeg ignores it by default. Images
-// are resized to the model's side x side with antialiasing (bilinear, as
-// torchvision's Resize(antialias=True); an image of that size is left as it
-// is) and normalised as the model was trained. Each failure is one std::runtime_error naming the
-// file and the problem.
+// are prepared at the model's side x side as it was trained (resized with
+// antialiasing, bilinear, as torchvision's Resize(antialias=True), whole or
+// with the centre cut: core/image_prep.h) and normalised so. Each failure is one std::runtime_error
+// naming the file and the problem.
 #pragma once
 
 #include <torch/torch.h>

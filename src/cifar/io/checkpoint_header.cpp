@@ -13,6 +13,7 @@
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/checkpoint_bytes.h"
+#include "cifar/io/checkpoint_image.h"
 #include "cifar/io/normalization_range.h"
 
 namespace cifar {
@@ -24,28 +25,6 @@ using checkpoint_bytes::get_u32;
 using checkpoint_bytes::put_u32;
 
 namespace {
-// The preparation in the header's "image" field (absent in files written
-// before it: the whole image resized).
-ImagePrep image_prep_field(const json& image, const std::string& source) {
-  ImagePrep prep;
-  const auto mode = image.find("crop_mode");
-  const auto pct = image.find("crop_pct");
-  if (mode == image.end() && pct == image.end()) return prep;
-  try {
-    if (mode == image.end() || !mode->is_string() || pct == image.end() || !pct->is_number()) {
-      throw std::runtime_error("incomplete");
-    }
-    prep.mode = parse_crop_mode(mode->get<std::string>());
-    prep.crop_pct = pct->get<double>();
-    validate_image_prep(prep);
-  } catch (const std::exception&) {
-    fail(source, fmt::format("header field \"image\" is {}; its crop_mode must be squash or "
-                             "center and its crop_pct a number from {:g} to 1",
-                             image.dump(), kMinCropPct));
-  }
-  return prep;
-}
-
 [[noreturn]] void damaged(const std::string& source, const std::string& why) {
   throw std::runtime_error(fmt::format(
       "checkpoint {} is damaged: {}; it cannot be used: take another checkpoint (the run "
@@ -119,11 +98,7 @@ json to_json(const CheckpointInfo& info) {
       {"run_id", info.run_id},
       {"world_size", info.world_size},
       {"tta", info.tta},
-      {"image",
-       {{"channels", info.image.channels},
-        {"side", info.image.side},
-        {"crop_mode", to_string(info.prep.mode)},
-        {"crop_pct", info.prep.crop_pct}}},
+      {"image", image_field(info.image, info.prep)},
   };
   if (info.train_images >= 0) {
     j["train_data"] = {{"images", info.train_images}, {"sha256", info.train_fingerprint}};
@@ -198,17 +173,7 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
     info.tta = it->get<int64_t>();
   }
   if (const auto it = j.find("image"); it != j.end()) {  // absent in older files: CIFAR's
-    const auto value = [&](const char* key) {
-      const auto field = it->find(key);
-      return field != it->end() && field->is_number_integer() ? field->get<int64_t>() : -1;
-    };
-    info.image = ImageShape{.channels = value("channels"), .side = value("side")};
-    if (info.image.channels != 3 || info.image.side < 1 || info.image.side > kMaxImageSide) {
-      fail(source, fmt::format("header field \"image\" is {}; this cifar-train takes 3 channels "
-                               "of 1 to {} px a side",
-                               it->dump(), kMaxImageSide));
-    }
-    info.prep = image_prep_field(*it, source);
+    read_image_field(*it, source, info.image, info.prep);
   }
   if (info.class_names.size() != static_cast<size_t>(info.num_classes)) {
     fail(source, fmt::format("lists {} class names for {} classes", info.class_names.size(),

@@ -42,6 +42,14 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
   spdlog::info("data: {} ({}, {} classes: {} training, {} validation, {} test images)",
                fs::absolute(c.data_dir).lexically_normal().string(), data.dataset.id(),
                data.dataset.num_classes(), train_images, splits.val.size(), test_images);
+  const DatasetInfo& info = data.dataset;
+  const std::string crops =
+      splits.train.whole ? fmt::format("; training images: random resized crops of {:g} to 1 of "
+                                       "the area, from whole images kept at {} px",
+                                       splits.train.whole->min_scale, splits.train.images.size(3))
+                         : std::string();
+  spdlog::info("images: {} px, prepared as {} (--crop-mode, --crop-pct){}", info.image.side,
+               to_string(info.prep), crops);
   DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
   given.folder.skip_bad_images = c.skip_bad_images;
   for (const auto& note : ignored_data_options(given, data.dataset.kind)) spdlog::warn("{}", note);

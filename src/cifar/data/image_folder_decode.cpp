@@ -1,0 +1,85 @@
+// image_folder_decode.cpp: the files of an image folder listing decoded
+// and prepared (or kept whole) across LibTorch's threads (image_folder_detail.h).
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "cifar/core/errors.h"
+#include "cifar/data/image_folder_detail.h"
+
+namespace cifar::folder_detail {
+
+namespace {
+constexpr int64_t kChunk = 256;  // images decoded between progress calls
+
+// One decoded image as the split keeps it: prepared, or whole.
+torch::Tensor stored_image(const torch::Tensor& rgb, const ImageFolderOptions& options) {
+  if (options.whole_side > 0) return resize_image(rgb, options.whole_side);
+  return prepare_image(rgb, options.image_side, options.prep);
+}
+
+}  // namespace
+
+int64_t stored_side(const ImageFolderOptions& options) {
+  return options.whole_side > 0 ? options.whole_side : options.image_side;
+}
+
+Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {
+  const auto n = static_cast<int64_t>(listing.files.size());
+  const ImageShape shape{.channels = 3, .side = stored_side(options)};
+  const int64_t bytes = shape.bytes();
+  auto images = torch::empty({n, shape.channels, shape.side, shape.side}, torch::kUInt8);
+  auto* out = images.data_ptr<uint8_t>();
+  auto sizes = torch::zeros({n, 2}, torch::kInt64);
+  auto* size_of = sizes.data_ptr<int64_t>();
+  std::vector<std::string> errors(static_cast<size_t>(n));
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    const int64_t end = std::min(n, begin + kChunk);
+    at::parallel_for(begin, end, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        try {
+          const auto& file = listing.files[static_cast<size_t>(i)];
+          const auto decoded = read_image(file.path, options.max_pixels);  // (3, H, W)
+          size_of[2 * i] = decoded.size(1);
+          size_of[2 * i + 1] = decoded.size(2);
+          // Copied as bytes: (3, side, side) contiguous, whatever layout the resize gave.
+          const auto rgb = stored_image(decoded, options).contiguous();
+          TORCH_CHECK(rgb.numel() == bytes, "preparing an image gave ", rgb.sizes());
+          std::memcpy(out + i * bytes, rgb.data_ptr<uint8_t>(), static_cast<size_t>(bytes));
+        } catch (const std::exception& error) {
+          errors[static_cast<size_t>(i)] = first_line(error.what());
+          if (errors[static_cast<size_t>(i)].empty()) errors[static_cast<size_t>(i)] = "unreadable";
+        }
+      }
+    });
+    for (int64_t i = begin; i < end && !options.skip_bad_images; ++i) {
+      const auto& error = errors[static_cast<size_t>(i)];
+      if (!error.empty()) {
+        throw std::runtime_error(fmt::format(
+            "{}: remove or replace the file, or pass --skip-bad-images to leave out (and name) "
+            "the files that are not readable images",
+            without_final_period(error)));
+      }
+    }
+    if (options.progress) options.progress(end, n);
+  }
+  std::vector<int64_t> keep, labels;
+  Decoded d;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& error = errors[static_cast<size_t>(i)];
+    if (error.empty()) {
+      keep.push_back(i);
+      labels.push_back(listing.files[static_cast<size_t>(i)].label);
+    } else {
+      d.skipped.push_back(error);
+    }
+  }
+  d.labels = torch::tensor(labels, torch::kInt64);
+  d.images = d.skipped.empty() ? images : images.index_select(0, torch::tensor(keep));
+  d.sizes = d.skipped.empty() ? sizes : sizes.index_select(0, torch::tensor(keep));
+  return d;
+}
+
+}  // namespace cifar::folder_detail
