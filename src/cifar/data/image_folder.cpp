@@ -1,24 +1,20 @@
 // image_folder.cpp: listing an image folder split and checking its layout
-// (see image_folder.h); decoding and the cache are in image_folder_read.cpp.
+// (see image_folder.h); the walk of each class folder is image_walk.cpp's,
+// decoding and the cache are in image_folder_read.cpp.
 #include "cifar/data/image_folder.h"
 
 #include <ATen/Parallel.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <iterator>
-#include <memory>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "cifar/core/file_io.h"
 #include "cifar/data/image_folder_detail.h"
+#include "cifar/data/image_walk.h"
 #include "cifar/formats/toml_text.h"  // is_utf8, show_bytes
 
 namespace cifar {
@@ -35,52 +31,6 @@ constexpr const char* kLayoutHint =
 
 bool is_hidden(const std::string& name) {
   return !name.empty() && name[0] == '.';
-}
-
-bool has_image_extension(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
-}
-
-// One entry of a folder, its links followed (ok false: a dangling link or an
-// entry stat cannot see).
-struct Entry {
-  std::string name;
-  fs::path path;
-  struct stat st {};
-  bool ok = false;
-  bool is_dir() const { return ok && S_ISDIR(st.st_mode); }
-};
-
-// The entries of a folder, sorted by name (byte order). Each is stat'ed
-// relative to the open folder (fstatat), which costs less than a whole path
-// per file: listing is most of a cached read's time.
-std::vector<Entry> entries_of(const fs::path& dir) {
-  std::unique_ptr<DIR, int (*)(DIR*)> folder(::opendir(dir.c_str()), ::closedir);
-  if (!folder) {
-    throw std::runtime_error(fmt::format("cannot list {}: {}", dir.string(), std::strerror(errno)));
-  }
-  std::vector<Entry> out;
-  for (;;) {
-    errno = 0;
-    const dirent* d = ::readdir(folder.get());
-    if (d == nullptr) {
-      if (errno == 0) break;
-      throw std::runtime_error(
-          fmt::format("cannot list {}: {}", dir.string(), std::strerror(errno)));
-    }
-    const std::string name = d->d_name;
-    if (name == "." || name == "..") continue;
-    Entry e;
-    e.ok = ::fstatat(::dirfd(folder.get()), d->d_name, &e.st, 0) == 0;
-    e.path = dir / name;
-    e.name = name;
-    out.push_back(std::move(e));
-  }
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
-  return out;
 }
 
 // A name for a one-line message: quoted, control characters as \xNN, bytes
@@ -122,7 +72,7 @@ void count_other(ImageFolderListing& counts, const std::string& relative) {
 // The class folders of a split folder, sorted; counts what else it holds.
 std::vector<std::string> class_folders(const fs::path& root, ImageFolderListing& counts) {
   std::vector<std::string> names;
-  for (const auto& e : entries_of(root)) {
+  for (const auto& e : folder_entries(root)) {
     if (is_hidden(e.name)) {
       count_hidden(counts, e.name);
       if (e.is_dir()) counts.hidden_class_folders.push_back(e.name);
@@ -163,45 +113,26 @@ std::string quoted_list(const std::vector<std::string>& names) {
   return out;
 }
 
-// The image files under one class folder, walked as torchvision's
-// make_dataset walks it: sorted(os.walk(class_dir, followlinks=True)), each
-// folder's files sorted; a folder reached twice (a link loop) is walked once.
+// The image files under one class folder, in torchvision's order
+// (image_walk.h), with what else it holds counted.
 void walk_class(const fs::path& class_dir, const std::string& class_name, int64_t label,
                 ImageFolderListing& listing) {
-  struct Found {
-    std::string folder;  // relative to the split folder, as os.walk's root
-    std::string name;
-    ImageFolderFile file;
-  };
-  std::vector<Found> found;
-  std::set<std::pair<dev_t, ino_t>> seen;
-  std::vector<std::pair<fs::path, std::string>> todo{{class_dir, class_name}};
-  while (!todo.empty()) {
-    auto [dir, rel] = todo.back();
-    todo.pop_back();
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0 || !seen.insert({st.st_dev, st.st_ino}).second) continue;
-    for (const auto& e : entries_of(dir)) {
-      if (is_hidden(e.name)) {
-        count_hidden(listing, rel + "/" + e.name);
-      } else if (e.is_dir()) {
-        todo.emplace_back(e.path, rel + "/" + e.name);
-      } else if (!has_image_extension(e.path) || (e.ok && !S_ISREG(e.st.st_mode))) {
-        count_other(listing, rel + "/" + e.name);
-      } else {  // an image by its name; a dangling link stays, and fails when read
-        ImageFolderFile f{e.path, rel + "/" + e.name, 0, 0, label};
-        if (e.ok) {
-          f.size = static_cast<uint64_t>(e.st.st_size);
-          f.mtime_ns = int64_t{e.st.st_mtim.tv_sec} * 1'000'000'000 + e.st.st_mtim.tv_nsec;
-        }
-        found.push_back({rel, e.name, std::move(f)});
-      }
+  ImageWalk walk = walk_images(class_dir, class_name);
+  for (const auto& s : walk.skipped) {
+    if (s.hidden) {
+      count_hidden(listing, s.relative);
+    } else {
+      count_other(listing, s.relative);
     }
   }
-  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-    return std::tie(a.folder, a.name) < std::tie(b.folder, b.name);
-  });
-  for (auto& f : found) listing.files.push_back(std::move(f.file));
+  for (auto& w : walk.images) {
+    ImageFolderFile f{std::move(w.entry.path), std::move(w.relative), 0, 0, label};
+    if (w.entry.ok) {
+      f.size = static_cast<uint64_t>(w.entry.st.st_size);
+      f.mtime_ns = int64_t{w.entry.st.st_mtim.tv_sec} * 1'000'000'000 + w.entry.st.st_mtim.tv_nsec;
+    }
+    listing.files.push_back(std::move(f));
+  }
 }
 
 void check_split_folder(const fs::path& dir, const fs::path& root) {

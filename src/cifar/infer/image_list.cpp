@@ -3,17 +3,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
 
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
-#include <set>
-#include <stdexcept>
-#include <tuple>
-#include <utility>
 
 #include "cifar/core/file_io.h"
+#include "cifar/data/image_walk.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -21,65 +15,20 @@ namespace {
 
 constexpr size_t kNamedSkipped = 5;  // skipped entries named in the log
 
-bool has_image_extension(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
-}
-
 void note_skipped(ImageList& list, int64_t& count, const fs::path& path) {
   ++count;
   if (list.skipped_names.size() < kNamedSkipped) list.skipped_names.push_back(path.string());
 }
 
-// The folder's entries, with an error that names it when it cannot be read.
-std::vector<fs::directory_entry> entries_of(const fs::path& dir) {
-  std::vector<fs::directory_entry> entries;
-  try {
-    for (const auto& e : fs::directory_iterator(dir)) entries.push_back(e);
-  } catch (const fs::filesystem_error& e) {
-    throw std::runtime_error(
-        fmt::format("cannot read folder {}: {}", dir.string(), e.code().message()));
-  }
-  return entries;
-}
-
-// The images under `root`, in sorted(os.walk(root, followlinks=True)) order.
+// The images under `root`, in torchvision's order (data/image_walk.h).
 std::vector<std::string> walk(const fs::path& root, ImageList& list) {
-  struct Found {
-    std::string folder;  // relative to root, as the walk's sort key
-    std::string name;
-    fs::path path;
-  };
-  std::vector<Found> found;
-  std::set<std::pair<dev_t, ino_t>> seen;  // folders walked (a link loop is walked once)
-  std::vector<std::pair<fs::path, std::string>> todo{{root, ""}};
-  while (!todo.empty()) {
-    auto [dir, rel] = todo.back();
-    todo.pop_back();
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0 || !seen.insert({st.st_dev, st.st_ino}).second) continue;
-    for (const auto& e : entries_of(dir)) {
-      const std::string name = e.path().filename().string();
-      std::error_code ec;
-      if (name.starts_with('.')) {
-        note_skipped(list, list.skipped_hidden, e.path());
-      } else if (fs::is_directory(e.path(), ec)) {
-        todo.emplace_back(e.path(), rel.empty() ? name : rel + "/" + name);
-      } else if (!has_image_extension(e.path()) ||
-                 (fs::exists(e.path(), ec) && !fs::is_regular_file(e.path(), ec))) {
-        note_skipped(list, list.skipped_other, e.path());
-      } else {  // an image by its name; a dangling link stays, and fails when read
-        found.push_back({rel, name, e.path()});
-      }
-    }
+  const ImageWalk walked = walk_images(root, "");
+  for (const auto& s : walked.skipped) {
+    note_skipped(list, s.hidden ? list.skipped_hidden : list.skipped_other, s.entry.path);
   }
-  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-    return std::tie(a.folder, a.name) < std::tie(b.folder, b.name);
-  });
   std::vector<std::string> files;
-  for (const auto& f : found) files.push_back(f.path.string());
+  files.reserve(walked.images.size());
+  for (const auto& w : walked.images) files.push_back(w.entry.path.string());
   return files;
 }
 

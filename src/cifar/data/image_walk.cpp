@@ -1,0 +1,91 @@
+// image_walk.cpp: the sorted recursive walk of a folder for its images (see
+// image_walk.h).
+#include "cifar/data/image_walk.h"
+
+#include <dirent.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+bool has_image_extension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
+std::vector<FolderEntry> folder_entries(const fs::path& dir) {
+  std::unique_ptr<DIR, int (*)(DIR*)> folder(::opendir(dir.c_str()), ::closedir);
+  if (!folder) {
+    throw std::runtime_error(fmt::format("cannot list {}: {}", dir.string(), std::strerror(errno)));
+  }
+  std::vector<FolderEntry> out;
+  for (;;) {
+    errno = 0;
+    const dirent* d = ::readdir(folder.get());
+    if (d == nullptr) {
+      if (errno == 0) break;
+      throw std::runtime_error(
+          fmt::format("cannot list {}: {}", dir.string(), std::strerror(errno)));
+    }
+    const std::string name = d->d_name;
+    if (name == "." || name == "..") continue;
+    FolderEntry e;
+    e.ok = ::fstatat(::dirfd(folder.get()), d->d_name, &e.st, 0) == 0;
+    e.path = dir / name;
+    e.name = name;
+    out.push_back(std::move(e));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
+  return out;
+}
+
+ImageWalk walk_images(const fs::path& dir, const std::string& prefix) {
+  struct Found {
+    std::string folder;  // relative to the walk's start, as os.walk's root
+    WalkedEntry walked;
+  };
+  std::vector<Found> found;
+  ImageWalk walk;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  std::vector<std::pair<fs::path, std::string>> todo{{dir, prefix}};
+  while (!todo.empty()) {
+    auto [folder, rel] = todo.back();
+    todo.pop_back();
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) != 0 || !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    for (auto& e : folder_entries(folder)) {
+      std::string relative = rel.empty() ? e.name : rel + "/" + e.name;
+      const bool hidden = !e.name.empty() && e.name[0] == '.';
+      if (hidden) {
+        walk.skipped.push_back({std::move(e), std::move(relative), true});
+      } else if (e.is_dir()) {
+        todo.emplace_back(e.path, std::move(relative));
+      } else if (!has_image_extension(e.path) || (e.ok && !S_ISREG(e.st.st_mode))) {
+        walk.skipped.push_back({std::move(e), std::move(relative), false});
+      } else {  // an image by its name; a dangling link stays, and fails when read
+        found.push_back({rel, {std::move(e), std::move(relative), false}});
+      }
+    }
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return std::tie(a.folder, a.walked.entry.name) < std::tie(b.folder, b.walked.entry.name);
+  });
+  walk.images.reserve(found.size());
+  for (auto& f : found) walk.images.push_back(std::move(f.walked));
+  return walk;
+}
+
+}  // namespace cifar
