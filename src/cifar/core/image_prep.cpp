@@ -15,6 +15,21 @@ int64_t ImagePrep::scale_size(int64_t side) const {
   return static_cast<int64_t>(std::floor(static_cast<double>(side) / crop_pct + 1e-9));
 }
 
+PrepGeometry ImagePrep::geometry(int64_t h, int64_t w, int64_t side) const {
+  const int64_t scale = scale_size(side);
+  PrepGeometry g{.height = scale, .width = scale};
+  const auto longer = [scale](int64_t l, int64_t s) {  // truncated, as Python's int()
+    return static_cast<int64_t>(static_cast<double>(scale) * static_cast<double>(l) /
+                                static_cast<double>(s));
+  };
+  if (mode == CropMode::kCenter && w < h) g.height = longer(h, w);
+  if (mode == CropMode::kCenter && h < w) g.width = longer(w, h);
+  // nearbyint rounds half to even in the default rounding mode.
+  g.top = static_cast<int64_t>(std::nearbyint(static_cast<double>(g.height - side) / 2));
+  g.left = static_cast<int64_t>(std::nearbyint(static_cast<double>(g.width - side) / 2));
+  return g;
+}
+
 CropMode parse_crop_mode(const std::string& text) {
   if (text == "squash") return CropMode::kSquash;
   if (text == "center") return CropMode::kCenter;

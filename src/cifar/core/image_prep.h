@@ -21,12 +21,25 @@ namespace cifar {
 
 enum class CropMode { kSquash, kCenter };
 
+// Where an image is cut: the size it is resized to, and the top-left corner
+// of the centre side x side crop in the resized image.
+struct PrepGeometry {
+  int64_t height = 0, width = 0;
+  int64_t top = 0, left = 0;
+};
+
 struct ImagePrep {
   CropMode mode = CropMode::kSquash;
   double crop_pct = 1.0;  // the crop's share of the resized side, in [kMinCropPct, 1]
 
   // The side the image (squash) or its shorter side (center) is resized to.
   int64_t scale_size(int64_t side) const;
+  // For an image of height h and width w: squash resizes it to
+  // scale_size(side) square; center its shorter side to that and the longer
+  // to int(scale * long / short) (torchvision's Resize(int)); the corner is
+  // int(round((size - side) / 2)) with Python's round, half to even
+  // (torchvision's CenterCrop).
+  PrepGeometry geometry(int64_t h, int64_t w, int64_t side) const;
   bool operator==(const ImagePrep&) const = default;
 };
 

@@ -47,21 +47,14 @@ torch::Tensor eval_crop_boxes(const torch::Tensor& sizes, int64_t side, const Im
   const auto* p = hw.data_ptr<int64_t>();
   auto boxes = torch::empty({n, 4}, torch::kFloat);
   auto* out = boxes.data_ptr<float>();
-  const int64_t scale = prep.scale_size(side);
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t h = p[2 * i], w = p[2 * i + 1];
-    // prepare_image's resized size (formats/image.cpp), then its centre crop.
-    double new_h = static_cast<double>(scale), new_w = new_h;
-    if (prep.mode == CropMode::kCenter && h != w) {
-      if (w < h) new_h = std::trunc(new_w * static_cast<double>(h) / static_cast<double>(w));
-      if (h < w) new_w = std::trunc(new_h * static_cast<double>(w) / static_cast<double>(h));
-    }
-    const double top = std::nearbyint((new_h - static_cast<double>(side)) / 2);
-    const double left = std::nearbyint((new_w - static_cast<double>(side)) / 2);
-    out[4 * i + 0] = static_cast<float>(top / new_h);
-    out[4 * i + 1] = static_cast<float>(left / new_w);
-    out[4 * i + 2] = static_cast<float>(static_cast<double>(side) / new_h);
-    out[4 * i + 3] = static_cast<float>(static_cast<double>(side) / new_w);
+    // The region prepare_image keeps, as fractions of the resized image.
+    const PrepGeometry g = prep.geometry(p[2 * i], p[2 * i + 1], side);
+    const auto h = static_cast<double>(g.height), w = static_cast<double>(g.width);
+    out[4 * i + 0] = static_cast<float>(static_cast<double>(g.top) / h);
+    out[4 * i + 1] = static_cast<float>(static_cast<double>(g.left) / w);
+    out[4 * i + 2] = static_cast<float>(static_cast<double>(side) / h);
+    out[4 * i + 3] = static_cast<float>(static_cast<double>(side) / w);
   }
   return boxes;
 }

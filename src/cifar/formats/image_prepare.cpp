@@ -1,7 +1,6 @@
 // image_prepare.cpp: decoded images made model input: resized as
 // torchvision's Resize(antialias=True), centre-cropped as its CenterCrop
 // (core/image_prep.h), normalised (see image.h).
-#include <cmath>
 
 #include "cifar/core/pixel_normalizer.h"
 #include "cifar/formats/image.h"
@@ -54,24 +53,10 @@ torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side) {
 
 torch::Tensor prepare_image(const torch::Tensor& rgb, int64_t side, const ImagePrep& prep) {
   TORCH_CHECK(rgb.dim() == 3, "prepare_image needs (3, H, W) uint8, got ", rgb.sizes());
-  const int64_t scale = prep.scale_size(side);
-  const int64_t h = rgb.size(1), w = rgb.size(2);
-  int64_t new_h = scale, new_w = scale;
-  if (prep.mode == CropMode::kCenter && h != w) {
-    // torchvision's Resize(int): the shorter side to `scale`, the longer to
-    // int(scale * long / short) (truncated, as Python's int()).
-    const auto longer = [scale](int64_t l, int64_t s) {
-      return static_cast<int64_t>(static_cast<double>(scale) * static_cast<double>(l) /
-                                  static_cast<double>(s));
-    };
-    (w < h ? new_h : new_w) = w < h ? longer(h, w) : longer(w, h);
-  }
-  const auto resized = resized_uint8(rgb, new_h, new_w, "prepare_image");  // (3, new_h, new_w)
-  // torchvision's CenterCrop: the corner at int(round((size - side) / 2)),
-  // Python's round (half to even), which nearbyint does in the default mode.
-  const auto top = static_cast<int64_t>(std::nearbyint(static_cast<double>(new_h - side) / 2));
-  const auto left = static_cast<int64_t>(std::nearbyint(static_cast<double>(new_w - side) / 2));
-  return resized.narrow(1, top, side).narrow(2, left, side).contiguous();  // (3, side, side)
+  const PrepGeometry g = prep.geometry(rgb.size(1), rgb.size(2), side);
+  const auto resized =
+      resized_uint8(rgb, g.height, g.width, "prepare_image");                  // (3, height, width)
+  return resized.narrow(1, g.top, side).narrow(2, g.left, side).contiguous();  // (3, side, side)
 }
 
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side,
