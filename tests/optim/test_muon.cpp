@@ -39,27 +39,33 @@ void set_grad(torch::Tensor& p, const torch::Tensor& g) {
 
 }  // namespace
 
-TEST_CASE("Newton-Schulz makes the singular values about one", "[muon]") {
+TEST_CASE("Newton-Schulz makes the singular values about one, in float32 or bf16", "[muon]") {
   torch::manual_seed(0);
-  for (const auto& shape : {std::vector<int64_t>{64, 576}, std::vector<int64_t>{256, 64},
-                            std::vector<int64_t>{64, 216}}) {
-    INFO("shape " << shape[0] << "x" << shape[1]);
-    const auto g = torch::randn(shape);
-    const auto before = g.clone();
-    const auto x = newton_schulz(g);
-    REQUIRE(x.sizes() == g.sizes());
-    CHECK(x.scalar_type() == torch::kBFloat16);
-    CHECK(torch::equal(g, before));  // the input is not modified
-    const auto s = torch::linalg_svdvals(x.to(torch::kFloat));
-    // The reference's claim: roughly Uniform(0.5, 1.5); for Gaussian
-    // matrices 0.67 to 1.21 (measured with the reference in Python).
-    CHECK(s.min().item<double>() > 0.5);
-    CHECK(s.max().item<double>() < 1.5);
-    // The same polynomial on the exact singular values, up to bfloat16.
-    CHECK(relative_error(x, newton_schulz_by_svd(g, 3)) < 0.03);
-    // Without iterations it is G / ||G||: far from orthogonal.
-    CHECK(torch::linalg_svdvals(newton_schulz(g, 0).to(torch::kFloat)).max().item<double>() < 0.2);
+  for (const auto dtype : {torch::kFloat, torch::kBFloat16}) {
+    for (const auto& shape : {std::vector<int64_t>{64, 576}, std::vector<int64_t>{256, 64},
+                              std::vector<int64_t>{64, 216}}) {
+      INFO("shape " << shape[0] << "x" << shape[1] << ", " << dtype);
+      const auto g = torch::randn(shape);
+      const auto before = g.clone();
+      const auto x = newton_schulz(g, 3, 1e-7, dtype);
+      REQUIRE(x.sizes() == g.sizes());
+      CHECK(x.scalar_type() == dtype);
+      CHECK(torch::equal(g, before));  // the input is not modified
+      const auto s = torch::linalg_svdvals(x.to(torch::kFloat));
+      // The reference's claim: roughly Uniform(0.5, 1.5); for Gaussian
+      // matrices 0.67 to 1.21 (measured with the reference in Python).
+      CHECK(s.min().item<double>() > 0.5);
+      CHECK(s.max().item<double>() < 1.5);
+      // The same polynomial on the exact singular values, up to the type's rounding.
+      const double tolerance = dtype == torch::kFloat ? 1e-4 : 0.03;
+      CHECK(relative_error(x, newton_schulz_by_svd(g, 3)) < tolerance);
+      // Without iterations it is G / ||G||: far from orthogonal.
+      CHECK(torch::linalg_svdvals(newton_schulz(g, 0, 1e-7, dtype).to(torch::kFloat))
+                .max()
+                .item<double>() < 0.2);
+    }
   }
+  CHECK(newton_schulz(torch::randn({8, 8})).scalar_type() == torch::kFloat);  // the default
   // More steps follow the same polynomial.
   const auto g = torch::randn({32, 48});
   CHECK(relative_error(newton_schulz(g, 5), newton_schulz_by_svd(g, 5)) < 0.05);
@@ -113,6 +119,27 @@ TEST_CASE("Muon without Nesterov steps along the momentum buffer", "[muon]") {
   muon.step(0.1);
   expected = muon_by_hand(expected, g1 * 0.9 + g2, 0.1);
   CHECK(torch::allclose(p, expected, 1e-6, 1e-7));
+}
+
+TEST_CASE("Muon's Newton-Schulz runs in the type its options name", "[muon]") {
+  torch::manual_seed(3);
+  const auto start = torch::randn({16, 3, 3, 3});
+  const auto g = torch::randn({16, 3, 3, 3});
+  auto step_in = [&](torch::ScalarType dtype) {
+    auto p = start.clone().requires_grad_();
+    Muon muon({p}, MuonOptions().momentum(0.6).nesterov(false).ns_dtype(dtype));
+    set_grad(p, g);
+    muon.step(0.1);
+    return p.detach();
+  };
+  const auto normalised = start * std::sqrt(16.0) / start.norm();
+  for (const auto dtype : {torch::kFloat, torch::kBFloat16}) {
+    INFO(dtype);
+    const auto update = newton_schulz(g.reshape({16, -1}), 3, 1e-7, dtype).to(torch::kFloat);
+    CHECK(
+        torch::allclose(step_in(dtype), normalised - 0.1 * update.reshape(g.sizes()), 1e-6, 1e-7));
+  }
+  CHECK_FALSE(torch::allclose(step_in(torch::kFloat), step_in(torch::kBFloat16), 1e-4, 1e-5));
 }
 
 TEST_CASE("Muon checks its options and parameters", "[muon]") {

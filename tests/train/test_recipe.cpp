@@ -34,6 +34,23 @@ std::set<std::string> names_in(const ParamGroup& g, const torch::nn::Module& mod
 }
 }  // namespace
 
+TEST_CASE("airbench94's Muon runs Newton-Schulz in the run's matmul type", "[recipe]") {
+  torch::manual_seed(0);
+  const Classifier model = make_model(ModelOptions("airbench94"));
+  for (const auto dtype : {torch::kFloat, torch::kBFloat16}) {
+    const Precision precision{
+        .amp = AmpMode::kOff, .matmul_dtype = dtype, .why = {}, .warning = {}};
+    const ParamGroups groups = make_recipe(airbench_config(), precision).param_groups(*model, 25);
+    const auto* muon = dynamic_cast<Muon*>(groups.groups()[0].optimizer.get());
+    REQUIRE(muon != nullptr);
+    CHECK(muon->options().ns_dtype() == dtype);
+  }
+  // Without a resolved precision (tests, tools): float32, never an emulated bf16.
+  const ParamGroups plain = make_recipe(airbench_config()).param_groups(*model, 25);
+  CHECK(dynamic_cast<Muon*>(plain.groups()[0].optimizer.get())->options().ns_dtype() ==
+        torch::kFloat);
+}
+
 TEST_CASE("airbench94's groups cover its trainable parameters once", "[recipe]") {
   torch::manual_seed(0);
   const Classifier model = make_model(ModelOptions("airbench94"));

@@ -79,7 +79,7 @@ struct TrainConfig {
   double ema = 0.0;  // --ema: the decay of the weights' moving average (train/ema.cpp); 0: off
   uint64_t seed = 0;
   // Speed
-  AmpMode amp = AmpMode::kOff;
+  AmpMode amp = AmpMode::kAuto;
   bool channels_last = false;
   bool cuda_graph = false;
   bool cudnn_benchmark = true;

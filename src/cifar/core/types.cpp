@@ -8,8 +8,10 @@
 namespace cifar {
 
 namespace {
-constexpr std::array<EnumName<AmpMode>, 3> kAmpNames{
-    {{AmpMode::kBf16, "bf16"}, {AmpMode::kFp16, "fp16"}, {AmpMode::kOff, "off"}}};
+constexpr std::array<EnumName<AmpMode>, 4> kAmpNames{{{AmpMode::kAuto, "auto"},
+                                                      {AmpMode::kBf16, "bf16"},
+                                                      {AmpMode::kFp16, "fp16"},
+                                                      {AmpMode::kOff, "off"}}};
 }  // namespace
 
 AmpMode parse_amp(const std::string& text) {

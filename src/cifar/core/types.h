@@ -31,13 +31,15 @@ struct ImageShape {
 // or weights file that records none was trained at.
 inline constexpr int64_t kCifarImageSide = 32;
 
-// Mixed precision: off, bf16 autocast (no loss scaling needed), or fp16
-// autocast with dynamic loss scaling (optim/grad_scaler.h).
 // The highest test-time augmentation level (infer/evaluate.h says what each
 // level does); checkpoints record the level they were trained for.
 inline constexpr int64_t kMaxTta = 3;
 
-enum class AmpMode { kOff, kBf16, kFp16 };
+// Mixed precision: off, bf16 autocast (no loss scaling needed), fp16
+// autocast with dynamic loss scaling (optim/grad_scaler.h), or auto: what the
+// device runs natively, resolved once per run (platform/precision.h), so no
+// part past that resolution ever sees kAuto.
+enum class AmpMode { kOff, kBf16, kFp16, kAuto };
 AmpMode parse_amp(const std::string& text);  // UsageError for unknown names
 const char* to_string(AmpMode amp);
 

@@ -9,6 +9,7 @@
 #include "cifar/infer/eval_data.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/weights.h"
+#include "cifar/model/model_registry.h"
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/device.h"
@@ -16,6 +17,7 @@
 #include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
+#include "cifar/platform/precision.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
@@ -218,12 +220,17 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
   report.model = info.model;
   report.device = device.str();
   report.class_names = info.class_names;
+  // --amp (off by default: evaluation runs float32 unless asked).
+  const Precision precision = resolve_precision(config.amp, device, device_numerics(device),
+                                                model_entry(info.model).cpu_bf16_slow);
+  spdlog::info("precision: {}", precision.why);
+  if (!precision.warning.empty()) spdlog::warn("{}", precision.warning);
   const OomAdvice advice{"--batch-size", config.batch_size, info.model,
-                         device,         config.amp,        test_data.size()};
+                         device,         precision.amp,     test_data.size()};
   report.result = with_oom_advice(advice, [&] {
     const ProgressBarOptions progress = eval_progress_options(config.progress_bar);
     EvalOptions options{.batch_size = config.batch_size,
-                        .amp = config.amp,
+                        .amp = precision.amp,
                         .num_classes = info.num_classes,
                         .tta = tta,
                         .dist = nullptr,

@@ -9,11 +9,12 @@
 
 namespace cifar {
 
-torch::Tensor newton_schulz(const torch::Tensor& g, int64_t steps, double eps) {
+torch::Tensor newton_schulz(const torch::Tensor& g, int64_t steps, double eps,
+                            c10::ScalarType dtype) {
   TORCH_CHECK(g.dim() == 2, "Newton-Schulz needs a matrix, got shape ", g.sizes());
   TORCH_CHECK(steps >= 0, "Newton-Schulz steps must be >= 0, got ", steps);
   constexpr double a = 3.4445, b = -4.7750, c = 2.0315;
-  auto x = g.to(torch::kBFloat16);
+  auto x = g.to(dtype);
   x = x / (x.norm() + eps);  // the top singular value is now <= 1
   const bool tall = g.size(0) > g.size(1);
   if (tall) x = x.t();
@@ -61,8 +62,9 @@ void Muon::step(double lr) {
     const int64_t rows = p.size(0);
     // sqrt(rows) / ||p||, written as Python computes `float / tensor`.
     p.mul_(p.norm().reciprocal() * std::sqrt(static_cast<double>(rows)));
-    const auto update = newton_schulz(d.reshape({rows, -1}), options_.ns_steps());
-    p.add_(update.reshape(p.sizes()), -lr);  // bfloat16 update, added in p's type
+    const auto update =
+        newton_schulz(d.reshape({rows, -1}), options_.ns_steps(), 1e-7, options_.ns_dtype());
+    p.add_(update.reshape(p.sizes()), -lr);  // an ns_dtype update, added in p's type
   }
 }
 

@@ -22,17 +22,21 @@
 namespace cifar {
 
 // The reference's zeropower_via_newtonschulz5: for a matrix G (rows, cols),
-// X = G / (||G|| + eps) in bfloat16, then `steps` times (on X^T when rows >
+// X = G / (||G|| + eps) in `dtype`, then `steps` times (on X^T when rows >
 // cols) A = X X^T, B = b A + (c A) A, X = a X + B X with (a, b, c) =
-// (3.4445, -4.7750, 2.0315). Returns a bfloat16 matrix of G's shape whose
+// (3.4445, -4.7750, 2.0315). Returns a matrix of G's shape in `dtype` whose
 // singular values lie roughly in [0.5, 1.5]: about U V^T for G = U S V^T.
-// G itself is not modified.
-torch::Tensor newton_schulz(const torch::Tensor& g, int64_t steps = 3, double eps = 1e-7);
+// G itself is not modified. The reference runs it in bfloat16, which GPUs
+// and CPUs with AVX512-BF16 run fast; an AVX2 CPU runs float32 about 14x
+// faster (the run's Precision::matmul_dtype chooses: platform/precision.h).
+torch::Tensor newton_schulz(const torch::Tensor& g, int64_t steps = 3, double eps = 1e-7,
+                            c10::ScalarType dtype = c10::kFloat);
 
 struct MuonOptions {
   TORCH_ARG(double, momentum) = 0.6;
   TORCH_ARG(bool, nesterov) = true;
-  TORCH_ARG(int64_t, ns_steps) = 3;  // Newton-Schulz iterations per update
+  TORCH_ARG(int64_t, ns_steps) = 3;                    // Newton-Schulz iterations per update
+  TORCH_ARG(c10::ScalarType, ns_dtype) = c10::kFloat;  // their type (Precision::matmul_dtype)
 };
 
 class Muon : public Optimizer {

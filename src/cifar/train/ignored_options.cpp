@@ -58,17 +58,6 @@ void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string&
   if (c.cuda_graph && !device.is_cuda()) {
     spdlog::warn("--cuda-graph needs a CUDA device; training eagerly on {}", device.str());
   }
-  if (device.is_cpu() && c.amp == AmpMode::kBf16 && entry.cpu_bf16_slow) {
-    spdlog::warn(
-        "--amp bf16 on the CPU: supported, but slower than float32 for the small {} "
-        "(use --amp off for speed)",
-        model);
-  }
-  if (device.is_cpu() && c.amp == AmpMode::kFp16) {
-    spdlog::warn(
-        "--amp fp16 on the CPU: works, but on CPUs without avx512_fp16 several times slower than "
-        "float32 (docs/benchmarks.md); it is meant for GPUs without fast bf16 (T4, V100)");
-  }
   if (!sets_itself(recipe, "warmup-epochs") && c.warmup_epochs > static_cast<double>(c.epochs)) {
     const double reached = c.schedule == Schedule::kOneCycle
                                ? c.lr

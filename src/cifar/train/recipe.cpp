@@ -17,7 +17,7 @@ namespace {
 
 // --- classic: --optimizer (SGD by default) on every trainable parameter -----------
 
-Recipe classic(const TrainConfig& c) {
+Recipe classic(const TrainConfig& c, const Precision& /*precision*/) {
   return {
       .name = {},
       .network = {},
@@ -58,8 +58,8 @@ struct Airbench94 {
   int64_t whitening_images = 5000;  // the first N training images set the whitening
 };
 
-ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, ClassifierImpl& model,
-                            int64_t steps_per_epoch) {
+ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, c10::ScalarType ns_dtype,
+                            ClassifierImpl& model, int64_t steps_per_epoch) {
   std::vector<torch::Tensor> filters, whiten_bias, norm_biases, head;
   for (const auto& item : model.named_parameters()) {
     const torch::Tensor& p = item.value();
@@ -89,11 +89,12 @@ ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, Classifie
   };
   const auto epochs = static_cast<double>(c.epochs);
   std::vector<ParamGroup> groups;
-  groups.push_back({.name = "filters",
-                    .params = filters,
-                    .optimizer = std::make_unique<Muon>(
-                        filters, MuonOptions().momentum(a.muon_momentum).nesterov(true)),
-                    .schedule = linear(a.filter_lr, epochs)});
+  groups.push_back(
+      {.name = "filters",
+       .params = filters,
+       .optimizer = std::make_unique<Muon>(
+           filters, MuonOptions().momentum(a.muon_momentum).nesterov(true).ns_dtype(ns_dtype)),
+       .schedule = linear(a.filter_lr, epochs)});
   groups.push_back({.name = "whiten_bias",
                     .params = whiten_bias,
                     .optimizer = sgd(whiten_bias, a.bias_lr),
@@ -110,13 +111,14 @@ ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, Classifie
   return ParamGroups(std::move(groups));
 }
 
-Recipe airbench94(const TrainConfig& c) {
+Recipe airbench94(const TrainConfig& c, const Precision& precision) {
   const Airbench94 a;
   return {
       .name = {},
       .network = {},
-      .param_groups = [a, c](ClassifierImpl& model,
-                             int64_t steps) { return airbench_groups(a, c, model, steps); },
+      .param_groups = [a, c, ns = precision.matmul_dtype](
+                          ClassifierImpl& model,
+                          int64_t steps) { return airbench_groups(a, c, ns, model, steps); },
       .augmentation = kAirbenchAugmentation,
       .loss = {.label_smoothing = a.label_smoothing, .sum = true},
       .drop_last = true,
@@ -143,6 +145,7 @@ const std::vector<RecipeEntry>& recipe_registry() {
       {.name = "classic",
        .help = "--optimizer on all parameters, the tutorial's way",
        .network = "net",
+       .no_cuda_graph = {},
        .make = classic},
       {.name = "airbench94",
        .help = "Muon + SGD, the speedrun's schedule and augmentation",
@@ -205,9 +208,9 @@ void check_recipe_settings(const TrainConfig& config) {
   }
 }
 
-Recipe make_recipe(const TrainConfig& config) {
+Recipe make_recipe(const TrainConfig& config, const Precision& precision) {
   const RecipeEntry& entry = recipe_entry(config.recipe);
-  Recipe recipe = entry.make(config);
+  Recipe recipe = entry.make(config, precision);
   recipe.name = entry.name;
   recipe.network = entry.network;
   return recipe;

@@ -34,6 +34,7 @@
 #include "cifar/data/augment.h"
 #include "cifar/model/models.h"
 #include "cifar/optim/param_groups.h"
+#include "cifar/platform/precision.h"
 #include "cifar/train/step.h"
 
 namespace cifar {
@@ -61,7 +62,7 @@ struct RecipeEntry {
   std::string no_cuda_graph;  // empty: a graph can capture its step
   bool resolution_schedule = true;
   bool tta = true;
-  Recipe (*make)(const TrainConfig& config) = nullptr;
+  Recipe (*make)(const TrainConfig& config, const Precision& precision) = nullptr;
 };
 
 // The entries, in the order --help lists them.
@@ -80,7 +81,8 @@ std::string recipes_in_words();
 // must not hide what a GPU run would refuse).
 void check_recipe_settings(const TrainConfig& config);
 
-// The recipe --recipe names, with the settings it takes from `config`.
-Recipe make_recipe(const TrainConfig& config);
+// The recipe --recipe names, with the settings it takes from `config` and
+// the run's resolved precision (Muon's Newton-Schulz type follows it).
+Recipe make_recipe(const TrainConfig& config, const Precision& precision = {});
 
 }  // namespace cifar

@@ -15,6 +15,7 @@
 #include "cifar/formats/checksum.h"
 #include "cifar/formats/toml_text.h"
 #include "cifar/io/run_dir.h"
+#include "cifar/model/model_registry.h"
 #include "cifar/report/progress_bar.h"
 #include "cifar/report/run_outputs.h"
 #include "cifar/train/ignored_options.h"
@@ -43,11 +44,12 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
                fs::absolute(c.data_dir).lexically_normal().string(), data.dataset.id(),
                data.dataset.num_classes(), train_images, splits.val.size(), test_images);
   const DatasetInfo& info = data.dataset;
-  const std::string crops =
-      splits.train.whole ? fmt::format("; training images: random resized crops of {:g} to 1 of "
-                                       "the area, from whole images kept at {} px",
-                                       splits.train.whole->min_scale, splits.train.images.size(3))
-                         : std::string();
+  const std::string crops = splits.train.whole
+                                ? fmt::format(
+                                      "; training images: random resized crops of {:g} to 1 of "
+                                      "the area, from whole images kept at {} px",
+                                      splits.train.whole->min_scale, splits.train.images.size(3))
+                                : std::string();
   spdlog::info("images: {} px, prepared as {} (--crop-mode, --crop-pct){}", info.image.side,
                to_string(info.prep), crops);
   DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
@@ -202,9 +204,15 @@ std::vector<NamedFile> run_input_files(const TrainConfig& c) {
 }
 
 RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
-                  const Distributed& dist, bool progress_bar) {
+                  const DeviceNumerics& numerics, const Distributed& dist, bool progress_bar) {
   ModelSource source = model_source(config, recipe.network);
   warn_ignored(config, recipe, source.model_name, device);
+  Precision precision =
+      resolve_precision(config.amp, device, numerics, model_entry(source.model_name).cpu_bf16_slow);
+  if (dist.is_main()) {
+    spdlog::info("precision: {}", precision.why);
+    if (!precision.warning.empty()) spdlog::warn("{}", precision.warning);
+  }
   const fs::path run_dir = choose_run_dir(config, source, dist.is_main());
   const fs::path checkpoint =
       config.checkpoint.empty() ? fs::path(source.model_name + ".pt") : fs::path(config.checkpoint);
@@ -218,6 +226,7 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
 
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);
+  sized.amp = precision.amp;  // config.toml and the checkpoint record what ran
   SplitOptions split = split_options(sized, dist.is_main(), progress_bar);
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).
   split.resized_crops = recipe.augmentation.translates() ? config.crop_scale : 0;
@@ -246,6 +255,7 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   }
   return RunPlan{
       .source = std::move(source),
+      .precision = std::move(precision),
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),
       .test = DeviceDataset(data.test, device, norm, config.channels_last),
       .val = std::move(val),

@@ -16,6 +16,7 @@
 #include "cifar/core/file_identity.h"
 #include "cifar/data/loader.h"
 #include "cifar/dist/distributed.h"
+#include "cifar/platform/precision.h"
 #include "cifar/train/model_source.h"
 #include "cifar/train/recipe.h"
 
@@ -23,6 +24,7 @@ namespace cifar {
 
 struct RunPlan {
   ModelSource source;
+  Precision precision;  // --amp resolved for the device and the model (platform/precision.h)
   // Data on the training device.
   DeviceDataset train;
   DeviceDataset test;
@@ -49,8 +51,9 @@ std::string train_data_fingerprint(const ImageSplit& train);
 // the checkpoint and config.toml it was started from.
 std::vector<NamedFile> run_input_files(const TrainConfig& c);
 
-// `progress_bar`: the data load's bar draws on stderr (RunEnv::progress_bar).
+// `progress_bar`: the data load's bar draws on stderr (RunEnv::progress_bar);
+// `numerics`: what the device runs natively, which --amp auto follows.
 RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
-                  const Distributed& dist, bool progress_bar);
+                  const DeviceNumerics& numerics, const Distributed& dist, bool progress_bar);
 
 }  // namespace cifar

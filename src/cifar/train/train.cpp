@@ -1,7 +1,8 @@
 // train.cpp: the training job, from settings to checkpoints and a report.
 //
-//   recipe  = make_recipe(config)                       what to train, how
-//   plan    = make_plan(config, recipe, ...)            model source, data, output paths
+//   numerics = device_numerics(device)                  what the device runs natively
+//   plan    = make_plan(config, recipe, ...)            model source, precision, data, outputs
+//   recipe  = make_recipe(config, plan.precision)       what to train, how
 //   outputs = RunOutputs(...)                           the run folder (rank 0)
 //   session = make_session(plan, recipe, ...)           model, parameter groups, position
 //   for each epoch: train_one_epoch; evaluate; record  the loop (epoch_loop.h)
@@ -23,6 +24,7 @@
 #include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
+#include "cifar/platform/precision.h"
 #include "cifar/report/run_outputs.h"
 #include "cifar/train/epoch_loop.h"
 #include "cifar/train/forecast.h"
@@ -70,13 +72,17 @@ std::optional<ResumedRun> resumed_run(const TrainConfig& config, const RunPlan& 
 // same order (collectives must match); only rank 0 writes. From the data on,
 // it runs at the batch size the plan fitted to the training split.
 TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const torch::Device& device,
-                           const CpuPlan& cpu, Distributed& dist, ThreadRule& threads) {
-  const RunPlan plan = make_plan(given, make_recipe(given), device, dist, env.progress_bar);
+                           const DeviceNumerics& numerics, const CpuPlan& cpu, Distributed& dist,
+                           ThreadRule& threads) {
+  const RunPlan plan =
+      make_plan(given, make_recipe(given), device, numerics, dist, env.progress_bar);
   TrainConfig config = given;
   config.batch_size = plan.batch_size;
+  config.amp = plan.precision.amp;  // auto resolved: bf16, fp16 or off from here on
   const int64_t local_batch = per_rank_batch(config.batch_size, dist.world_size());
-  const Recipe recipe = make_recipe(config);  // its groups may scale with the batch
-  check_ranks_agree(dist, plan);              // before any collective and before the run folder
+  // Its groups may scale with the batch; Muon's type follows the precision.
+  const Recipe recipe = make_recipe(config, plan.precision);
+  check_ranks_agree(dist, plan);  // before any collective and before the run folder
   const EpochShape shape = plan_epochs(plan, recipe, config, device, dist, local_batch);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
@@ -169,6 +175,10 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
                                                            cpu.threads == 1 ? "" : "s")
                                              : device.str());
   if (device.is_cpu()) spdlog::info("threads: {}", cpu.why);
+  const DeviceNumerics numerics = device_numerics(device);
+  spdlog::info("{}: {}, {} bf16: {}", device.is_cpu() ? "cpu capability" : "gpu",
+               numerics.capability, numerics.native_bf16 ? "native" : "no native",
+               numerics.bf16_why);
   // Joins the other processes (with one, nothing to join).
   Distributed dist(
       env.dist, device,
@@ -181,7 +191,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   // then between steps (a plan that does not follow the load reads none).
   ThreadRule threads(cpu, device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
   try {
-    return train_in_group(config, env, device, cpu, dist, threads);
+    return train_in_group(config, env, device, numerics, cpu, dist, threads);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {
