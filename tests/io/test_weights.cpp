@@ -99,14 +99,35 @@ TEST_CASE("weights that do not fit are listed by name in one error", "[weights]"
       apply_weights(*cifar_resnet, model_state_dict(*imagenet), "resnet18", "tv.pt"),
       Catch::Contains("torchvision ResNet-18 for ImageNet") &&
           Catch::Contains("fc.weight is [1000, 512]"));
+}
 
-  // DataParallel's "module." prefix is accepted; values are copied.
-  TensorMap prefixed;
-  auto other = make_model(ModelOptions("net"));
-  for (const auto& [k, v] : model_state_dict(*other)) prefixed["module." + k] = v;
-  apply_weights(*net, prefixed, "net", "dp.pt");
-  const auto x = torch::randn({1, 3, 32, 32});
-  CHECK(torch::equal(logits(*net, x), logits(*other, x)));
+// Issue 47, class 2: the class count was read before the "module." prefix
+// was removed, so a DataParallel file with a 1000-class head was built as a
+// 10-class model and refused. Every layout, in both formats, is one view.
+TEST_CASE("a weights file's layout is undone once, before anything is read from it", "[weights]") {
+  test::TempDir dir;
+  auto saved = make_model(ModelOptions("net").num_classes(1000));
+  const auto x = torch::randn({2, 3, 32, 32});
+  const auto want = logits(*saved, x);
+  for (const std::string prefix :
+       {"", "module.", "_orig_mod.", "module._orig_mod.", "_orig_mod.module."}) {
+    for (const std::string ext : {".pt", ".safetensors"}) {
+      CAPTURE(prefix, ext);
+      TensorMap prefixed;
+      for (const auto& [k, v] : model_state_dict(*saved)) prefixed[prefix + k] = v;
+      const auto path = dir.path() / ("m" + ext);
+      write_weights(path, prefixed, {});
+      CHECK(read_weights(path).tensors.contains("fc3.weight"));
+      WeightsOptions options;
+      options.model = "net";
+      const ImportedWeights w = import_weights(path, options);
+      CHECK(w.class_names.size() == 1000);
+      CHECK(torch::equal(logits(*w.model, x), want));
+      options.num_classes = 3;  // the data's: the count named is the file's
+      CHECK_THROWS_WITH(import_weights(path, options),
+                        Catch::Contains("its output layer has 1000 outputs"));
+    }
+  }
 }
 
 TEST_CASE("imported weights say which model, stem, normalisation and classes they are",

@@ -25,12 +25,25 @@ WeightsFormat weights_format(const fs::path& path) {
                   path.string(), path.extension().string()));
 }
 
+TensorMap without_wrapper_prefixes(const TensorMap& tensors) {
+  for (const std::string prefix : {"module.", "_orig_mod."}) {
+    if (!tensors.empty() && std::all_of(tensors.begin(), tensors.end(), [&](const auto& kv) {
+          return kv.first.starts_with(prefix);
+        })) {
+      TensorMap out;
+      for (const auto& [name, t] : tensors) out[name.substr(prefix.size())] = t;
+      return without_wrapper_prefixes(out);
+    }
+  }
+  return tensors;
+}
+
 WeightsFile read_weights(const fs::path& path, const pickle::Limits& limits) {
   if (weights_format(path) == WeightsFormat::kTorch) {
-    return {read_torch_state_dict(path, limits), {}};
+    return {without_wrapper_prefixes(read_torch_state_dict(path, limits)), {}};
   }
   auto file = read_safetensors(path);
-  return {std::move(file.tensors), std::move(file.metadata)};
+  return {without_wrapper_prefixes(file.tensors), std::move(file.metadata)};
 }
 
 void write_weights(const fs::path& path, const TensorMap& tensors, const StringMap& metadata) {

@@ -27,9 +27,21 @@ struct WeightsFile {
   TensorMap tensors;
   StringMap metadata;
 };
+// The one reading of a weights file's layout: the tensors under the model's
+// own names. A .pt dict holding the state dict under one of state_dict_keys()
+// is unwrapped (formats/torch_pickle.h), then a prefix that every name
+// carries, DataParallel's "module." or torch.compile's "_orig_mod." (nested
+// in any order), is removed, in either format. Everything derived from a
+// weights file (its class count, head, body, the strict match) reads this
+// view only.
+//
 // `limits` bound what a .pt file may make the reader allocate (a .safetensors
 // file is read as it is: its tensors are its bytes).
 WeightsFile read_weights(const std::filesystem::path& path, const pickle::Limits& limits = {});
+
+// The prefix removal of read_weights on a map: "module.conv1.weight" ->
+// "conv1.weight" when every name has the prefix.
+TensorMap without_wrapper_prefixes(const TensorMap& tensors);
 
 // Writes `tensors` in the format the extension names; `metadata` goes into a
 // .safetensors file and is dropped for .pt and .pth.

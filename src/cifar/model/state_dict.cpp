@@ -10,21 +10,6 @@
 namespace cifar {
 namespace {
 
-// Removes a prefix that every name carries (DataParallel's "module.",
-// torch.compile's "_orig_mod.").
-TensorMap strip_common_prefix(const TensorMap& tensors) {
-  for (const std::string prefix : {"module.", "_orig_mod."}) {
-    if (!tensors.empty() && std::all_of(tensors.begin(), tensors.end(), [&](const auto& kv) {
-          return kv.first.starts_with(prefix);
-        })) {
-      TensorMap out;
-      for (const auto& [name, t] : tensors) out[name.substr(prefix.size())] = t;
-      return strip_common_prefix(out);
-    }
-  }
-  return tensors;
-}
-
 std::string shape_text(c10::IntArrayRef sizes) {
   return fmt::format("[{}]", fmt::join(sizes, ", "));
 }
@@ -99,9 +84,8 @@ TensorMap model_state_dict(ClassifierImpl& model) {
   return out;
 }
 
-void apply_weights(ClassifierImpl& model, const TensorMap& file_tensors,
-                   const std::string& model_name, const std::string& source) {
-  const TensorMap tensors = strip_common_prefix(file_tensors);
+void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::string& model_name,
+                   const std::string& source) {
   TensorMap target = model_state_dict(model);
   std::vector<std::string> missing, unexpected, misshapen;
   for (const auto& [name, t] : target) {

@@ -21,8 +21,9 @@ TensorMap model_state_dict(ClassifierImpl& model);
 // Copies `tensors` into `model` (strict). Throws std::runtime_error naming
 // `source` and listing every missing, unexpected and wrongly shaped tensor; a
 // torchvision ImageNet ResNet-18 (7x7 stem, 1000 classes) is named as such.
-// A "module." or "_orig_mod." prefix on every name (DataParallel,
-// torch.compile) is removed first. A tensor the model holds in floating point
+// The names are the model's own: a file's layout (a "module." prefix, a
+// {"state_dict": ...} wrapper) is undone once, when it is read
+// (io/weights_file.h: read_weights). A tensor the model holds in floating point
 // must be floating point in the file too, and finite (no NaN or infinity):
 // std::runtime_error naming the file and every tensor that is not.
 void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::string& model_name,

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# One reading of a weights file (issue 47, class 2): a state dict as Python
+# saves it from DataParallel ("module."), torch.compile ("_orig_mod."), both,
+# or inside {"state_dict": ...} / {"model": ...}, in .pt, .pth and
+# .safetensors, is the same model to every tool that reads weights:
+# cifar-predict --weights, cifar-export --weights, cifar-eval --weights and
+# cifar-train --init-weights. The class count (a 1000-class head, a 3-class
+# one) comes from the file's layout undone, never from the names as saved
+# (a "module." file with a 1000-class head was once built as a 10-class model
+# and refused: "fc3.bias is [1000] in the file, [10] in the model").
+source "$(dirname "$0")/lib/common.bash"
+source "$SRC/tests/cli/lib/interop.bash"
+need_python safetensors
+
+# Each layout of one 1000-class net and one 3-class net, named LAYOUT-N.EXT.
+"$PY" - <<'PY' || fail "writing the weights files failed"
+import torch
+from safetensors.torch import save_file
+from cifar_models import Net
+torch.manual_seed(0)
+layouts = {
+    "plain": lambda sd: sd,
+    "dp": lambda sd: {"module." + k: v for k, v in sd.items()},
+    "compiled": lambda sd: {"_orig_mod." + k: v for k, v in sd.items()},
+    "dp_compiled": lambda sd: {"module._orig_mod." + k: v for k, v in sd.items()},
+    "wrapped": lambda sd: {"state_dict": sd, "epoch": 3},
+    "wrapped_dp": lambda sd: {"state_dict": {"module." + k: v for k, v in sd.items()}},
+    "model_compiled": lambda sd: {"model": {"_orig_mod." + k: v for k, v in sd.items()}},
+}
+for n in (1000, 3):
+    sd = Net(num_classes=n).state_dict()
+    for name, layout in layouts.items():
+        torch.save(layout(sd), f"{name}-{n}.pt")
+    torch.save(layouts["dp"](sd), f"dp_pth-{n}.pth")
+    for name in ("dp", "compiled", "dp_compiled"):
+        save_file({k: v.contiguous() for k, v in layouts[name](sd).items()}, f"st_{name}-{n}.safetensors")
+PY
+layouts=(plain dp compiled dp_compiled wrapped wrapped_dp model_compiled dp_pth st_dp st_compiled
+  st_dp_compiled)
+wfile() { ls "$1-$2".*; }  # wfile LAYOUT N: its path
+write_folder pets cat,dog,frog train,test 8
+cp "$(ls pets/test/cat/*.png | head -1)" img.png
+
+# cifar-predict: the same top-3 for every layout, the 1000-class names.
+"$PREDICT" --weights "$(wfile plain 1000)" --model net --top-k 3 img.png >plain.out ||
+  fail "cifar-predict on the plain file"
+grep -Eq "class_[0-9]+" plain.out || fail "the plain 1000-class file's classes: $(cat plain.out)"
+for layout in "${layouts[@]}"; do
+  f=$(wfile "$layout" 1000)
+  expect 0 "img.png: class_[0-9]+" -- "$PREDICT" --weights "$f" --model net --top-k 3 img.png
+  "$PREDICT" --weights "$f" --model net --top-k 3 img.png >"$layout.out" 2>"$layout.err" ||
+    { cat "$layout.err"; fail "cifar-predict --weights $f"; }
+  cmp -s plain.out "$layout.out" || fail "$f predicts otherwise: $(cat "$layout.out") vs $(cat plain.out)"
+done
+pass "cifar-predict --weights: every layout predicts as the plain 1000-class file"
+
+# cifar-export: the model written under its own names, its 1000-class head.
+for layout in "${layouts[@]}"; do
+  f=$(wfile "$layout" 1000)
+  expect 0 "" -- "$EXPORT" --weights "$f" --model net --out "$layout-out.safetensors"
+  "$PY" - "$layout-out.safetensors" <<'PY' || fail "cifar-export --weights $f wrote the wrong model"
+import sys
+from safetensors.torch import load_file
+sd = load_file(sys.argv[1])
+assert sd["fc3.weight"].shape == (1000, 84), sd["fc3.weight"].shape
+assert not any(k.startswith(("module.", "_orig_mod.")) for k in sd), list(sd)[:3]
+PY
+done
+pass "cifar-export --weights: every layout exports the 1000-class net under its own names"
+
+# cifar-eval: a 3-class file evaluates on 3 classes; a 1000-class one is
+# refused naming its 1000 outputs (not the 10 of a misread head).
+for layout in "${layouts[@]}"; do
+  expect 0 "Accuracy of the network" -- "$EVAL" --weights "$(wfile "$layout" 3)" --model net \
+    --data pets --device cpu
+  expect 1 "weights file $(wfile "$layout" 1000) was trained on 1000 classes \(class_0, .*holds 3 classes" -- \
+    "$EVAL" --weights "$(wfile "$layout" 1000)" --model net --data pets --device cpu
+done
+pass "cifar-eval --weights: every layout's class count is the file's"
+
+# cifar-train --init-weights: the 1000-class head replaced by a 3-class one,
+# the 3-class one kept; nothing refused.
+common=(--model net --data pets --device cpu --threads 1 --epochs 1 --batch-size 8)
+for layout in "${layouts[@]}"; do
+  expect 0 "its head \(fc3\) has 1000 classes, the data 3: the body is loaded" -- \
+    "$TRAIN" "${common[@]}" --init-weights "$(wfile "$layout" 1000)" --run-dir "r-$layout" \
+    --checkpoint "r-$layout.pt"
+  expect 0 "init weights: $(wfile "$layout" 3) \(net\)" -- \
+    "$TRAIN" "${common[@]}" --init-weights "$(wfile "$layout" 3)" --run-dir "s-$layout" \
+    --checkpoint "s-$layout.pt"
+done
+pass "cifar-train --init-weights: every layout starts the run, a new head for 1000 classes"
