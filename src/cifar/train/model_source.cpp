@@ -6,6 +6,7 @@
 
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
+#include "cifar/data/resolution.h"
 #include "cifar/io/weights.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/platform/guards.h"
@@ -104,6 +105,54 @@ void check_image_side(const ModelEntry& entry, int64_t side, const std::string& 
       named_by, entry.name, entry.image_side, entry.image_side, side, side, fmt::join(any, ", ")));
 }
 
+// Every size --resolution-schedule trains at, as --image-size scales it
+// (data/resolution.h: scaled_schedule, as the epochs use it), within what the
+// model takes: a stage under its least side stopped the run at that epoch
+// with LibTorch's "Output size is too small" (issue 47), one past
+// kMaxResolution is more than any image is read at. UsageError at start,
+// naming the stage, its scaled size and what would work. Stages past
+// --epochs, and those of the epochs a resumed run has done, never train and
+// are not checked.
+void check_schedule_sizes(const ModelEntry& entry, int64_t side, const TrainConfig& config,
+                          const ModelSource& source) {
+  if (config.resolution_schedule.empty() || !entry.any_image_size()) return;
+  const std::vector<int64_t>& written = config.resolution_schedule;
+  const std::vector<int64_t> sizes = scaled_schedule(written, kCifarImageSide, side);
+  // A resumed run trains from the epoch it stopped in (0-based: the epochs done).
+  const size_t first = source.resumed ? static_cast<size_t>(source.resumed->info.epoch) : 0;
+  for (size_t i = first; i < sizes.size() && static_cast<int64_t>(i) < config.epochs; ++i) {
+    const bool small = sizes[i] < entry.min_image_side;
+    if (!small && sizes[i] <= kMaxResolution) continue;
+    const auto fits = [&](int64_t at, int64_t image) {
+      const int64_t s = scaled_schedule({at}, kCifarImageSide, image).front();
+      return s >= entry.min_image_side && s <= kMaxResolution;
+    };
+    int64_t bound = small ? kMaxResolution : kMinResolution;  // the written size that would fit
+    for (int64_t at = kMinResolution; at <= kMaxResolution; ++at) {
+      if (fits(at, side)) {
+        bound = at;
+        if (small) break;
+      }
+    }
+    throw UsageError(fmt::format(
+        "--resolution-schedule {} at {} px images trains epoch {} at {} px (its {} px, written "
+        "for 32 px images, scaled by {}/32), {} {} takes ({} px): {}",
+        resolution_schedule_text(written), side, i + 1, sizes[i], written[i], side,
+        small ? "under the least side" : "over the most", entry.name,
+        small ? entry.min_image_side : kMaxResolution,
+        small ? fmt::format("give sizes of {} or more, or a larger --image-size", bound)
+              : fmt::format("give sizes of {} or less, or a smaller --image-size", bound)));
+  }
+}
+
+// The side the training images will have, before they are read: --image-size,
+// else the resumed run's, else the data sets' own (CIFAR's 32 px, which an
+// image folder is prepared at too unless told).
+int64_t planned_side(const ModelSource& source, const TrainConfig& config) {
+  if (config.image_size > 0) return config.image_size;
+  return source.resumed ? source.resumed->info.image.side : kCifarImageSide;
+}
+
 // --init-weights whose head has another class count than the data: the
 // loaded body in a fresh model for the data's classes, whose head is
 // initialised from --seed as the model's own.
@@ -135,6 +184,7 @@ ModelSource checked(ModelSource source, const TrainConfig& config) {
         config.resume.empty() ? " or choose --model" : ", or resume a model of another kind"));
   }
   if (config.image_size > 0) check_image_side(entry, config.image_size, named_by(config));
+  check_schedule_sizes(entry, planned_side(source, config), config, source);
   if (source.resumed && config.image_size > 0 &&
       config.image_size != source.resumed->info.image.side) {
     throw UsageError(fmt::format(
@@ -189,6 +239,7 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
                  const std::string& data_source) {
   check_image_side(model_entry(source.model_name), data.image.side, named_by(config));
+  check_schedule_sizes(model_entry(source.model_name), data.image.side, config, source);
   source.image = data.image;
   source.prep = data.prep;
   if (source.resumed && source.resumed->info.image != data.image) {
