@@ -70,7 +70,8 @@ expect 2 "--config broken.toml: line 1, column [0-9]+: .*expected '='" -- "$TRAI
 printf 'momentum = 0.9.1\n' >badsyntax.toml
 expect 2 "--config badsyntax.toml: line 1, column [0-9]+: " -- "$TRAIN" --config badsyntax.toml "${ok[@]}"
 printf 'momentum = "0.9.1"\n' >badvalue.toml
-expect 2 "--momentum must be a number in decimal .*got '0.9.1' \\(--config badvalue.toml, line 1\\)" -- "$TRAIN" --config badvalue.toml "${ok[@]}"
+# A quoted value for a number is refused as such (types are exact, issue 47).
+expect 2 "--momentum must be a number, unquoted .*not a string: momentum = \"0.9.1\" \\(--config badvalue.toml, line 1\\)" -- "$TRAIN" --config badvalue.toml "${ok[@]}"
 printf 'epochs = 1\nlearning-rate = 0.1\n' >unknown.toml
 expect 2 "--config unknown.toml: line 2: unknown key 'learning-rate'" -- "$TRAIN" --config unknown.toml "${ok[@]}"
 
@@ -100,7 +101,9 @@ expect 1 "checkpoint run is a directory" -- "$EVAL" --checkpoint run --data data
 touch blocker
 start=$(date +%s)
 expect 1 "cannot create directory blocker" -- "$TRAIN" "${ok[@]}" --run-dir blocker/run
-expect 1 "cannot create directory blocker" -- "$TRAIN" "${ok[@]}" --run-dir run3 --checkpoint blocker/x.pt
+# --checkpoint's folder is not made (issue 47): a file on its way is named.
+expect 1 "cannot write blocker/x.pt: .*\\(a name on the way to it is a file, not a folder\\); choose a writable --checkpoint" -- \
+  "$TRAIN" "${ok[@]}" --run-dir run3 --checkpoint blocker/x.pt
 expect 2 "--checkpoint run is a folder, not a checkpoint file" -- "$TRAIN" "${ok[@]}" --run-dir run4 --checkpoint run
 [[ ! -e run3/metrics.csv ]] || fail "training started although the checkpoint path was unwritable"
 pass "unwritable outputs are refused before any training ($(( $(date +%s) - start ))s for three runs)"

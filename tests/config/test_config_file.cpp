@@ -63,7 +63,43 @@ TEST_CASE("a config file is TOML: '#' in strings, escapes, literal and multi-lin
   CHECK(s.epochs == 10);
   CHECK(s.lr == 0.01);
   CHECK(s.augment);
-  CHECK(read("lr = 'C' # c\nepochs = \"7\"\n", {"--lr", "0.5"}).epochs == 7);
+}
+
+// Issue 47, class 5: a quoted "0.5" was read as the number 0.5. Each kind of
+// option takes its own TOML type, and no other: refused naming the option.
+TEST_CASE("a config file's values have their option's type exactly", "[config_file]") {
+  const auto refusal = [](const std::string& toml) -> std::string {
+    try {
+      read(toml);
+    } catch (const ConfigTypeError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(refusal("epochs = \"7\"\n"), Catch::Contains("--epochs") &&
+                                              Catch::Contains("must be a whole number, unquoted") &&
+                                              Catch::Contains("not a string: epochs = \"7\""));
+  CHECK_THAT(refusal("epochs = 7.0\n"), Catch::Contains("not a float: epochs = 7.0"));
+  CHECK_THAT(refusal("epochs = true\n"), Catch::Contains("not a boolean"));
+  CHECK_THAT(refusal("lr = \"0.5\"\n"),
+             Catch::Contains("--lr") && Catch::Contains("must be a number, unquoted (lr = 0.5)"));
+  CHECK_THAT(refusal("lr = false\n"), Catch::Contains("--lr"));
+  CHECK_THAT(refusal("augment = \"true\"\n"),
+             Catch::Contains("--augment") && Catch::Contains("must be true or false"));
+  CHECK_THAT(refusal("augment = 1\n"), Catch::Contains("not an integer"));
+  CHECK_THAT(refusal("run-dir = 3\n"),
+             Catch::Contains("--run-dir") && Catch::Contains("must be a quoted string"));
+  // Refused even where the command line gives the option again: the file is wrong.
+  CHECK_THROWS_AS(read("lr = 'C'\n", {"--lr", "0.5"}), ConfigTypeError);
+  try {  // the line it is on
+    read("epochs = 3\n\nlr = '0.5'\n");
+    FAIL("lr = '0.5' was read");
+  } catch (const ConfigTypeError& e) {
+    CHECK(e.line() == 3);
+  }
+  // What each type takes.
+  CHECK(read("lr = 1\n").lr == 1);  // an integer is a number
+  CHECK(read("lr = 1e-2 # c\nepochs = 7\naugment = false\nrun-dir = 'C'\n").run_dir == "C");
 }
 
 TEST_CASE("the command line overrides the config file", "[config_file]") {

@@ -162,7 +162,14 @@ TEST_CASE("ensure_writable creates folders and refuses unwritable paths", "[chec
   test::write_bytes(dir.path() / "file", {1});
   CHECK_THROWS_WITH(ensure_writable(dir.path() / "file" / "c.pt"),
                     Catch::Contains("cannot create"));
-  CHECK_THROWS_WITH(ensure_writable(dir.path() / "a"), Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(ensure_writable(dir.path() / "a"), Catch::Contains("is a folder, not a file"));
+  // An output an option names: the option named, its folder never made.
+  CHECK_THROWS_WITH(ensure_writable(dir.path() / "a", "--csv", false),
+                    Catch::StartsWith("--csv ") && Catch::Contains("a/predictions.csv"));
+  CHECK_THROWS_WITH(ensure_writable(dir.path() / "x" / "c.csv", "--csv", false),
+                    Catch::Contains("(its folder") && Catch::Contains("does not exist); choose a "
+                                                                      "writable --csv"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "x"));
 }
 
 namespace {

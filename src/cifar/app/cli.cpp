@@ -60,11 +60,21 @@ void label_logs_with_rank(const DistEnv& env) {
 
 int64_t omp_num_threads_from_env() {
   const char* value = std::getenv("OMP_NUM_THREADS");
-  if (value == nullptr) return 0;
+  if (value == nullptr || *value == '\0') return 0;  // unset, or set empty: the thread rule
   const std::string_view text(value);
   int64_t n = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  return ec == std::errc() && end == text.data() + text.size() && n > 0 ? n : 0;
+  if (ec == std::errc() && end == text.data() + text.size() && n > 0) return n;
+  // Refused, never passed over: a count that was meant and not taken (" 1"
+  // ran two threads) is worse than a stop (issue 47).
+  throw UsageError(fmt::format(
+      "$OMP_NUM_THREADS is '{}', not a whole number of threads above 0{}: set it to one "
+      "(OMP_NUM_THREADS=2), or unset it (then --threads, else the rule of the free physical "
+      "cores, sets the count)",
+      show_bytes(text),
+      text.find(',') != std::string_view::npos
+          ? " (a list of nested levels, as OpenMP allows; these tools run one level)"
+          : ""));
 }
 
 bool stderr_draws_bars() {
@@ -140,6 +150,16 @@ std::string config_place(const CLI::App& app, const std::string& message, int ar
   return fmt::format(" (in or with --config {})", path);
 }
 
+// The same for a refusal made after parsing (validate(), the run's checks):
+// " (--config FILE, line N)" when the option it is about (the first --name it
+// names) was set by the config file and not on the command line, else "" (a
+// message that already names its place is left as it is).
+std::string file_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
+  if (message.find("(--config ") != std::string::npos) return "";
+  const std::string place = config_place(app, message, argc, argv);
+  return place.starts_with(" (--config ") ? place : "";
+}
+
 std::string elastic_error_json(const std::string& message, int64_t unix_seconds) {
   // torch.distributed.elastic's ErrorHandler.record_exception writes
   // {"message": {"message": ..., "extraInfo": {"py_callstack": ...,
@@ -185,6 +205,9 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     const std::string unknown = unknown_option_message(app, argc, argv);
     return failed(2, fmt::format("{}; see {} --help", unknown.empty() ? tidy(e.what()) : unknown,
                                  app.get_name()));
+  } catch (const ConfigTypeError& e) {  // the file's line, given on the command line or not
+    return failed(2, fmt::format("{} (--config {}, line {}); see {} --help", tidy(e.what()),
+                                 config_argument(argc, argv), e.line(), app.get_name()));
   } catch (const CLI::ParseError& e) {
     // Name the config file: its errors otherwise read like command-line ones.
     const std::string message = tidy(e.what());
@@ -201,7 +224,7 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     check_stdout_written();  // a result that never arrived is no success
     return status;
   } catch (const UsageError& e) {
-    return failed(2, e.what());
+    return failed(2, e.what() + file_place(app, e.what(), argc, argv));
   } catch (const Interrupted& e) {
     spdlog::log(e.announce() ? spdlog::level::warn : spdlog::level::debug, "{}", e.what());
     return 130;

@@ -44,7 +44,8 @@ DistEnv dist_env_from_environment();
 // error: ..."): torchrun interleaves the processes' output.
 void label_logs_with_rank(const DistEnv& env);
 
-// $OMP_NUM_THREADS as a positive number, else 0.
+// $OMP_NUM_THREADS as a positive number; 0 when unset or empty. UsageError
+// naming the variable for any other value ("abc", "0", "-1", " 1", "2,1").
 int64_t omp_num_threads_from_env();
 
 // Whether progress bars draw on stderr: it is a terminal and $TERM is not

@@ -34,6 +34,51 @@ std::string toml_value(const std::string& text) {
   return toml_string(text);
 }
 
+// The value of `entry` as its line wrote it (near enough: a float in its
+// shortest form).
+std::string as_written(const TomlEntry& entry) {
+  switch (entry.type) {
+    case TomlType::kString:
+      return toml_string(entry.value);
+    case TomlType::kFloat:
+      return toml_float(std::stod(entry.value));
+    default:
+      return entry.value;
+  }
+}
+
+// Types are exact (issue 47): a flag takes a boolean, a whole-number option
+// an integer (an unsigned one also the quoted digits config.toml writes past
+// 2^63), a real-number option an integer or a float, any other option a
+// string. ConfigTypeError naming the option otherwise, which run_cli
+// follows with "(--config FILE, line N)".
+void check_type(const CLI::Option& option, const TomlEntry& entry) {
+  const std::string full = option.get_type_name();  // "INT:[1, 1000000]": the type, its checks
+  const std::string type = full.substr(0, full.find(':'));
+  const auto is = [&](TomlType t) { return entry.type == t; };
+  std::string wanted;
+  if (option.get_expected_max() == 0) {  // a flag
+    if (is(TomlType::kBoolean)) return;
+    wanted = fmt::format("true or false ({} = true)", entry.key);
+  } else if (type == "INT" || type == "UINT") {
+    const bool digits =
+        !entry.value.empty() && std::all_of(entry.value.begin(), entry.value.end(),
+                                            [](char c) { return c >= '0' && c <= '9'; });
+    if (is(TomlType::kInteger) || (type == "UINT" && is(TomlType::kString) && digits)) return;
+    wanted = fmt::format("a whole number, unquoted ({} = 10)", entry.key);
+  } else if (type == "FLOAT") {
+    if (is(TomlType::kInteger) || is(TomlType::kFloat)) return;
+    wanted = fmt::format("a number, unquoted ({} = 0.5)", entry.key);
+  } else {
+    if (is(TomlType::kString)) return;
+    wanted = fmt::format("a quoted string ({} = \"{}\")", entry.key, entry.value);
+  }
+  throw ConfigTypeError(option.get_name(),
+                        fmt::format("must be {}, not {}: {} = {}", wanted,
+                                    toml_type_name(entry.type), entry.key, as_written(entry)),
+                        entry.line);
+}
+
 }  // namespace
 
 std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const {
@@ -46,11 +91,13 @@ std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const 
   lines_.clear();
   for (TomlEntry& entry : read_flat_toml(document)) {
     lines_[entry.key] = entry.line;
-    if (option_for(*app_, entry.key) == nullptr) {
+    const CLI::Option* option = option_for(*app_, entry.key);
+    if (option == nullptr) {
       throw TomlError(entry.line, fmt::format("line {}: unknown key '{}'; keys are the long "
                                               "option names without dashes, e.g. batch-size = 32",
                                               entry.line, entry.key));
     }
+    check_type(*option, entry);
     CLI::ConfigItem item;
     item.name = std::move(entry.key);
     item.inputs = {std::move(entry.value)};

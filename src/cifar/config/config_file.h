@@ -20,6 +20,18 @@
 
 namespace cifar {
 
+// A config file's value of another TOML type than its option takes: a
+// ParseError naming the option, with the line (run_cli names the file).
+class ConfigTypeError : public CLI::ValidationError {
+ public:
+  ConfigTypeError(const std::string& option, const std::string& what, int64_t line)
+      : CLI::ValidationError(option, what), line_(line) {}
+  int64_t line() const { return line_; }
+
+ private:
+  int64_t line_;
+};
+
 class TomlConfig : public CLI::Config {
  public:
   // `app` names the keys a file may hold (its long option names); it must
@@ -27,7 +39,10 @@ class TomlConfig : public CLI::Config {
   explicit TomlConfig(const CLI::App& app) : app_(&app) {}
 
   // TomlError: a TOML syntax error, a [section] or other non-flat value, or a
-  // key that is not one of the app's options.
+  // key that is not one of the app's options; ConfigTypeError: a value of
+  // another type than its option takes (types are exact: a flag a boolean,
+  // a whole-number option an integer, a real-number one an integer or a
+  // float, any other a string).
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override;
 
   // The app's given options (all, with default_also) as flat TOML.

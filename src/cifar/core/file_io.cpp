@@ -34,6 +34,8 @@ std::string write_advice(const fs::path& path, int err, const std::string& optio
     why = fs::is_directory(parent_of(path), ec)
               ? " (its folder does not accept new files)"
               : fmt::format(" (its folder {} does not exist)", parent_of(path).string());
+  } else if (err == ENOTDIR) {
+    why = " (a name on the way to it is a file, not a folder)";
   }
   return why + "; " +
          (option.empty() ? std::string("choose another path, or make its folder writable")
@@ -234,8 +236,14 @@ void ensure_writable(const fs::path& path, const std::string& option, bool make_
                                          ec.message(), write_advice(path, 0, option)));
   }
   if (fs::is_directory(path, ec)) {
-    throw std::runtime_error(fmt::format(
-        "{} is a directory, not a file path; name a file inside it (.../net.pt)", path.string()));
+    // Named by the option that chose it (issue 47: "--csv DIR" was told
+    // about a checkpoint name).
+    const std::string example = option == "--csv"   ? "predictions.csv"
+                                : option == "--out" ? "model.safetensors"
+                                                    : "net.pt";
+    throw std::runtime_error(fmt::format("{}{} is a folder, not a file: name a file inside it ({})",
+                                         option.empty() ? "" : option + " ", path.string(),
+                                         (path / example).string()));
   }
   // The names really used: the temporary file write_file_atomically makes,
   // renamed to `path` when nothing is there yet (then removed again).

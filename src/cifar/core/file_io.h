@@ -54,9 +54,11 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
                            const std::string& option = "");
 
 // Checks, before anything is written, that a file can be created at path:
-// creates its folder if needed (unless `make_folder` is false, as for
-// cifar-export's --out) and refuses a path that is a folder. Errors name
-// `path` as given, once, and `option` as above.
+// creates its folder if needed (only with `make_folder`, for a file the tool
+// keeps of its own, such as an image cache; an output an option names has
+// a folder that exists, as torch.save, cp and tee expect: --out, --csv,
+// --checkpoint) and refuses a path that is a folder. Errors name `path` as
+// given, once, and `option` as above.
 void ensure_writable(const std::filesystem::path& path, const std::string& option = "",
                      bool make_folder = true);
 

@@ -95,11 +95,29 @@ std::vector<TomlEntry> read_flat_toml(std::string_view document) {
   for (auto&& [key, node] : table) {
     const auto line = static_cast<int64_t>(key.source().begin.line);
     const std::string name(key.str());
-    entries.push_back({name, value_text(node, name, line, document), line});
+    const TomlType type = node.is_integer()          ? TomlType::kInteger
+                          : node.is_floating_point() ? TomlType::kFloat
+                          : node.is_boolean()        ? TomlType::kBoolean
+                                                     : TomlType::kString;
+    entries.push_back({name, value_text(node, name, line, document), line, type});
   }
   std::stable_sort(entries.begin(), entries.end(),
                    [](const TomlEntry& a, const TomlEntry& b) { return a.line < b.line; });
   return entries;
+}
+
+std::string toml_type_name(TomlType type) {
+  switch (type) {
+    case TomlType::kInteger:
+      return "an integer";
+    case TomlType::kFloat:
+      return "a float";
+    case TomlType::kBoolean:
+      return "a boolean";
+    case TomlType::kString:
+      break;
+  }
+  return "a string";
 }
 
 bool is_utf8(std::string_view text) {

@@ -30,11 +30,19 @@ class TomlError : public UsageError {
   int64_t line_;
 };
 
+// A flat value's TOML type: what the reader of a setting checks before the
+// text (a string "0.5" is no number).
+enum class TomlType { kString, kInteger, kFloat, kBoolean };
+
 struct TomlEntry {
   std::string key;
   std::string value;  // strings as they are, numbers and booleans as written in TOML
   int64_t line = 0;   // 1-based
+  TomlType type = TomlType::kString;
 };
+
+// "a string", "an integer", "a float", "a boolean": for messages.
+std::string toml_type_name(TomlType type);
 
 // The top-level keys of `document` in file order; TomlError otherwise.
 std::vector<TomlEntry> read_flat_toml(std::string_view document);

@@ -160,7 +160,7 @@ void check_predict_outputs(const PredictConfig& config, const std::vector<std::s
                                 {"--weights", config.weights, ""}};
   for (const auto& image : images) inputs.push_back({"the image", image, ""});
   check_distinct_files(inputs, {{"--csv", config.csv, ""}});
-  ensure_writable(config.csv, "--csv");
+  ensure_writable(config.csv, "--csv", /*make_folder=*/false);  // its folder must exist
 }
 
 }  // namespace cifar

@@ -34,7 +34,9 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
                       "choose another --run-dir",
                       output.role, output.path.string(), kind));
     }
-    ensure_writable(output.path, output.role.starts_with("--") ? output.role : "--run-dir");
+    // The run folder exists (lock_); --checkpoint's folder must too.
+    ensure_writable(output.path, output.role.starts_with("--") ? output.role : "--run-dir",
+                    /*make_folder=*/false);
   }
   const auto removed = resumed ? prepare_resumed_run_dir(run_dir, *resumed, overwrite)
                                : prepare_fresh_run_dir(run_dir, overwrite);

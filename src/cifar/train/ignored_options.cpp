@@ -10,6 +10,7 @@
 
 #include "cifar/config/config.h"
 #include "cifar/config/settings_check.h"
+#include "cifar/data/dataset.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/optim/optimizer_registry.h"
 
@@ -46,6 +47,32 @@ std::vector<std::string> unread_by_optimizer(const TrainConfig& c) {
   return unread;
 }
 
+// --crop-scale given (another value than its default) where no random
+// resized crop is cut: a run that does not augment, or data that is not an
+// image folder (CIFAR's images are translated, never resized). "" otherwise,
+// or when the data cannot be told yet (reading it says why).
+std::string ignored_crop_scale(const TrainConfig& c, const Recipe& recipe) {
+  if (c.crop_scale == TrainConfig{}.crop_scale) return "";
+  if (!recipe.augmentation.translates()) {
+    return fmt::format(
+        "--crop-scale {:g} does nothing here: random resized crops augment training images, "
+        "and the {} recipe does not augment them in this run (--augment turns it on): ignored",
+        c.crop_scale, recipe.name);
+  }
+  std::optional<DatasetKind> kind;
+  try {
+    kind = dataset_request(c.dataset);
+    if (!kind) kind = detect_dataset(c.data_dir);
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (*kind == DatasetKind::kFolder) return "";
+  return fmt::format(
+      "--crop-scale {:g} does nothing here: only image folders are trained on random resized "
+      "crops, and {} is {} (its images are translated): ignored",
+      c.crop_scale, c.data_dir, to_string(*kind));
+}
+
 }  // namespace
 
 void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string& model,
@@ -76,6 +103,9 @@ void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string&
       spdlog::warn("--optimizer {} does not use {}: ignored", c.optimizer,
                    fmt::format("{}", fmt::join(unread, ", ")));
     }
+  }
+  if (const std::string note = ignored_crop_scale(c, recipe); !note.empty()) {
+    spdlog::warn("{}", note);
   }
   if (const auto given = overridden(c, recipe); !given.empty()) {
     spdlog::warn("the {} recipe sets {} itself: the value{} given {} ignored", recipe.name,
