@@ -5,9 +5,12 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -128,4 +131,40 @@ TEST_CASE("ensure_writable and atomic writes name the user's path, once", "[file
     CHECK(count(message, std::string(99, 'z')) == 1);
     CHECK(message.size() < long_name.size() + 200);
   }
+}
+
+// Issue 47, class 6: names as the file system has them.
+TEST_CASE("a name in a message reads back exactly and keeps its line whole", "[file_io]") {
+  CHECK(shown_name(std::string("photos/cat 1.png")) == "photos/cat 1.png");
+  CHECK(shown_name(std::string("caf\xc3\xa9/\xe6\x97\xa5.png")) == "caf\xc3\xa9/\xe6\x97\xa5.png");
+  CHECK(shown_name(std::string("Q/bad\nname.png")) == "'Q/bad\\nname.png'");
+  CHECK(shown_name(std::string("a\tb'c\\d\x7f\x01")) == "'a\\tb\\'c\\\\d\\x7f\\x01'");
+  CHECK(shown_name(std::string("caf\xe9.png")) == "'caf\\xe9.png'");  // Latin-1, not UTF-8
+  // A file whose name holds a newline: its error is one line, the reason kept.
+  TempDir dir;
+  const fs::path odd = dir.path() / "bad\nname.png";
+  CHECK_THROWS_WITH(read_file(odd, 10, "image"),
+                    Catch::Contains("bad\\nname.png' does not exist") && !Catch::Contains("\n"));
+}
+
+TEST_CASE("names sort as Python sorts os.walk's str names", "[file_io]") {
+  // sorted(os.fsdecode(n) for n in names), as Python 3 gives it (byte order
+  // puts \xc3( before \xc3\xa9 and \xff last).
+  const std::vector<std::string> python{"Z.png",
+                                        "a.png",
+                                        "b\nc.png",
+                                        "\xc3\xa9t\xc3\xa9.png",
+                                        "\xc4\x80.png",
+                                        "\xc3(.png",
+                                        "\xe9t\xe9.png",
+                                        "\xed\xa0\x80.png",
+                                        "\xff.png",
+                                        "\xee\x80\x80.png",
+                                        "\xf0\x9f\x99\x82.png"};
+  std::vector<std::string> names(python.rbegin(), python.rend());
+  std::sort(names.begin(), names.end(), python_name_less);
+  CHECK(names == python);
+  CHECK_FALSE(python_name_less("a", "a"));
+  CHECK(python_name_less("a", "ab"));
+  CHECK_FALSE(python_name_less("ab", "a"));
 }

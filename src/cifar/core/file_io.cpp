@@ -12,6 +12,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "cifar/core/names.h"
+
 namespace cifar {
 namespace fs = std::filesystem;
 
@@ -33,7 +35,7 @@ std::string write_advice(const fs::path& path, int err, const std::string& optio
   if (err == ENOENT) {
     why = fs::is_directory(parent_of(path), ec)
               ? " (its folder does not accept new files)"
-              : fmt::format(" (its folder {} does not exist)", parent_of(path).string());
+              : fmt::format(" (its folder {} does not exist)", shown_name(parent_of(path)));
   } else if (err == ENOTDIR) {
     why = " (a name on the way to it is a file, not a folder)";
   }
@@ -49,7 +51,7 @@ std::string blocked_folder(const fs::path& path) {
   for (const auto& part : parent_of(path)) {
     dir /= part;
     if (::access(dir.c_str(), X_OK) != 0 && errno == EACCES) {
-      return dir.filename().empty() ? dir.string() : dir.filename().string();
+      return shown_name(dir.filename().empty() ? dir : dir.filename());
     }
   }
   return "";
@@ -58,7 +60,7 @@ std::string blocked_folder(const fs::path& path) {
 [[noreturn]] void throw_stat_failure(const fs::path& path, int err, const std::string& what,
                                      const std::string& missing_hint) {
   if (err == ENOENT || err == ENOTDIR) {
-    throw std::runtime_error(fmt::format("{} {} does not exist{}{}", what, path.string(),
+    throw std::runtime_error(fmt::format("{} {} does not exist{}{}", what, shown_name(path),
                                          missing_hint.empty() ? "" : ": ", missing_hint));
   }
   if (err == EACCES) {
@@ -66,11 +68,11 @@ std::string blocked_folder(const fs::path& path) {
     throw std::runtime_error(fmt::format(
         "{} {}: permission denied{}; ask its owner for access (chmod a+rx on the folders, a+r "
         "on the file) or run as a user who may read it",
-        what, path.string(),
+        what, shown_name(path),
         folder.empty() ? ""
                        : fmt::format(" (folder '{}' on that path cannot be entered)", folder)));
   }
-  throw std::runtime_error(fmt::format("{} {}: {}", what, path.string(), errno_text(err)));
+  throw std::runtime_error(fmt::format("{} {}: {}", what, shown_name(path), errno_text(err)));
 }
 
 }  // namespace
@@ -81,12 +83,12 @@ uint64_t check_readable_file(const fs::path& path, const std::string& what,
   if (::stat(path.c_str(), &st) != 0) throw_stat_failure(path, errno, what, missing_hint);
   if (S_ISDIR(st.st_mode)) {
     throw std::runtime_error(fmt::format(
-        "{} {} is a directory, not a file; pass the file inside it", what, path.string()));
+        "{} {} is a directory, not a file; pass the file inside it", what, shown_name(path)));
   }
   if (!S_ISREG(st.st_mode)) {
     throw std::runtime_error(
         fmt::format("{} {} is not a regular file (a device, FIFO or socket); pass a regular file",
-                    what, path.string()));
+                    what, shown_name(path)));
   }
   if (::access(path.c_str(), R_OK) != 0 && errno == EACCES)
     throw_stat_failure(path, EACCES, what, "");
@@ -98,14 +100,14 @@ void check_readable_directory(const fs::path& path, const std::string& what,
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw_stat_failure(path, errno, what, missing_hint);
   if (!S_ISDIR(st.st_mode)) {
-    throw std::runtime_error(fmt::format("{} {} is not a directory{}{}", what, path.string(),
+    throw std::runtime_error(fmt::format("{} {} is not a directory{}{}", what, shown_name(path),
                                          missing_hint.empty() ? "" : ": ", missing_hint));
   }
   if (::access(path.c_str(), X_OK) != 0 && errno == EACCES) {
     throw std::runtime_error(fmt::format(
         "{} {}: permission denied (the folder cannot be entered); ask its owner for access "
         "(chmod a+rx) or run as a user who may read it",
-        what, path.string()));
+        what, shown_name(path)));
   }
 }
 
@@ -122,7 +124,7 @@ int open_regular_file(const fs::path& path, const std::string& what,
     ::close(fd);
     throw std::runtime_error(
         fmt::format("{} {} is not a regular file (a device, FIFO or socket); pass a regular file",
-                    what, path.string()));
+                    what, shown_name(path)));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
@@ -133,7 +135,7 @@ std::string read_file(const fs::path& path, uint64_t max_bytes, const std::strin
   const uint64_t size = check_readable_file(path, what, missing_hint);
   if (size > max_bytes) {
     throw std::runtime_error(fmt::format("{} {} is {} bytes, more than the {} a {} can be", what,
-                                         path.string(), size, max_bytes, what));
+                                         shown_name(path), size, max_bytes, what));
   }
   return read_front(path, max_bytes + 1, what, missing_hint, /*whole=*/true);
 }
@@ -158,7 +160,7 @@ std::string read_front(const fs::path& path, uint64_t max_bytes, const std::stri
       const int err = errno;
       ::close(fd);
       throw std::runtime_error(
-          fmt::format("reading {} {} failed: {}", what, path.string(), errno_text(err)));
+          fmt::format("reading {} {} failed: {}", what, shown_name(path), errno_text(err)));
     }
     if (n == 0) break;
     done += static_cast<size_t>(n);
@@ -166,7 +168,7 @@ std::string read_front(const fs::path& path, uint64_t max_bytes, const std::stri
   ::close(fd);
   if (whole && done >= max_bytes) {
     throw std::runtime_error(fmt::format("{} {} is more than the {} bytes a {} can be", what,
-                                         path.string(), max_bytes - 1, what));
+                                         shown_name(path), max_bytes - 1, what));
   }
   bytes.resize(done);
   return bytes;
@@ -193,7 +195,7 @@ void write_file_atomically(const fs::path& path, const std::string& bytes,
   const int fd = create_temp_beside(path, tmp);
   if (fd < 0) {
     const int err = errno;
-    throw std::runtime_error(fmt::format("cannot write {}: {}{}", path.string(), errno_text(err),
+    throw std::runtime_error(fmt::format("cannot write {}: {}{}", shown_name(path), errno_text(err),
                                          write_advice(path, err, option)));
   }
   size_t done = 0;
@@ -205,19 +207,19 @@ void write_file_atomically(const fs::path& path, const std::string& bytes,
       ::close(fd);
       ::unlink(tmp.c_str());
       throw std::runtime_error(
-          fmt::format("writing {} failed: {} (disk full?)", path.string(), why));
+          fmt::format("writing {} failed: {} (disk full?)", shown_name(path), why));
     }
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const auto why = errno_text(errno);
     ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("flushing {} to disk failed: {}", path.string(), why));
+    throw std::runtime_error(fmt::format("flushing {} to disk failed: {}", shown_name(path), why));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const auto why = errno_text(errno);
     ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot replace {}: {}", path.string(), why));
+    throw std::runtime_error(fmt::format("cannot replace {}: {}", shown_name(path), why));
   }
   // Make the rename itself durable.
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -232,7 +234,7 @@ void ensure_writable(const fs::path& path, const std::string& option, bool make_
   std::error_code ec;
   if (make_folder) fs::create_directories(dir, ec);
   if (ec) {
-    throw std::runtime_error(fmt::format("cannot create directory {}: {}{}", dir.string(),
+    throw std::runtime_error(fmt::format("cannot create directory {}: {}{}", shown_name(dir),
                                          ec.message(), write_advice(path, 0, option)));
   }
   if (fs::is_directory(path, ec)) {
@@ -242,8 +244,8 @@ void ensure_writable(const fs::path& path, const std::string& option, bool make_
                                 : option == "--out" ? "model.safetensors"
                                                     : "net.pt";
     throw std::runtime_error(fmt::format("{}{} is a folder, not a file: name a file inside it ({})",
-                                         option.empty() ? "" : option + " ", path.string(),
-                                         (path / example).string()));
+                                         option.empty() ? "" : option + " ", shown_name(path),
+                                         shown_name(path / example)));
   }
   // The names really used: the temporary file write_file_atomically makes,
   // renamed to `path` when nothing is there yet (then removed again).
@@ -263,7 +265,7 @@ void ensure_writable(const fs::path& path, const std::string& option, bool make_
     }
   }
   if (err != 0) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}{}", path.string(), errno_text(err),
+    throw std::runtime_error(fmt::format("cannot write {}: {}{}", shown_name(path), errno_text(err),
                                          write_advice(path, err, option)));
   }
 }

@@ -15,6 +15,8 @@
 #include <tuple>
 #include <utility>
 
+#include "cifar/core/names.h"
+
 namespace cifar {
 namespace fs = std::filesystem;
 
@@ -47,8 +49,9 @@ std::vector<FolderEntry> folder_entries(const fs::path& dir) {
     e.name = name;
     out.push_back(std::move(e));
   }
-  std::sort(out.begin(), out.end(),
-            [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
+  std::sort(out.begin(), out.end(), [](const FolderEntry& a, const FolderEntry& b) {
+    return python_name_less(a.name, b.name);
+  });
   return out;
 }
 
@@ -81,7 +84,8 @@ ImageWalk walk_images(const fs::path& dir, const std::string& prefix) {
     }
   }
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-    return std::tie(a.folder, a.walked.entry.name) < std::tie(b.folder, b.walked.entry.name);
+    if (a.folder != b.folder) return python_name_less(a.folder, b.folder);
+    return python_name_less(a.walked.entry.name, b.walked.entry.name);
   });
   walk.images.reserve(found.size());
   for (auto& f : found) walk.images.push_back(std::move(f.walked));

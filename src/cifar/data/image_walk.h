@@ -32,7 +32,8 @@ struct FolderEntry {
   bool is_dir() const { return ok && S_ISDIR(st.st_mode); }
 };
 
-// The entries of `dir`, sorted by name (byte order), each stat'ed relative
+// The entries of `dir`, sorted by name as Python sorts them (core/names.h:
+// code points, a byte that is not UTF-8 as its surrogate), each stat'ed relative
 // to the open folder (fstatat, cheaper than a whole path per file). Throws
 // std::runtime_error "cannot list DIR: <why>" when it cannot be read.
 std::vector<FolderEntry> folder_entries(const std::filesystem::path& dir);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 
 namespace cifar {
 namespace {
@@ -209,7 +210,7 @@ torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& so
 torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels) {
   const std::string bytes = read_file(path, uint64_t{1} << 28, "image");
   return decode_image(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
-                      path.string(), max_pixels);
+                      shown_name(path), max_pixels);  // a name with a newline keeps its line
 }
 
 std::string image_decoding_version() {

@@ -10,6 +10,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/file_identity.h"
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/formats/image.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/platform/cpu_plan.h"
@@ -77,9 +78,10 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
 }
 
 std::string format_prediction(const Prediction& p) {
-  if (!p.error.empty()) return fmt::format("{}: error: {}", p.file, p.error);
+  // The name as shown in messages (core/names.h): one line per image, whatever its name.
+  if (!p.error.empty()) return fmt::format("{}: error: {}", shown_name(p.file), p.error);
   std::string line =
-      fmt::format("{}: {} {:.1f}%", p.file, p.top_k[0].first, 100 * p.top_k[0].second);
+      fmt::format("{}: {} {:.1f}%", shown_name(p.file), p.top_k[0].first, 100 * p.top_k[0].second);
   if (p.top_k.size() > 1) {
     std::vector<std::string> rest;
     for (size_t j = 1; j < p.top_k.size(); ++j) {

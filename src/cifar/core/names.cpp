@@ -1,0 +1,90 @@
+// names.cpp: see names.h.
+#include "cifar/core/names.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+namespace cifar {
+namespace {
+
+// The code point of the well-formed UTF-8 sequence at text[i] and its length;
+// {0xDC00 + byte, 1} for a byte that starts none (Python's surrogateescape).
+std::pair<uint32_t, size_t> code_point_at(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  const std::pair<uint32_t, size_t> escaped{0xDC00u + lead, 1};
+  if (lead < 0x80) return {lead, 1};
+  size_t length = 0;
+  uint32_t code = 0;
+  uint32_t smallest = 0;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2, code = lead & 0x1Fu, smallest = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, code = lead & 0x0Fu, smallest = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, code = lead & 0x07u, smallest = 0x10000;
+  } else {
+    return escaped;
+  }
+  if (i + length > text.size()) return escaped;
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return escaped;
+    code = (code << 6) | (byte(i + k) & 0x3Fu);
+  }
+  const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
+  if (code < smallest || code > 0x10FFFF || surrogate) return escaped;
+  return {code, length};
+}
+
+bool is_escaped(std::string_view text, size_t i, const std::pair<uint32_t, size_t>& cp) {
+  return cp.first >= 0xDC80 && cp.first <= 0xDCFF && cp.second == 1 &&
+         static_cast<unsigned char>(text[i]) >= 0x80;
+}
+
+}  // namespace
+
+std::string shown_name(std::string_view name) {
+  bool plain = true;
+  for (size_t i = 0; i < name.size() && plain;) {
+    const auto cp = code_point_at(name, i);
+    plain = cp.first >= 0x20 && cp.first != 0x7F && !is_escaped(name, i, cp);
+    i += cp.second;
+  }
+  if (plain) return std::string(name);
+  std::string out = "'";
+  for (size_t i = 0; i < name.size();) {
+    const auto cp = code_point_at(name, i);
+    const char c = name[i];
+    if (is_escaped(name, i, cp) || (cp.first < 0x20 && c != '\n' && c != '\t' && c != '\r') ||
+        cp.first == 0x7F) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\\' || c == '\'') {
+      out += std::string("\\") + c;
+    } else {
+      out.append(name.substr(i, cp.second));
+    }
+    i += cp.second;
+  }
+  return out + "'";
+}
+
+bool python_name_less(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const auto x = code_point_at(a, i);
+    const auto y = code_point_at(b, j);
+    if (x.first != y.first) return x.first < y.first;
+    i += x.second;
+    j += y.second;
+  }
+  return i == a.size() && j < b.size();
+}
+
+}  // namespace cifar

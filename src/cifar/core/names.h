@@ -1,0 +1,36 @@
+// names.h: names as the file system has them: any bytes but '/' and NUL.
+//
+// Two things every tool does with them, in one place:
+//   shown_name         a name (a path) in a message or a log line, written so
+//                      that it reads back exactly and keeps its line whole: as
+//                      it is when it is printable UTF-8, else between single
+//                      quotes with Python's escapes (\n, \t, \\, \', \xNN for
+//                      other control characters and bytes that are not UTF-8)
+//   python_name_less   the order Python's sorted() gives os.walk's and
+//                      os.scandir's names (str, decoded with surrogateescape:
+//                      a byte that is not UTF-8 is U+DC80 + its value less
+//                      0x80), which torchvision's ImageFolder and
+//                      cifar-predict's folders follow; byte order differs for
+//                      names that are not UTF-8
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace cifar {
+
+std::string shown_name(std::string_view name);
+inline std::string shown_name(const std::string& name) {
+  return shown_name(std::string_view(name));
+}
+inline std::string shown_name(const char* name) {
+  return shown_name(std::string_view(name));
+}
+inline std::string shown_name(const std::filesystem::path& path) {
+  return shown_name(std::string_view(path.native()));
+}
+
+bool python_name_less(std::string_view a, std::string_view b);
+
+}  // namespace cifar
