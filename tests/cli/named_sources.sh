@@ -71,6 +71,16 @@ OMP_NUM_THREADS= expect 0 "Accuracy of the network" -- "$EVAL" --checkpoint m.pt
 [[ ! -e o && ! -e o.pt ]] || fail "a refused run wrote its outputs"
 pass "\$OMP_NUM_THREADS that is not a count is refused by cifar-train, cifar-eval and cifar-predict"
 
+# --- --data from $CIFAR10_DIR: a failure about it says so ------------------------
+mkdir empty
+CIFAR10_DIR=nowhere expect 1 "data folder nowhere does not exist.*\(--data from \\\$CIFAR10_DIR=nowhere\)$" -- \
+  "$TRAIN" --device cpu --epochs 1 --run-dir e1 --checkpoint e1.pt
+CIFAR10_DIR=empty expect 1 "empty holds no data set.*\(--data from \\\$CIFAR10_DIR=empty\)$" -- \
+  "$EVAL" --checkpoint m.pt --device cpu
+CIFAR10_DIR=data expect 1 "data folder elsewhere does not exist[^$]*$" -- \
+  "$TRAIN" --data elsewhere --device cpu --epochs 1 --run-dir e2 --checkpoint e2.pt
+pass "a failure about the data folder \$CIFAR10_DIR gave names the variable; --data given, not"
+
 # --- an option that does nothing here is named once -----------------------------
 # ignored_once WHAT TEXT ARGS...: the run succeeds and says TEXT once.
 ignored_once() {

@@ -40,9 +40,20 @@ void setup_logging(const LogOptions& options) {
                                     : spdlog::level::info);
 }
 
+namespace {
+// --data as $CIFAR10_DIR gave it, if it did: a failure that names it says so.
+std::string& data_from_env() {
+  static std::string value;
+  return value;
+}
+}  // namespace
+
 void resolve_data_env(const CLI::App& app, std::string& data_dir) {
   const char* env = std::getenv("CIFAR10_DIR");
-  if (app.count("--data") == 0 && env != nullptr && *env != '\0') data_dir = env;
+  if (app.count("--data") == 0 && env != nullptr && *env != '\0') {
+    data_dir = env;
+    data_from_env() = env;
+  }
 }
 
 DistEnv dist_env_from_environment() {
@@ -172,7 +183,26 @@ std::string elastic_error_json(const std::string& message, int64_t unix_seconds)
 
 // Logs a failure's one line and returns its exit status; under torchrun also
 // writes it where the launcher reads a failed process's cause.
-int failed(int status, const std::string& message) {
+// Whether `message` names `path` as a whole word (not inside another name).
+bool names_path(const std::string& message, const std::string& path) {
+  const auto edge = [](char c) { return c == ' ' || c == '(' || c == '\'' || c == '"'; };
+  for (auto at = message.find(path); at != std::string::npos; at = message.find(path, at + 1)) {
+    const size_t end = at + path.size();
+    const bool before = at == 0 || edge(message[at - 1]);
+    const bool after = end == message.size() || edge(message[end]) || message[end] == ':' ||
+                       message[end] == '/' || message[end] == ',' || message[end] == ')';
+    if (before && after) return true;
+  }
+  return false;
+}
+
+int failed(int status, const std::string& given) {
+  // A failure about the data folder $CIFAR10_DIR named says where it came from.
+  const std::string& env = data_from_env();
+  const bool about_env_data =
+      !env.empty() && names_path(given, env) && given.find("$CIFAR10_DIR") == std::string::npos;
+  const std::string message =
+      about_env_data ? fmt::format("{} (--data from $CIFAR10_DIR={})", given, env) : given;
   spdlog::error("{}", message);
   const char* path = std::getenv("TORCHELASTIC_ERROR_FILE");
   if (path == nullptr || *path == '\0') return status;

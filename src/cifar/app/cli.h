@@ -35,7 +35,8 @@ void add_log_flags(CLI::App& app, LogOptions& options);
 void setup_logging(const LogOptions& options);
 
 // --data not given (on the command line or in a config file): take
-// $CIFAR10_DIR when it is set. The library itself reads no environment.
+// $CIFAR10_DIR when it is set (a failure naming that folder then ends with
+// "(--data from $CIFAR10_DIR=...)"). The library itself reads no environment.
 void resolve_data_env(const CLI::App& app, std::string& data_dir);
 
 // The launcher's variables (torchrun's RANK, WORLD_SIZE, ...), parsed.
