@@ -31,6 +31,8 @@ for n in names:
     png(b"Q/" + n)
 png(b"Q/\xc3(sub/x.png")
 png(b"Q/\xc4\x80sub/x.png")
+with open(b"Q/read\nme.txt", "wb") as f:  # skipped, and named so
+    f.write(b"notes")
 with open(b"Q/bad\nname.png", "wb") as f:
     f.write(b"not an image at all")
 PY
@@ -60,6 +62,8 @@ PY
 # One log line for the bad image, its name escaped and its reason kept.
 grep -qF "error: image 'Q/bad\\nname.png': not a PNG or JPEG file" predict.err ||
   { cat predict.err; fail "the bad image's log line is cut or does not name it escaped"; }
+grep -qF "skipped 1 file without a .png, .jpg or .jpeg extension in the folders ('Q/read\nme.txt')" predict.err ||
+  { cat predict.err; fail "the skipped file is not named escaped, on one line"; }
 lines=$(wc -l <plain.out)
 [[ $lines -eq 16 ]] || { cat plain.out; fail "$lines lines of predictions for 16 readable images"; }
 grep -qF "'Q/b\\nc.png': " plain.out || { cat plain.out; fail "a name with a newline is not shown escaped"; }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/data/image_walk.h"
 
 namespace cifar {
@@ -17,7 +18,7 @@ constexpr size_t kNamedSkipped = 5;  // skipped entries named in the log
 
 void note_skipped(ImageList& list, int64_t& count, const fs::path& path) {
   ++count;
-  if (list.skipped_names.size() < kNamedSkipped) list.skipped_names.push_back(path.string());
+  if (list.skipped_names.size() < kNamedSkipped) list.skipped_names.push_back(shown_name(path));
 }
 
 // The images under `root`, in torchvision's order (data/image_walk.h).
@@ -49,7 +50,7 @@ ImageList list_images(const std::vector<std::string>& inputs) {
       const int64_t skipped = list.skipped_other + list.skipped_hidden - skipped_before;
       list.empty_folders.push_back(fmt::format(
           "{} holds no PNG or JPEG image (.png, .jpg or .jpeg, in it or in its subfolders){}",
-          input, skipped > 0 ? fmt::format(": only {} other entries", skipped) : ""));
+          shown_name(input), skipped > 0 ? fmt::format(": only {} other entries", skipped) : ""));
     }
     list.files.insert(list.files.end(), files.begin(), files.end());
   }
