@@ -29,7 +29,7 @@ using namespace cifar;
 namespace {
 
 Classifier build(const std::string& model, int64_t seed) {
-  torch::manual_seed(seed);
+  torch::manual_seed(static_cast<uint64_t>(seed));
   return make_model(ModelOptions().name(model));
 }
 

@@ -31,8 +31,10 @@ int main(int argc, char** argv) {
   manifest["text"] = {{"config", config}};
 
   std::vector<int64_t> confusion(100);
-  for (int r = 0; r < 10; ++r) {
-    for (int c = 0; c < 10; ++c) confusion[r * 10 + c] = r == c ? 60 + 3 * r : (r + c) % 5;
+  for (size_t r = 0; r < 10; ++r) {
+    for (size_t c = 0; c < 10; ++c) {
+      confusion[r * 10 + c] = static_cast<int64_t>(r == c ? 60 + 3 * r : (r + c) % 5);
+    }
   }
   const auto heat = cifar::confusion_heatmap_png(confusion, 10);
   writer.image("test/confusion", heat.png, heat.height, heat.width, 3);
@@ -63,8 +65,9 @@ int main(int argc, char** argv) {
     test.num_classes = 10;
     test.confusion.assign(100, 0);
     for (int r = 0; r < 10; ++r) {
-      test.confusion[r * 10 + r] = 10 * epoch + r;
-      test.confusion[r * 10 + (r + 1) % 10] = 30 - 10 * epoch + r;
+      const auto cell = [&](int c) { return static_cast<size_t>(r * 10 + c); };
+      test.confusion[cell(r)] = 10 * epoch + r;
+      test.confusion[cell((r + 1) % 10)] = 30 - 10 * epoch + r;
     }
     csv.write(m);
     cifar::write_tensorboard_epoch(writer, m, &test, names);

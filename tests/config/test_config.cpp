@@ -66,8 +66,10 @@ TEST_CASE("the command line refuses what does not fit, naming what was typed", "
   CHECK_THAT(parse_error({"--lr", "1e308"}), Catch::Contains("in (0, 1e+30]"));
   CHECK_THAT(parse_error({"--threads", "100000"}), Catch::Contains("--threads"));
   CHECK_THAT(parse_error({"--device", "tpu"}), Catch::Contains("'tpu' is not a device"));
-  CHECK_THAT(parse_error({"--amp", "fp8"}), Catch::Contains("choose bf16, fp16 or off"));
+  CHECK_THAT(parse_error({"--amp", "fp8"}), Catch::Contains("choose auto, bf16, fp16 or off"));
   CHECK(parse({"--amp", "fp16"}).amp == AmpMode::kFp16);
+  CHECK(parse({"--amp", "auto"}).amp == AmpMode::kAuto);
+  CHECK(parse({}).amp == AmpMode::kAuto);  // the default: what the device runs natively
   TrainConfig graphed_fp16 = parse({"--amp", "fp16", "--cuda-graph"});
   CHECK_THROWS_WITH(validate(graphed_fp16),
                     Catch::Contains("--amp fp16 cannot be used with --cuda-graph") &&

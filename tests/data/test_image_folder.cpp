@@ -245,7 +245,7 @@ TEST_CASE("decoding reports its progress and ends at the total", "[data][image_f
   TempDir dir;
   two_classes(dir.path());
   for (int i = 0; i < 300; ++i) {
-    write_png(dir.path() / "train" / "cat" / ("x" + std::to_string(i) + ".png"), i % 256, 0, 0);
+    write_png(dir.path() / "train" / "cat" / fmt::format("x{}.png", i), i % 256, 0, 0);
   }
   auto options = no_cache();
   std::vector<std::pair<int64_t, int64_t>> calls;

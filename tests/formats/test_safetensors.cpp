@@ -11,7 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-std::span<const uint8_t> as_span(const std::string& s) {
+std::span<const uint8_t> bytes_of(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
@@ -44,7 +44,7 @@ TEST_CASE("safetensors round trip keeps names, values, dtypes and metadata", "[s
   CHECK(header.at("half").at("dtype") == "F32");  // bf16 written as float32
   CHECK(header.at("__metadata__").at("model") == "net");
 
-  const auto file = decode_safetensors(as_span(bytes), "mem");
+  const auto file = decode_safetensors(bytes_of(bytes), "mem");
   CHECK(file.metadata == meta);
   REQUIRE(file.tensors.size() == tensors.size());
   CHECK(torch::equal(file.tensors.at("conv1.weight"), tensors.at("conv1.weight")));
@@ -61,7 +61,7 @@ TEST_CASE("safetensors round trip keeps names, values, dtypes and metadata", "[s
 TEST_CASE("safetensors headers that lie are refused with the problem named", "[safetensors]") {
   const auto refuse = [](const std::string& bytes, const std::string& words) {
     CAPTURE(words);
-    REQUIRE_THROWS_WITH(parse_safetensors_header(as_span(bytes), "bad.safetensors"),
+    REQUIRE_THROWS_WITH(parse_safetensors_header(bytes_of(bytes), "bad.safetensors"),
                         Catch::Contains("bad.safetensors") && Catch::Contains(words));
   };
   refuse("", "too short");
@@ -86,7 +86,7 @@ TEST_CASE("safetensors headers that lie are refused with the problem named", "[s
   refuse(file_with_header({{"__metadata__", {{"k", 1}}}}, 0), "not a string");
   refuse(file_with_header({{"w", {{"dtype", "F32"}, {"shape", {1}}}}}, 4), "data_offsets");
   // A well-formed one passes.
-  CHECK(
-      parse_safetensors_header(as_span(file_with_header({{"w", entry("I64", {1}, 0, 8)}}, 8)), "ok")
-          .entries.size() == 1);
+  CHECK(parse_safetensors_header(bytes_of(file_with_header({{"w", entry("I64", {1}, 0, 8)}}, 8)),
+                                 "ok")
+            .entries.size() == 1);
 }

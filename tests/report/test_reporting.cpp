@@ -1,4 +1,5 @@
 // test_reporting.cpp: the tables, the JSON, the epoch line and metrics.csv.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -48,7 +49,7 @@ TEST_CASE("the tutorial's report lines", "[reporting]") {
   CHECK_THAT(text, Catch::Contains("Accuracy for class: cat        is 80.0 %\n"));
   CHECK_THAT(text, Catch::Contains("Accuracy for class: frog       is 0.0 %\n"));
   const std::string table = format_confusion(three_classes(), kNames);
-  CHECK_THAT(table, Catch::Contains("\n" + std::string(10, ' ') + "0    1    2\n"));
+  CHECK_THAT(table, Catch::Contains(fmt::format("\n{:10}0    1    2\n", "")));
   CHECK_THAT(table, Catch::Contains("\n1 dog     0    5    0\n"));
 }
 

@@ -13,7 +13,7 @@
 using namespace cifar;
 
 namespace {
-constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
 // The momentum buffers the optimiser state holds (through the archive a
 // checkpoint would read back).
@@ -53,7 +53,7 @@ TEST_CASE("a skipped step leaves the weights and the momentum untouched", "[grad
   REQUIRE(momentum[0].abs().sum().item<double>() > 0);
 
   Batch bad{good.images.clone(), good.labels};
-  bad.images[3][1][5][7] = kInf;  // one pixel: every gradient becomes inf or NaN
+  bad.images[3][1][5][7] = kInfinity;  // one pixel: every gradient becomes inf or NaN
   step->run(bad, 1);
   CHECK(scaler.skipped_steps() == 1);
   CHECK(scaler.scale_value() == 32768);

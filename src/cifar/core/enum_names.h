@@ -2,7 +2,7 @@
 //
 // A table of {value, "name"} pairs gives a value's name (name_of) and a
 // name's value (parse_name), whose error lists the choices in the table's
-// order: "unknown --amp 'fp8': choose bf16, fp16 or off".
+// order: "unknown --amp 'fp8': choose auto, bf16, fp16 or off".
 #pragma once
 
 #include <fmt/format.h>

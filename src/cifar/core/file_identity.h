@@ -22,7 +22,7 @@ struct NamedFile {
   // What a run continues, when it is one (kContinuedCheckpoint,
   // kContinuedSettings): an input of a kind that an output of the same kind
   // may replace. Empty for every other file.
-  std::string continues;
+  std::string continues{};
 };
 
 // The checkpoint a run goes on from (--resume), which its own checkpoints

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kDownloadHint =
+constexpr const char* kCifar100DownloadHint =
     "get the data set with scripts/download_cifar100.sh, or point --data at the "
     "cifar-100-binary folder (train.bin, test.bin, fine_label_names.txt, coarse_label_names.txt)";
 
@@ -35,7 +35,7 @@ void check_present(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
     throw std::runtime_error(fmt::format("{} is missing from {}: {}", path.filename().string(),
-                                         path.parent_path().string(), kDownloadHint));
+                                         path.parent_path().string(), kCifar100DownloadHint));
   }
 }
 
@@ -45,9 +45,10 @@ std::vector<std::string> read_names(const fs::path& dir, LabelSet labels) {
   check_present(path);
   auto names = read_name_lines(path, "CIFAR-100 class-name file");
   if (static_cast<int64_t>(names.size()) != cifar100_classes(labels)) {
-    throw std::runtime_error(fmt::format(
-        "{} names {} classes, expected {} (one per line, the {} labels in order): {}",
-        path.string(), names.size(), cifar100_classes(labels), to_string(labels), kDownloadHint));
+    throw std::runtime_error(
+        fmt::format("{} names {} classes, expected {} (one per line, the {} labels in order): {}",
+                    path.string(), names.size(), cifar100_classes(labels), to_string(labels),
+                    kCifar100DownloadHint));
   }
   return names;
 }
@@ -85,7 +86,7 @@ void parse_cifar100_records(std::span<const uint8_t> bytes, const std::string& s
       throw std::runtime_error(fmt::format(
           "{}: record {} has coarse label {} and fine label {}, outside 0-19 and 0-99; the file "
           "is corrupt or not CIFAR-100 (CIFAR-10 files have another layout): {}",
-          source, r, record[0], record[1], kDownloadHint));
+          source, r, record[0], record[1], kCifar100DownloadHint));
     }
     label_out[r] = labels == LabelSet::kFine ? record[1] : record[0];
     std::memcpy(images + r * kCifarImageBytes, record + 2, kCifarImageBytes);
@@ -93,16 +94,17 @@ void parse_cifar100_records(std::span<const uint8_t> bytes, const std::string& s
 }
 
 ImageSplit read_cifar100(const fs::path& dir, Split split, LabelSet labels) {
-  check_readable_directory(dir, "CIFAR-100 directory", kDownloadHint);
+  check_readable_directory(dir, "CIFAR-100 directory", kCifar100DownloadHint);
   const fs::path path = dir / (split == Split::kTrain ? "train.bin" : "test.bin");
   check_present(path);
   const std::string bytes = read_file(path, kMaxFileBytes, "CIFAR-100 data file");
   const auto size = static_cast<int64_t>(bytes.size());
   if (size == 0 || size % kCifar100RecordBytes != 0) {
-    throw std::runtime_error(fmt::format(
-        "{} is {} bytes, not a whole number of {}-byte records{}: {}", path.string(), size,
-        kCifar100RecordBytes,
-        size == 0 ? "" : "; the file looks truncated (an interrupted download?)", kDownloadHint));
+    throw std::runtime_error(
+        fmt::format("{} is {} bytes, not a whole number of {}-byte records{}: {}", path.string(),
+                    size, kCifar100RecordBytes,
+                    size == 0 ? "" : "; the file looks truncated (an interrupted download?)",
+                    kCifar100DownloadHint));
   }
   const int64_t n = size / kCifar100RecordBytes;
   if (n != official_records(split)) {

@@ -45,11 +45,11 @@ std::optional<DatasetKind> dataset_request(const std::string& text);
 
 struct DatasetOptions {
   std::filesystem::path dir;
-  std::optional<DatasetKind> kind;    // unset (--dataset auto): detected from dir
+  std::optional<DatasetKind> kind{};  // unset (--dataset auto): detected from dir
   LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set (--labels)
-  ImageFolderOptions folder;          // image folders: cache, bad images, no test/
+  ImageFolderOptions folder{};        // image folders: cache, bad images, no test/
   int64_t image_size = 0;             // --image-size: the side, px; 0: the data set's own
-  std::optional<CropMode> crop_mode;  // --crop-mode; unset: the kind's (dataset_kinds())
+  std::optional<CropMode> crop_mode{};  // --crop-mode; unset: the kind's (dataset_kinds())
   double crop_pct = 0;                // --crop-pct; 0: the kind's
   // Training with augmentation: the share of the area a random resized crop
   // keeps at least (--crop-scale), for a kind that augments so; then its

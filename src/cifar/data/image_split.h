@@ -40,7 +40,7 @@ struct ImageSplit {
   std::vector<std::string> class_names;  // one per class, in label order
   // Set when `images` are whole images kept for random resized crops;
   // unset: images prepared at the model's side, S.
-  std::optional<WholeImages> whole;
+  std::optional<WholeImages> whole{};
 
   int64_t size() const { return labels.size(0); }
   // The side of the images the model takes: whole->side, else S.

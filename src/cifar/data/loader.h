@@ -34,7 +34,7 @@ struct EpochPlan {
   PadMode pad_mode = PadMode::kZero;
   // Whole images (crops.h): (N, 4) float crop boxes, random when augmenting,
   // else the evaluation's; undefined for images at the model's side.
-  torch::Tensor boxes;
+  torch::Tensor boxes{};
 };
 
 struct Batch {

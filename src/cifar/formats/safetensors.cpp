@@ -31,7 +31,7 @@ constexpr DtypeName kDtypes[] = {
     {"BOOL", torch::kBool},
 };
 
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
+[[noreturn]] void fail_header(const std::string& source, const std::string& problem) {
   throw std::runtime_error(fmt::format("safetensors file {}: {}", source, problem));
 }
 
@@ -43,37 +43,38 @@ const char* dtype_name(torch::ScalarType type) {
 }
 
 SafetensorsEntry parse_entry(const std::string& name, const json& j, const std::string& source) {
-  if (!j.is_object()) fail(source, fmt::format("entry '{}' is not a JSON object", name));
+  if (!j.is_object()) fail_header(source, fmt::format("entry '{}' is not a JSON object", name));
   SafetensorsEntry e;
   e.name = name;
   const auto dtype = j.find("dtype");
   if (dtype == j.end() || !dtype->is_string()) {
-    fail(source, fmt::format("entry '{}' has no dtype string", name));
+    fail_header(source, fmt::format("entry '{}' has no dtype string", name));
   }
   const auto known = std::find_if(std::begin(kDtypes), std::end(kDtypes), [&](const auto& d) {
     return dtype->get_ref<const std::string&>() == d.name;
   });
   if (known == std::end(kDtypes)) {
-    fail(source, fmt::format("entry '{}' has dtype '{}', which this tool does not read (F32, F64, "
-                             "F16, BF16, I64, I32, I16, I8, U8, BOOL)",
-                             name, dtype->get<std::string>()));
+    fail_header(source,
+                fmt::format("entry '{}' has dtype '{}', which this tool does not read (F32, F64, "
+                            "F16, BF16, I64, I32, I16, I8, U8, BOOL)",
+                            name, dtype->get<std::string>()));
   }
   e.dtype = known->type;
   const auto shape = j.find("shape");
   if (shape == j.end() || !shape->is_array() || shape->size() > 16) {
-    fail(source, fmt::format("entry '{}' has no shape list (of at most 16 sizes)", name));
+    fail_header(source, fmt::format("entry '{}' has no shape list (of at most 16 sizes)", name));
   }
   uint64_t numel = 1;
   uint64_t span = 1;  // the sizes' product with zeros as ones: what LibTorch's strides reach
   for (const auto& d : *shape) {
     if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 40)) {
-      fail(source, fmt::format("entry '{}' has a bad size {} in its shape", name, d.dump()));
+      fail_header(source, fmt::format("entry '{}' has a bad size {} in its shape", name, d.dump()));
     }
     const uint64_t size = d.get<uint64_t>();
     if (std::max<uint64_t>(size, 1) > std::numeric_limits<uint64_t>::max() / 16 / span) {
-      fail(source, fmt::format("entry '{}' has a shape too large to hold ({}), even with no "
-                               "elements: the file is damaged",
-                               name, shape->dump()));
+      fail_header(source, fmt::format("entry '{}' has a shape too large to hold ({}), even with no "
+                                      "elements: the file is damaged",
+                                      name, shape->dump()));
     }
     span *= std::max<uint64_t>(size, 1);
     numel *= size;
@@ -82,17 +83,18 @@ SafetensorsEntry parse_entry(const std::string& name, const json& j, const std::
   const auto offsets = j.find("data_offsets");
   if (offsets == j.end() || !offsets->is_array() || offsets->size() != 2 ||
       !(*offsets)[0].is_number_unsigned() || !(*offsets)[1].is_number_unsigned()) {
-    fail(source, fmt::format("entry '{}' has no data_offsets [begin, end]", name));
+    fail_header(source, fmt::format("entry '{}' has no data_offsets [begin, end]", name));
   }
   e.begin = (*offsets)[0].get<uint64_t>();
   e.end = (*offsets)[1].get<uint64_t>();
   if (e.end < e.begin) {
-    fail(source, fmt::format("entry '{}' ends ({}) before it begins ({})", name, e.end, e.begin));
+    fail_header(source,
+                fmt::format("entry '{}' ends ({}) before it begins ({})", name, e.end, e.begin));
   }
   const uint64_t want = numel * c10::elementSize(e.dtype);
   if (e.end - e.begin != want) {
-    fail(source, fmt::format("entry '{}' holds {} bytes but its dtype and shape need {}", name,
-                             e.end - e.begin, want));
+    fail_header(source, fmt::format("entry '{}' holds {} bytes but its dtype and shape need {}",
+                                    name, e.end - e.begin, want));
   }
   return e;
 }
@@ -102,33 +104,37 @@ SafetensorsEntry parse_entry(const std::string& name, const json& j, const std::
 SafetensorsHeader parse_safetensors_header(std::span<const uint8_t> bytes,
                                            const std::string& source) {
   if (bytes.size() < 8) {
-    fail(source, fmt::format("{} bytes is too short for the 8-byte header length; the file is "
-                             "truncated or not safetensors",
-                             bytes.size()));
+    fail_header(source,
+                fmt::format("{} bytes is too short for the 8-byte header length; the file is "
+                            "truncated or not safetensors",
+                            bytes.size()));
   }
   uint64_t header_len = 0;
   for (size_t i = 8; i-- > 0;) header_len = header_len << 8 | bytes[i];
   if (header_len > kMaxSafetensorsHeaderBytes) {
-    fail(source, fmt::format("header length {} exceeds the {} bytes allowed; not a safetensors "
-                             "file",
-                             header_len, kMaxSafetensorsHeaderBytes));
+    fail_header(source,
+                fmt::format("header length {} exceeds the {} bytes allowed; not a safetensors "
+                            "file",
+                            header_len, kMaxSafetensorsHeaderBytes));
   }
   if (header_len > bytes.size() - 8) {
-    fail(source, fmt::format("header length {} is larger than the {} bytes that follow it; the "
-                             "file is truncated",
-                             header_len, bytes.size() - 8));
+    fail_header(source,
+                fmt::format("header length {} is larger than the {} bytes that follow it; the "
+                            "file is truncated",
+                            header_len, bytes.size() - 8));
   }
   const auto* begin = bytes.data() + 8;
   json j = json::parse(begin, begin + header_len, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) fail(source, "header is not a JSON object; the file is damaged");
+  if (!j.is_object()) fail_header(source, "header is not a JSON object; the file is damaged");
 
   SafetensorsHeader header;
   header.data_offset = 8 + header_len;
   for (const auto& [key, value] : j.items()) {
     if (key == "__metadata__") {
-      if (!value.is_object()) fail(source, "__metadata__ is not a JSON object");
+      if (!value.is_object()) fail_header(source, "__metadata__ is not a JSON object");
       for (const auto& [k, v] : value.items()) {
-        if (!v.is_string()) fail(source, fmt::format("__metadata__ '{}' is not a string", k));
+        if (!v.is_string())
+          fail_header(source, fmt::format("__metadata__ '{}' is not a string", k));
         header.metadata[k] = v.get<std::string>();
       }
       continue;
@@ -142,23 +148,24 @@ SafetensorsHeader parse_safetensors_header(std::span<const uint8_t> bytes,
   uint64_t expected = 0;
   for (const auto& e : header.entries) {
     if (e.end > data_size) {
-      fail(source, fmt::format("entry '{}' lies at bytes [{}, {}) but the data area holds {}; the "
-                               "file is truncated or its header lies",
-                               e.name, e.begin, e.end, data_size));
+      fail_header(source,
+                  fmt::format("entry '{}' lies at bytes [{}, {}) but the data area holds {}; the "
+                              "file is truncated or its header lies",
+                              e.name, e.begin, e.end, data_size));
     }
     if (e.begin < expected) {
-      fail(source, fmt::format("entry '{}' at [{}, {}) overlaps the entry before it", e.name,
-                               e.begin, e.end));
+      fail_header(source, fmt::format("entry '{}' at [{}, {}) overlaps the entry before it", e.name,
+                                      e.begin, e.end));
     }
     if (e.begin > expected) {
-      fail(source, fmt::format("entry '{}' begins at {} leaving a gap after byte {}", e.name,
-                               e.begin, expected));
+      fail_header(source, fmt::format("entry '{}' begins at {} leaving a gap after byte {}", e.name,
+                                      e.begin, expected));
     }
     expected = e.end;
   }
   if (expected != data_size) {
-    fail(source,
-         fmt::format("the entries cover {} bytes of a {}-byte data area", expected, data_size));
+    fail_header(source, fmt::format("the entries cover {} bytes of a {}-byte data area", expected,
+                                    data_size));
   }
   return header;
 }

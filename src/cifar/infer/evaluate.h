@@ -62,7 +62,7 @@ struct EvalOptions {
   const ProgressBarOptions* progress = nullptr;
   // Called before each batch with its index: a step boundary, where the
   // thread rule may change the count (platform/cpu_plan.h).
-  std::function<void(int64_t)> before_batch;
+  std::function<void(int64_t)> before_batch{};
 };
 
 // Stops with cifar::Interrupted between batches when a stop was requested.

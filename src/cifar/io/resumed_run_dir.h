@@ -22,10 +22,10 @@ namespace cifar {
 
 // The run a resumed run continues: its id and where its checkpoint stands.
 struct ResumedRun {
-  std::string run_id;
+  std::string run_id{};
   int64_t epochs = 0;         // epochs the checkpoint holds
   int64_t step_in_epoch = 0;  // > 0: written mid-epoch
-  std::string checkpoint;     // the --resume file, as given (for messages)
+  std::string checkpoint{};   // the --resume file, as given (for messages)
   // The checkpoint is the run's own --checkpoint, which a run writes right
   // after last.pt: a kill between the two leaves last.pt one save ahead.
   bool written_after_last = false;

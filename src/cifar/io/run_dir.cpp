@@ -117,7 +117,7 @@ std::vector<std::string> remove_results(const fs::path& dir,
   return found;
 }
 
-std::string listed(const std::vector<std::string>& names) {
+std::string listed_entries(const std::vector<std::string>& names) {
   std::string list;
   for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
   return list;
@@ -133,7 +133,7 @@ std::vector<std::string> prepare_fresh_run_dir(const fs::path& dir, bool overwri
         "--run-dir {} already holds another run's results ({}); continue that run with "
         "--config RUN_DIR/config.toml --resume RUN_DIR/last.pt, choose another --run-dir, or "
         "pass --overwrite to replace them",
-        dir.string(), listed(found)));
+        dir.string(), listed_entries(found)));
   }
   return remove_results(dir, found);
 }

@@ -64,7 +64,7 @@ struct EpochPosition {
   int64_t epochs = 1;
   int64_t first_step = 0;   // > 0 when resuming mid-epoch
   int64_t global_step = 0;  // of first_step
-  EpochSoFar so_far;        // resuming mid-epoch: the figures of the steps before first_step
+  EpochSoFar so_far{};      // resuming mid-epoch: the figures of the steps before first_step
 };
 
 struct EpochStats {

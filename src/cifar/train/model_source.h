@@ -26,8 +26,8 @@ struct ModelSource {
   std::string model_name;                // net, resnet18, airbench94
   ResNetStem stem = ResNetStem::kCifar;  // ResNet only
   Normalization normalization;           // of the images the model expects
-  ImageShape image;                      // of those images: the data's (fit_to_data)
-  ImagePrep prep;                        // how they were made so: the data's (fit_to_data)
+  ImageShape image{};                    // of those images: the data's (fit_to_data)
+  ImagePrep prep{};                      // how they were made so: the data's (fit_to_data)
   // The model's classes: a checkpoint's or weights file's (empty for a fresh
   // start, which takes the data's: fit_to_data); false for a weights file
   // that names none.
