@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The airbench94 recipe end to end, small: a few steps of batch 500 on 2,000
-# real images, evaluated on 2,000 test images, with the recipe's config (Muon +
+# The airbench94 recipe end to end, small: a few steps of batch 150 on 600
+# real images, evaluated on 300 test images, with the recipe's config (Muon +
 # SGD groups, alternating flip, reflect translate, summed smoothed loss,
 # whitening from the data); the same run interrupted mid-way and resumed (the
 # four groups' state round-trips through the checkpoint) ends with the same
@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 common=(--config "$SRC/configs/airbench94.toml" --data "$REAL_DATA" --device cpu --threads 2
-        --train-limit 2000 --test-limit 2000 --batch-size 500 --eval-batch-size 1000 --seed 3 --tta 1
+        --train-limit 600 --test-limit 300 --batch-size 150 --eval-batch-size 300 --seed 3 --tta 1
         --no-tensorboard)
 "$TRAIN" "${common[@]}" -q --epochs 2 --eval-every 2 --checkpoint straight.pt --run-dir straight \
   >/dev/null 2>straight.err || { cat straight.err; fail "straight airbench94 run failed"; }
@@ -26,14 +26,15 @@ grep -o "interrupted (signal 2) [a-z]* epoch [0-9] after step [0-9]*" split.err
 "$TRAIN" "${common[@]}" -q --epochs 2 --eval-every 2 --resume split.pt --checkpoint split.pt \
   --run-dir split >/dev/null 2>resume.err || { cat resume.err; fail "resuming failed"; }
 
-# 4 steps an epoch (2,000 / 500, the last partial batch dropped); the first
+# 4 steps an epoch (600 / 150, the last partial batch dropped); the first
 # epoch is not evaluated (--eval-every 2): its test columns stay empty.
 rows=$(wc -l <straight/metrics.csv)
 [[ $rows -eq 3 ]] || fail "metrics.csv should hold 2 epochs, has $((rows - 1))"
 first=$(sed -n 2p straight/metrics.csv | cut -d, -f4,5)
 [[ $first == "," ]] || fail "epoch 1 was not to be evaluated, yet metrics.csv has '$first'"
 
-"$EVAL" --checkpoint straight.pt --data "$REAL_DATA" --device cpu --batch-size 1000 --json -q \
+real_test_folder test300 300  # cifar-eval on 300 real test images, not all 10,000
+"$EVAL" --checkpoint straight.pt --data test300 --device cpu --batch-size 300 --json -q \
   >straight.json || fail "cifar-eval on straight.pt failed"
 echo "straight: $(cat straight.json)"
 # The two runs' last evaluations (test loss and accuracy to 6 decimals).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# configs/speedrun.toml end to end, small: 3 epochs of batch 500 on 2,000 real
+# configs/speedrun.toml end to end, small: 3 epochs of batch 150 on 600 real
 # images with a resolution schedule of its own (epoch 1 at 24 px, 2 at 28, 3 at
 # 32); the same run interrupted in epoch 2 and resumed writes the same
 # weights, byte for byte; cifar-eval takes the selective test-time
@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 common=(--config "$SRC/configs/speedrun.toml" --data "$REAL_DATA" --device cpu --threads 2
-        --train-limit 2000 --test-limit 2000 --batch-size 500 --eval-batch-size 1000 --seed 4
+        --train-limit 600 --test-limit 300 --batch-size 150 --eval-batch-size 300 --seed 4
         --resolution-schedule 24,28 --epochs 3 --eval-every 3 --no-tensorboard)
 "$TRAIN" "${common[@]}" --checkpoint straight.pt --run-dir straight >/dev/null 2>straight.err ||
   { cat straight.err; fail "straight speedrun run failed"; }
@@ -29,7 +29,8 @@ grep -o "interrupted (signal 2) [a-z]* epoch [0-9] after step [0-9]*" split.err
 cmp straight/model.safetensors split/model.safetensors ||
   fail "interrupted + --resume wrote other weights than the straight run"
 
-"$EVAL" --checkpoint straight.pt --data "$REAL_DATA" --device cpu --batch-size 1000 --json -q \
+real_test_folder test300 300  # cifar-eval on 300 real test images, not all 10,000
+"$EVAL" --checkpoint straight.pt --data test300 --device cpu --batch-size 300 --json -q \
   >straight.json || fail "cifar-eval on straight.pt failed"
 echo "straight: $(cat straight.json)"
 grep -q '"tta": *3' straight.json || fail "cifar-eval did not use the checkpoint's TTA level 3"

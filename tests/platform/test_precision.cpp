@@ -21,7 +21,7 @@ DeviceNumerics numerics(bool bf16, bool fp16 = false) {
 
 }  // namespace
 
-TEST_CASE("--amp auto: bf16 only where the device runs it natively", "[precision]") {
+TEST_CASE("amp auto: bf16 only where the device runs it natively", "[precision]") {
   const Precision fast = resolve_precision(AmpMode::kAuto, kCpu, numerics(true));
   CHECK(fast.amp == AmpMode::kBf16);
   CHECK(fast.matmul_dtype == c10::kBFloat16);
@@ -35,7 +35,7 @@ TEST_CASE("--amp auto: bf16 only where the device runs it natively", "[precision
   CHECK(avx2.warning.empty());
 }
 
-TEST_CASE("--amp auto keeps float32 for a model that is slower in bf16 on a CPU", "[precision]") {
+TEST_CASE("amp auto keeps float32 for a model that is slower in bf16 on a CPU", "[precision]") {
   const Precision p = resolve_precision(AmpMode::kAuto, kCpu, numerics(true), true);
   CHECK(p.amp == AmpMode::kOff);
   CHECK(p.matmul_dtype == c10::kBFloat16);
@@ -44,7 +44,7 @@ TEST_CASE("--amp auto keeps float32 for a model that is slower in bf16 on a CPU"
   CHECK(resolve_precision(AmpMode::kAuto, kCuda, numerics(true, true), true).amp == AmpMode::kBf16);
 }
 
-TEST_CASE("--amp auto on GPUs: bf16 from 8.0, fp16 with loss scaling before", "[precision]") {
+TEST_CASE("amp auto on GPUs: bf16 from 8.0, fp16 with loss scaling before", "[precision]") {
   CHECK(resolve_precision(AmpMode::kAuto, kCuda, numerics(true, true)).amp == AmpMode::kBf16);
   const Precision volta = resolve_precision(AmpMode::kAuto, kCuda, numerics(false, true));
   CHECK(volta.amp == AmpMode::kFp16);

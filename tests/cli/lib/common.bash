@@ -125,6 +125,30 @@ for name in ["data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_b
 PY
 }
 
+# real_test_folder DIR N: the first N images of the real CIFAR-10 test split
+# ($REAL_DATA/test_batch.bin) as DIR/<class>/<i>.png, 32x32 RGB PNGs of the
+# same pixels (zlib alone), so cifar-eval can judge a checkpoint on a few
+# hundred real images rather than all 10,000.
+real_test_folder() {
+  python3 - "$REAL_DATA" "$@" <<'PY'
+import os, struct, sys, zlib
+data, root, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+names = [l.strip() for l in open(os.path.join(data, "batches.meta.txt")) if l.strip()]
+raw = open(os.path.join(data, "test_batch.bin"), "rb").read(3073 * n)
+chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+for i in range(n):
+    rec = raw[3073 * i:3073 * (i + 1)]
+    r, g, b = rec[1:1025], rec[1025:2049], rec[2049:3073]
+    rows = b"".join(b"\0" + bytes(v for p in range(32 * y, 32 * y + 32) for v in (r[p], g[p], b[p]))
+                    for y in range(32))
+    folder = os.path.join(root, names[rec[0]])
+    os.makedirs(folder, exist_ok=True)
+    open(os.path.join(folder, f"{i:05d}.png"), "wb").write(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0)) +
+        chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+PY
+}
+
 # write_folder DIR CLASSES SPLITS [N]: DIR/train/<class>/*.png (N each,
 # default 40) and DIR/<split>/<class>/*.png for the other splits (10 each),
 # 8-bit RGB PNGs of 32x32 whose class is a bright row band (learnable),
