@@ -6,34 +6,42 @@
 #include <cstdint>
 
 namespace cifar {
-namespace {
-
-// The code point of the well-formed UTF-8 sequence at text[i] and its length;
-// {0xDC00 + byte, 1} for a byte that starts none (Python's surrogateescape).
-std::pair<uint32_t, size_t> code_point_at(std::string_view text, size_t i) {
+size_t utf8_sequence_length(std::string_view text, size_t i, uint32_t* code_point) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
-  const std::pair<uint32_t, size_t> escaped{0xDC00u + lead, 1};
-  if (lead < 0x80) return {lead, 1};
   size_t length = 0;
   uint32_t code = 0;
   uint32_t smallest = 0;
-  if ((lead & 0xE0) == 0xC0) {
+  if (lead < 0x80) {
+    length = 1, code = lead;
+  } else if ((lead & 0xE0) == 0xC0) {
     length = 2, code = lead & 0x1Fu, smallest = 0x80;
   } else if ((lead & 0xF0) == 0xE0) {
     length = 3, code = lead & 0x0Fu, smallest = 0x800;
   } else if ((lead & 0xF8) == 0xF0) {
     length = 4, code = lead & 0x07u, smallest = 0x10000;
   } else {
-    return escaped;
+    return 0;
   }
-  if (i + length > text.size()) return escaped;
+  if (i + length > text.size()) return 0;
   for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return escaped;
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
     code = (code << 6) | (byte(i + k) & 0x3Fu);
   }
   const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
-  if (code < smallest || code > 0x10FFFF || surrogate) return escaped;
+  if (code < smallest || code > 0x10FFFF || surrogate) return 0;
+  if (code_point != nullptr) *code_point = code;
+  return length;
+}
+
+namespace {
+
+// The code point of the well-formed UTF-8 sequence at text[i] and its length;
+// {0xDC00 + byte, 1} for a byte that starts none (Python's surrogateescape).
+std::pair<uint32_t, size_t> code_point_at(std::string_view text, size_t i) {
+  uint32_t code = 0;
+  const size_t length = utf8_sequence_length(text, i, &code);
+  if (length == 0) return {0xDC00u + static_cast<unsigned char>(text[i]), 1};
   return {code, length};
 }
 

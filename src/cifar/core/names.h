@@ -14,6 +14,8 @@
 //                      names that are not UTF-8
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -32,5 +34,10 @@ inline std::string shown_name(const std::filesystem::path& path) {
 }
 
 bool python_name_less(std::string_view a, std::string_view b);
+
+// The length (1-4) of the well-formed UTF-8 sequence at text[i], or 0 when
+// the bytes there form none (overlong, surrogate, past U+10FFFF, cut short);
+// `code_point`, when given, receives its code point.
+size_t utf8_sequence_length(std::string_view text, size_t i, uint32_t* code_point = nullptr);
 
 }  // namespace cifar

@@ -8,34 +8,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cifar/core/names.h"
+
 namespace cifar {
 namespace {
-
-// The length of the well-formed UTF-8 sequence at text[i], or 0.
-size_t utf8_length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  if (lead < 0x80) return 1;
-  size_t length = 0;
-  uint32_t code = 0;
-  uint32_t smallest = 0;
-  if ((lead & 0xE0) == 0xC0) {
-    length = 2, code = lead & 0x1Fu, smallest = 0x80;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, code = lead & 0x0Fu, smallest = 0x800;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, code = lead & 0x07u, smallest = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (byte(i + k) & 0x3Fu);
-  }
-  const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
-  return code < smallest || code > 0x10FFFF || surrogate ? 0 : length;
-}
 
 // Line `number` (1-based) of the document, trimmed and cut to 40 characters.
 std::string line_text(std::string_view document, int64_t number) {
@@ -122,7 +98,7 @@ std::string toml_type_name(TomlType type) {
 
 bool is_utf8(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
-    const size_t n = utf8_length(text, i);
+    const size_t n = utf8_sequence_length(text, i);
     if (n == 0) return false;
     i += n;
   }
@@ -132,7 +108,7 @@ bool is_utf8(std::string_view text) {
 std::string show_bytes(std::string_view text) {
   std::string out;
   for (size_t i = 0; i < text.size();) {
-    const size_t n = utf8_length(text, i);
+    const size_t n = utf8_sequence_length(text, i);
     if (n == 0) {
       out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
       ++i;
