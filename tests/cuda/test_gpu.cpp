@@ -15,6 +15,8 @@
 using namespace cifar;
 
 TEST_CASE("GPU: events time work and peak memory is tracked", "[cuda]") {
+  // Peak memory is reset before any CUDA tensor exists (as a run does):
+  // the allocator must be set up by then.
   const torch::Device gpu(torch::kCUDA, 0);
   reset_peak_memory(gpu);
   DeviceTimer timer(gpu);
@@ -24,6 +26,8 @@ TEST_CASE("GPU: events time work and peak memory is tracked", "[cuda]") {
   const double seconds = timer.stop();
   CHECK(seconds > 0.0);
   CHECK(peak_memory_bytes(gpu) >= 2 * 4096 * 4096 * 4);
+  // "cuda" without an index means the current device.
+  CHECK(peak_memory_bytes(torch::Device(torch::kCUDA)) == peak_memory_bytes(gpu));
   const auto gpus = cuda_devices();
   REQUIRE_FALSE(gpus.empty());
   CHECK(gpus[0].total_memory > 0);

@@ -52,9 +52,22 @@ void synchronize(const torch::Device& device) {
 #endif
 }
 
+#ifdef CIFAR_HAS_CUDA
+namespace {
+// The caching allocator's index for `device` ("cuda" alone: the current
+// device), its CUDA state set up first: before the first CUDA tensor the
+// allocator knows no device and its statistics calls throw "Invalid device
+// argument".
+c10::DeviceIndex allocator_index(const torch::Device& device) {
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
+  return device.has_index() ? device.index() : c10::cuda::current_device();
+}
+}  // namespace
+#endif
+
 void reset_peak_memory(const torch::Device& device) {
 #ifdef CIFAR_HAS_CUDA
-  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(allocator_index(device));
 #else
   (void)device;
 #endif
@@ -63,7 +76,7 @@ void reset_peak_memory(const torch::Device& device) {
 int64_t peak_memory_bytes(const torch::Device& device) {
 #ifdef CIFAR_HAS_CUDA
   if (device.is_cuda()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(allocator_index(device));
     return stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
         .peak;
   }

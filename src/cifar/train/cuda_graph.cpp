@@ -125,14 +125,14 @@ class GraphedStep final : public TrainStep {
   template <class Body>
   void capture(const c10::cuda::CUDAStream& side, Body body) {
     try {
-      graph_.capture_begin();
+      graph_.capture_begin(pool_);
       body();
       graph_.capture_end();
     } catch (const c10::OutOfMemoryError&) {
-      abandon_capture(side, graph_.pool());
+      abandon_capture(side, pool_);
       throw;  // with_oom_advice names --batch-size
     } catch (const c10::Error& e) {
-      abandon_capture(side, graph_.pool());
+      abandon_capture(side, pool_);
       throw std::runtime_error(fmt::format(
           "--cuda-graph: capturing the training step failed ({}); run without --cuda-graph",
           first_line(e.what())));
@@ -144,6 +144,9 @@ class GraphedStep final : public TrainStep {
   torch::Tensor lr_;              // () float
   ParamGroups& groups_;           // one SGD group: its schedule sets lr_
   at::cuda::CUDAGraph graph_;
+  // The graph's memory pool, named before the capture: after a failed one
+  // CUDAGraph::pool() throws, and abandon_capture needs the id to free it.
+  at::cuda::MempoolId_t pool_ = at::cuda::graph_pool_handle();
 };
 
 }  // namespace
