@@ -4,6 +4,7 @@
 
 #include "cifar/core/pixel_normalizer.h"
 #include "cifar/formats/image.h"
+#include "cifar/formats/image_window.h"
 
 namespace cifar {
 
@@ -29,34 +30,45 @@ torch::Tensor resized_float(const torch::Tensor& rgb, int64_t height, int64_t wi
   return x;
 }
 
-// resized_float rounded to uint8, (3, height, width) contiguous (interpolate
-// may answer in channels-last layout: it does for a 1x1 input).
-torch::Tensor resized_uint8(const torch::Tensor& rgb, int64_t height, int64_t width,
-                            const char* caller) {
-  if (rgb.dim() == 3 && rgb.size(0) == 3 && rgb.size(1) == height && rgb.size(2) == width &&
-      rgb.scalar_type() == torch::kUInt8) {
-    return rgb.contiguous();
+// The window of rgb resized to height x width (resized_float's values),
+// rounded to uint8, (3, rows, cols) contiguous (interpolate may answer in
+// channels-last layout: it does for a 1x1 input). The whole image is
+// resized when that stays within a few times the image and its output
+// (every aspect ratio up to 4:1), else the window alone (image_window.h),
+// so that the memory an image needs never follows its shape.
+torch::Tensor resized_uint8(const torch::Tensor& rgb, const ResizeWindow& win, const char* caller) {
+  TORCH_CHECK(rgb.dim() == 3 && rgb.size(0) == 3 && rgb.scalar_type() == torch::kUInt8, caller,
+              " needs (3, H, W) uint8, got ", rgb.sizes());
+  const int64_t h = rgb.size(1), w = rgb.size(2);
+  if (h == win.height && w == win.width) {
+    return rgb.narrow(1, win.top, win.rows).narrow(2, win.left, win.cols).contiguous();
   }
-  return resized_float(rgb, height, width, caller)
-      .round_()
-      .clamp_(0, 255)
-      .to(torch::kUInt8)
-      .squeeze(0)
-      .contiguous();
+  const auto resized = whole_resize_bounded(h, w, win.height, win.width)
+                           ? resized_float(rgb, win.height, win.width, caller)
+                                 .squeeze(0)
+                                 .narrow(1, win.top, win.rows)
+                                 .narrow(2, win.left, win.cols)
+                           : resized_window(rgb, win);
+  return resized.round().clamp_(0, 255).to(torch::kUInt8).contiguous();
 }
 
 }  // namespace
 
 torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side) {
-  return resized_uint8(rgb, side, side, "resize_image");
+  const ResizeWindow whole{.height = side, .width = side, .rows = side, .cols = side};
+  return resized_uint8(rgb, whole, "resize_image");
 }
 
 torch::Tensor prepare_image(const torch::Tensor& rgb, int64_t side, const ImagePrep& prep) {
   TORCH_CHECK(rgb.dim() == 3, "prepare_image needs (3, H, W) uint8, got ", rgb.sizes());
   const PrepGeometry g = prep.geometry(rgb.size(1), rgb.size(2), side);
-  const auto resized =
-      resized_uint8(rgb, g.height, g.width, "prepare_image");                  // (3, height, width)
-  return resized.narrow(1, g.top, side).narrow(2, g.left, side).contiguous();  // (3, side, side)
+  const ResizeWindow centre{.height = g.height,
+                            .width = g.width,
+                            .top = g.top,
+                            .left = g.left,
+                            .rows = side,
+                            .cols = side};
+  return resized_uint8(rgb, centre, "prepare_image");  // (3, side, side)
 }
 
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side,
