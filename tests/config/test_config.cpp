@@ -56,7 +56,26 @@ TEST_CASE("every option is checked, naming the flag and the value", "[config]") 
       },
       "--nesterov needs --momentum above 0");
   bad([](TrainConfig& c) { c.model = "vgg"; }, "unknown model 'vgg'");
+  // The hyperparameters optimisers declare are options like the others.
+  bad([](TrainConfig& c) { c.optimizer_args.at("beta2") = 1; }, "--beta2 must be in [0, 1), got 1");
+  bad([](TrainConfig& c) { c.optimizer_args.at("eps") = 0; }, "--eps must be positive, got 0");
   CHECK_NOTHROW(validate(TrainConfig{}));
+}
+
+TEST_CASE("an optimiser's declared hyperparameters are options, saved and read back",
+          "[config][optim]") {
+  REQUIRE_FALSE(optimizer_hyperparameters().empty());
+  for (const Hyperparameter& h : optimizer_hyperparameters()) {
+    INFO(h.name);
+    CHECK(TrainConfig{}.optimizer_args.at(h.name) == h.value);  // the default
+    CHECK_NOTHROW(validate(TrainConfig{}));
+  }
+  const TrainConfig c = parse({"--optimizer", "adamw", "--beta2", "0.95", "--eps", "1e-6"});
+  CHECK(c.optimizer_args.at("beta2") == 0.95);
+  CHECK(c.optimizer_args.at("eps") == 1e-6);
+  CHECK(c.optimizer_args.at("beta1") == 0.9);
+  CHECK_THAT(to_toml(c), Catch::Contains("beta2 = 0.95"));
+  CHECK_THAT(parse_error({"--beta1", "1.5"}), Catch::Contains("--beta1"));
 }
 
 TEST_CASE("the command line refuses what does not fit, naming what was typed", "[config]") {

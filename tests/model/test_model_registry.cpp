@@ -54,3 +54,29 @@ TEST_CASE("the stem choice is declared by the models that have one", "[model][re
           imagenet->named_parameters()["conv1.weight"].sizes());
   }
 }
+
+TEST_CASE("a model's data initialisation is its entry's hook", "[model][registry]") {
+  // Every entry that declares init_from_images changes some tensor from the
+  // images it is given; the others declare none.
+  const torch::Tensor images = torch::rand({64, 3, 32, 32});
+  for (const ModelEntry& entry : model_registry()) {
+    INFO(entry.name);
+    if (entry.init_from_images == nullptr) continue;
+    torch::manual_seed(0);
+    Classifier model = make_model(ModelOptions(entry.name));
+    auto tensors = [&] {
+      std::vector<torch::Tensor> all;
+      for (const auto& t : model->named_parameters()) all.push_back(t.value().detach().clone());
+      for (const auto& t : model->named_buffers()) all.push_back(t.value().clone());
+      return all;
+    };
+    const std::vector<torch::Tensor> before = tensors();
+    entry.init_from_images(*model, images);
+    const std::vector<torch::Tensor> after = tensors();
+    size_t changed = 0;
+    for (size_t i = 0; i < before.size(); ++i) changed += !torch::equal(before[i], after[i]);
+    CHECK(changed > 0);
+  }
+  CHECK(model_entry("airbench94").init_from_images != nullptr);  // its whitening
+  CHECK(model_entry("net").init_from_images == nullptr);
+}

@@ -36,6 +36,34 @@ TEST_CASE("adamw takes torch.optim.AdamW's steps at the rate each step gives", "
   CHECK(std::string(adamw->name()) == "adamw");
 }
 
+TEST_CASE("adamw takes the betas and eps its entry declares, as torch.optim.AdamW",
+          "[optim][adamw]") {
+  // Python: AdamW([p], betas=(0.5, 0.9), eps=1e-3, weight_decay=0.1), float64,
+  // the rates 0.1, 0.05, 0.01 set on the group before each step.
+  auto p = torch::tensor({1.0, -2.0, 0.5}, torch::kDouble).requires_grad_();
+  auto adamw = optimizer_entry("adamw").make(
+      {p}, {.weight_decay = 0.1, .declared = {{"beta1", 0.5}, {"beta2", 0.9}, {"eps", 1e-3}}});
+  const std::vector<std::vector<double>> grads{
+      {0.3, -0.1, 2.0}, {-0.5, 0.2, 1.0}, {0.1, 0.1, -3.0}};
+  const std::vector<double> rates{0.1, 0.05, 0.01};
+  const std::vector<std::vector<double>> python{
+      {0.8903322259136213, -1.8809900990099009, 0.3950499750124937},
+      {0.9137655440332488, -1.9025274632217326, 0.35025660455575974},
+      {0.9141194784690249, -1.9076527953570928, 0.35509413003950263}};
+  for (size_t t = 0; t < grads.size(); ++t) {
+    adamw->zero_grad();
+    p.mutable_grad() = torch::tensor(grads[t], torch::kDouble);
+    adamw->step(rates[t]);
+    for (int64_t i = 0; i < 3; ++i) {
+      INFO("step " << t + 1 << ", element " << i);
+      CHECK(p[i].item<double>() == Approx(python[t][static_cast<size_t>(i)]).epsilon(1e-14));
+    }
+  }
+  const OptimizerEntry& entry = optimizer_entry("adamw");
+  CHECK(entry.reads("beta2"));
+  CHECK_FALSE(optimizer_entry("sgd").reads("beta2"));
+}
+
 TEST_CASE("adamw's state goes through a checkpoint archive and continues bit for bit",
           "[optim][adamw]") {
   torch::manual_seed(3);

@@ -40,6 +40,20 @@ TEST_CASE("a recipe's own settings given on the command line are named as ignore
   CHECK(warnings_for(c, "net").empty());
 }
 
+TEST_CASE("an optimiser hyperparameter the run's optimiser does not read is named",
+          "[ignored_options]") {
+  TrainConfig c;
+  c.optimizer_args.at("beta2") = 0.95;
+  c.optimizer = "adamw";  // reads it
+  CHECK(warnings_for(c, "net").empty());
+  c.optimizer = "sgd";
+  CHECK_THAT(warnings_for(c, "net"),
+             Catch::Contains("--optimizer sgd does not use --beta2: ignored"));
+  c.recipe = "airbench94";  // chooses its own optimisers, and all they read
+  CHECK_THAT(warnings_for(c, "airbench94"),
+             Catch::Contains("the airbench94 recipe sets --beta2 itself"));
+}
+
 TEST_CASE("a warm-up longer than the run is said for recipes that take it", "[ignored_options]") {
   TrainConfig c;
   c.epochs = 2;

@@ -76,19 +76,7 @@ void train_data(Config& c, V&& v) {
                    "Hold out N training images (chosen by --seed) as a validation set; best.pt is "
                    "chosen on it (0: none, and best.pt is chosen on the test set)"}),
            c.val_split, Range<int64_t>{0, kMaxCount});
-  v.number(fixed(Opt{"--image-size", kData,
-                     "Train on images of N x N pixels (0: the data set's own: 32 for CIFAR and "
-                     "image folders); kept in the checkpoint for cifar-eval and cifar-predict"}),
-           c.image_size, Range<int64_t>{0, kMaxResolution});
-  v.parsed(fixed(Opt{"--crop-mode", kData,
-                     "How an image becomes N x N: center (shorter side resized, the centre cut: "
-                     "torchvision's), squash (the whole image resized), or auto (the data set's: "
-                     "CIFAR whole, an image folder center)"}),
-           c.crop_mode, Parsed<std::string>{crop_mode_of, same});
-  v.number(fixed(Opt{"--crop-pct", kData,
-                     "The centre crop's share of the resized side: images resized to N / F, then "
-                     "the centre N x N cut (0: the data set's: 1 for CIFAR, 0.875 for folders)"}),
-           c.crop_pct, Range<double>{0, 1});
+  image_prep_options(c, v);
   v.number(fixed(Opt{"--crop-scale", kData,
                      "Augmenting an image folder: a random resized crop keeps at least this share "
                      "of the image's area (torchvision's RandomResizedCrop: 0.08; 0: no resized "
@@ -138,6 +126,10 @@ void train_optimisation(Config& c, V&& v) {
   v.flag(Opt{"--nesterov", "Optimisation", "Nesterov momentum"}, c.nesterov);
   v.number(Opt{"--weight-decay", "Optimisation", "L2 weight decay"}, c.weight_decay,
            Range<double>{0, kMaxReal});
+  for (const Hyperparameter& h : optimizer_hyperparameters()) {  // what optimisers declare
+    v.number(Opt{h.flag.c_str(), "Optimisation", h.help.c_str()}, c.optimizer_args.at(h.name),
+             Range<double>{h.min, h.max, h.min_open, h.max_open});
+  }
   v.parsed(Opt{"--schedule", "Optimisation", "constant, step, cosine, onecycle or linear"},
            c.schedule, Parsed<Schedule>{parse_schedule, schedule_text});
   v.number(Opt{"--warmup-epochs", "Optimisation", "Linear warm-up length in epochs"},

@@ -15,6 +15,7 @@
 #include "cifar/config/normalization_flags.h"
 #include "cifar/config/train_config.h"
 #include "cifar/core/errors.h"
+#include "cifar/core/registry.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/data/resolution.h"
 #include "cifar/infer/model_input.h"
@@ -23,14 +24,7 @@ namespace cifar::options {
 
 // "net, resnet18 or airbench94": the models make_model builds, for help texts.
 inline const std::string& models_in_words() {
-  static const std::string text = [] {
-    const std::vector<std::string>& names = model_names();
-    std::string out;
-    for (size_t i = 0; i < names.size(); ++i) {
-      out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-    }
-    return out;
-  }();
+  static const std::string text = in_words(model_names());
   return text;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,9 @@ struct TrainConfig {
   double momentum = 0.9;
   bool nesterov = false;
   double weight_decay = 0.0;
+  // The numbers optimisers declare (optimizer_registry.h: --beta1, --beta2,
+  // --eps), by name, each at its default until given.
+  std::map<std::string, double> optimizer_args = optimizer_defaults();
   Schedule schedule = Schedule::kConstant;
   double warmup_epochs = 0.0;
   double label_smoothing = 0.0;

@@ -12,8 +12,10 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/registry.h"
 
 namespace cifar {
 
@@ -26,12 +28,9 @@ struct EnumName {
 // The names in the table's order, as words: "bf16, fp16 or off".
 template <typename E, size_t N>
 std::string choices_of(const std::array<EnumName<E>, N>& table) {
-  std::string words;
-  for (size_t i = 0; i < N; ++i) {
-    words += (i == 0 ? "" : i + 1 == N ? " or " : ", ");
-    words += table[i].name;
-  }
-  return words;
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.emplace_back(entry.name);
+  return in_words(names);
 }
 
 // The value named `text`; UsageError "unknown {what} '{text}': choose ..."

@@ -45,12 +45,12 @@ std::optional<DatasetKind> dataset_request(const std::string& text);
 
 struct DatasetOptions {
   std::filesystem::path dir;
-  std::optional<DatasetKind> kind{};  // unset (--dataset auto): detected from dir
-  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set (--labels)
-  ImageFolderOptions folder{};        // image folders: cache, bad images, no test/
-  int64_t image_size = 0;             // --image-size: the side, px; 0: the data set's own
+  std::optional<DatasetKind> kind{};    // unset (--dataset auto): detected from dir
+  LabelSet labels = LabelSet::kFine;    // CIFAR-100's label set (--labels)
+  ImageFolderOptions folder{};          // image folders: cache, bad images, no test/
+  int64_t image_size = 0;               // --image-size: the side, px; 0: the data set's own
   std::optional<CropMode> crop_mode{};  // --crop-mode; unset: the kind's (dataset_kinds())
-  double crop_pct = 0;                // --crop-pct; 0: the kind's
+  double crop_pct = 0;                  // --crop-pct; 0: the kind's
   // Training with augmentation: the share of the area a random resized crop
   // keeps at least (--crop-scale), for a kind that augments so; then its
   // training split is read as whole images (crops.h). 0: prepared as evaluated.
@@ -71,16 +71,34 @@ DatasetKind dataset_kind(const DatasetOptions& options);
 // given, else the kind's. UsageError for a crop_pct out of range.
 ImagePrep dataset_prep(const DatasetOptions& options, DatasetKind kind);
 
-// The kinds --dataset names, a table: each kind's name in options,
-// checkpoints and weights files. The first is the default of files that
-// name none (written before other kinds existed).
+// The kinds --dataset names, a table (dataset_kinds.cpp): each kind's name
+// in options, checkpoints and weights files, and everything that differs
+// between kinds, so that no code outside the table asks which kind it is.
+// The first is the default of files that name none (written before other
+// kinds existed).
 struct DatasetKindEntry {
   DatasetKind kind;
   std::string name;
-  ImagePrep prep;      // how its images become the model's (core/image_prep.h)
-  bool resized_crops;  // augmented by random resized crops (crops.h), not translations
+  std::string needs;           // what a folder of this kind holds, for errors
+  ImagePrep prep;              // how its images become the model's (core/image_prep.h)
+  bool resized_crops = false;  // augmented by random resized crops (crops.h), not translations
+  bool label_sets = false;     // fine and coarse labels (--labels)
+  // A folder of image files: decoded one by one (--skip-bad-images), cached,
+  // listed class by class, prepared as read, with a val/ split of its own.
+  bool image_files = false;
+  // The file (or folder, "train/") of `dir` that shows it holds this kind; "" if none.
+  std::string (*detect)(const std::filesystem::path& dir) = nullptr;
+  // One split as stored, (N, 3, S, S) uint8 (an image-files kind: prepared as read).
+  ImageSplit (*read)(const DatasetOptions& options, Split split) = nullptr;
+  // Its normalisation: published values, or measured on the training split.
+  Normalization (*normalization)(const ImageSplit& train) = nullptr;
+  // The data files it reads in `dir`, whether they exist or not.
+  std::vector<std::filesystem::path> (*files)(const std::filesystem::path& dir) = nullptr;
+  // The files reading it may write in `dir` (an image folder's caches); null: none.
+  std::vector<NamedFile> (*outputs)(const std::filesystem::path& dir) = nullptr;
 };
 const std::vector<DatasetKindEntry>& dataset_kinds();
+const DatasetKindEntry& dataset_entry(DatasetKind kind);
 
 // What a model trained on a data set keeps of it (checkpoints, weights).
 struct DatasetInfo {

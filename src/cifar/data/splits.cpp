@@ -23,7 +23,7 @@ torch::Tensor evenly_spaced(int64_t size, int64_t limit) {
 // folder, `limit` evenly spaced ones.
 void keep(ImageSplit& data, int64_t limit, DatasetKind kind) {
   if (limit <= 0 || limit >= data.size()) return;
-  if (kind != DatasetKind::kFolder) {
+  if (!dataset_entry(kind).image_files) {
     data.images = data.images.narrow(0, 0, limit);
     data.labels = data.labels.narrow(0, 0, limit);
     return;
@@ -61,7 +61,7 @@ DatasetOptions SplitOptions::dataset() const {
 namespace {
 // An image folder's val/ or test/, cut to --test-limit: only those images
 // decoded (unless --skip-bad-images, which must see them all).
-ImageSplit read_folder_eval_split(const SplitOptions& options, Split split) {
+ImageSplit read_folder_eval_split(const SplitOptions& options, DatasetKind kind, Split split) {
   DatasetOptions data = options.dataset();
   const int64_t limit = options.test_limit;
   if (limit > 0 && !data.folder.skip_bad_images) {
@@ -69,8 +69,7 @@ ImageSplit read_folder_eval_split(const SplitOptions& options, Split split) {
       return limit < listed ? evenly_spaced(listed, limit) : torch::Tensor();
     };
   }
-  return cut_test(read_dataset_split(data, DatasetKind::kFolder, split), options,
-                  DatasetKind::kFolder);
+  return cut_test(read_dataset_split(data, kind, split), options, kind);
 }
 
 // Whether an image folder's training split is read in part: with
@@ -81,7 +80,7 @@ bool lazy_train(const SplitOptions& options) {
 
 // An image folder's training split, held out and cut as cut_train does,
 // decoding only the images the run uses (the held-out ones and the cut).
-TrainValSplit read_folder_train_picked(const SplitOptions& options) {
+TrainValSplit read_folder_train_picked(const SplitOptions& options, DatasetKind kind) {
   DatasetOptions data = options.dataset();
   // Which of the listed images are used: known once the folder is listed.
   struct Picked {
@@ -99,7 +98,7 @@ TrainValSplit read_folder_train_picked(const SplitOptions& options) {
     picked->read = std::get<0>(torch::cat({picked->index.train, picked->index.val}).sort());
     return picked->read.size(0) < listed ? picked->read : torch::Tensor();
   };
-  const ImageSplit read = read_dataset_split(data, DatasetKind::kFolder, Split::kTrain);
+  const ImageSplit read = read_dataset_split(data, kind, Split::kTrain);
   TORCH_CHECK(picked->read.size(0) == read.size(), "read ", read.size(), " images of ",
               picked->read.size(0));
   // Positions in what was read (the whole split when the pick was all of it).
@@ -112,21 +111,23 @@ TrainValSplit read_folder_train_picked(const SplitOptions& options) {
 TrainValSplit read_train_split(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
-  if (kind == DatasetKind::kFolder && lazy_train(options)) return read_folder_train_picked(options);
+  if (dataset_entry(kind).image_files && lazy_train(options)) {
+    return read_folder_train_picked(options, kind);
+  }
   return cut_train(read_dataset_split(data, kind, Split::kTrain), options, kind);
 }
 
 ImageSplit read_test_split(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
-  if (kind == DatasetKind::kFolder) return read_folder_eval_split(options, Split::kTest);
+  if (dataset_entry(kind).image_files) return read_folder_eval_split(options, kind, Split::kTest);
   return cut_test(read_dataset_split(data, kind, Split::kTest), options, kind);
 }
 
 namespace {
 // The splits of an image folder: train/ (held out and cut), val/ or the
 // held-out images, test/ or (without it) val/ again.
-RunData read_folder_run_data(const SplitOptions& options) {
+RunData read_folder_run_data(const SplitOptions& options, DatasetKind kind) {
   const std::filesystem::path& dir = options.data_dir;
   check_split_classes(dir);  // before anything is decoded or written
   RunData run;
@@ -143,18 +144,17 @@ RunData read_folder_run_data(const SplitOptions& options) {
   }
   if (lazy_train(options)) {
     // Described (normalisation) from the training images the run uses.
-    run.splits = read_folder_train_picked(options);
-    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, run.splits.train,
-                                   dataset_prep(options.dataset(), DatasetKind::kFolder));
+    run.splits = read_folder_train_picked(options, kind);
+    run.dataset = describe_dataset(kind, options.labels, run.splits.train,
+                                   dataset_prep(options.dataset(), kind));
   } else {  // described from the whole training split, as CIFAR's
-    const ImageSplit train =
-        read_dataset_split(options.dataset(), DatasetKind::kFolder, Split::kTrain);
-    run.dataset = describe_dataset(DatasetKind::kFolder, options.labels, train,
-                                   dataset_prep(options.dataset(), DatasetKind::kFolder));
-    run.splits = cut_train(train, options, DatasetKind::kFolder);
+    const ImageSplit train = read_dataset_split(options.dataset(), kind, Split::kTrain);
+    run.dataset =
+        describe_dataset(kind, options.labels, train, dataset_prep(options.dataset(), kind));
+    run.splits = cut_train(train, options, kind);
   }
-  if (run.val_folder) run.splits.val = read_folder_eval_split(options, Split::kVal);
-  run.test = run.test_is_val ? run.splits.val : read_folder_eval_split(options, Split::kTest);
+  if (run.val_folder) run.splits.val = read_folder_eval_split(options, kind, Split::kVal);
+  run.test = run.test_is_val ? run.splits.val : read_folder_eval_split(options, kind, Split::kTest);
   return run;
 }
 }  // namespace
@@ -162,7 +162,7 @@ RunData read_folder_run_data(const SplitOptions& options) {
 RunData read_run_data(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
-  if (kind == DatasetKind::kFolder) return read_folder_run_data(options);
+  if (dataset_entry(kind).image_files) return read_folder_run_data(options, kind);
   const ImageSplit train = read_dataset_split(data, kind, Split::kTrain);
   RunData run{.dataset = describe_dataset(kind, options.labels, train, dataset_prep(data, kind)),
               .splits = cut_train(train, options, kind),

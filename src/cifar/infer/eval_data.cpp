@@ -16,7 +16,7 @@ namespace {
 // The split of the data set --data holds that --split names: of an image
 // folder without test/, val/ serves as the test split (said once).
 Split split_to_read(const EvalConfig& config, const DatasetOptions& options, DatasetKind kind) {
-  if (kind != DatasetKind::kFolder || config.split != Split::kTest) return config.split;
+  if (!dataset_entry(kind).image_files || config.split != Split::kTest) return config.split;
   const Split split = test_split_of(options.dir);
   if (split == Split::kVal) {
     spdlog::info("{} has no test/ folder: its val/ serves as the test split", config.data_dir);
@@ -28,7 +28,7 @@ Split split_to_read(const EvalConfig& config, const DatasetOptions& options, Dat
 // is_class_folder) to be read as one: --dataset folder or auto, and (auto)
 // no file of a binary data set beside its folders.
 bool plain_class_folder(const DatasetOptions& options) {
-  if (options.kind && *options.kind != DatasetKind::kFolder) return false;
+  if (options.kind && !dataset_entry(*options.kind).image_files) return false;
   if (!is_class_folder(options.dir)) return false;
   if (options.kind) return true;
   std::error_code ec;

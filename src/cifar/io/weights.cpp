@@ -9,6 +9,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
+#include "cifar/core/registry.h"
 #include "cifar/core/version.h"
 #include "cifar/data/cifar10.h"
 #include "cifar/data/dataset.h"
@@ -22,7 +23,7 @@ namespace {
 UsageError no_model(const std::string& source) {
   return UsageError(
       fmt::format("weights file {} does not say which model it holds; pass --model ({})", source,
-                  fmt::join(model_names(), " or ")));
+                  in_words(model_names())));
 }
 
 // What reading a .pt file for `model_name` may allocate: four float64 copies

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "cifar/core/errors.h"
+#include "cifar/core/registry.h"
 #include "cifar/model/airbench.h"
 
 namespace cifar {
@@ -20,6 +20,9 @@ Classifier build_resnet18(const ModelOptions& o) {
 }
 Classifier build_airbench94(const ModelOptions& o) {
   return Airbench94(o.num_classes()).ptr();
+}
+void whiten_airbench94(ClassifierImpl& model, const torch::Tensor& images) {
+  dynamic_cast<Airbench94Impl&>(model).init_whitening(images);
 }
 
 }  // namespace
@@ -36,7 +39,8 @@ const std::vector<ModelEntry>& model_registry() {
       {.name = "airbench94",
        .min_image_side = Airbench94Impl::kMinImageSide,
        .head = "head",
-       .build = build_airbench94},
+       .build = build_airbench94,
+       .init_from_images = whiten_airbench94},
   };
   return entries;
 }
@@ -46,21 +50,11 @@ bool is_head_tensor(const ModelEntry& entry, const std::string& tensor) {
 }
 
 const ModelEntry& model_entry(const std::string& name) {
-  const auto& entries = model_registry();
-  const auto it = std::ranges::find(entries, name, &ModelEntry::name);
-  if (it == entries.end()) {
-    throw UsageError(
-        fmt::format("unknown model '{}': choose one of {}", name, fmt::join(model_names(), ", ")));
-  }
-  return *it;
+  return find_entry(model_registry(), name, "model");
 }
 
 const std::vector<std::string>& model_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& e : model_registry()) out.push_back(e.name);
-    return out;
-  }();
+  static const std::vector<std::string> names = entry_names(model_registry());
   return names;
 }
 

@@ -33,6 +33,10 @@ struct ModelEntry {
   // --amp bf16 on a CPU runs slower than float32 (small layers: the casts cost more).
   bool cpu_bf16_slow = false;
   Classifier (*build)(const ModelOptions&) = nullptr;  // freshly initialised
+  // What a fresh model sets from the first training images (normalised,
+  // unaugmented, (n, 3, S, S) float) before its first step: airbench94's
+  // whitening filters, as its reference does. Null: nothing.
+  void (*init_from_images)(ClassifierImpl& model, const torch::Tensor& images) = nullptr;
 
   bool any_image_size() const { return image_side == 0; }
   bool takes_image_side(int64_t side) const {

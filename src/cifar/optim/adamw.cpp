@@ -1,9 +1,10 @@
 // adamw.cpp: --optimizer adamw, LibTorch's own torch::optim::AdamW behind
 // the Optimizer interface (optimizer.h), and its registry entry.
 //
-// The update is PyTorch's AdamW (decoupled weight decay, betas 0.9 and
-// 0.999, eps 1e-8) with --weight-decay; the rate comes with each step, from
-// the group's schedule. The state a checkpoint keeps is AdamW's own, per
+// The update is PyTorch's AdamW (decoupled weight decay) with --weight-decay
+// and the hyperparameters its entry declares, --beta1, --beta2 and --eps
+// (PyTorch's defaults: betas 0.9 and 0.999, eps 1e-8); the rate comes with
+// each step, from the group's schedule. The state a checkpoint keeps is AdamW's own, per
 // parameter i that has taken a step: "adamw.step.<i>" (int64), "adamw.exp_avg.<i>"
 // and "adamw.exp_avg_sq.<i>"; a resumed run continues them bit for bit.
 #include <fmt/format.h>
@@ -16,8 +17,8 @@ namespace {
 
 class AdamW final : public Optimizer {
  public:
-  AdamW(std::vector<torch::Tensor> params, double weight_decay)
-      : params_(params), adam_(params, torch::optim::AdamWOptions().weight_decay(weight_decay)) {}
+  AdamW(std::vector<torch::Tensor> params, torch::optim::AdamWOptions options)
+      : params_(params), adam_(params, options) {}
 
   void zero_grad() override { adam_.zero_grad(/*set_to_none=*/true); }
 
@@ -72,14 +73,32 @@ class AdamW final : public Optimizer {
 }  // namespace
 
 OptimizerEntry adamw_entry() {
+  static const Hyperparameter kBeta1{.name = "beta1",
+                                     .help = "Adam's first-moment decay (PyTorch's betas[0])",
+                                     .value = 0.9,
+                                     .max_open = true};
+  static const Hyperparameter kBeta2{.name = "beta2",
+                                     .help = "Adam's second-moment decay (PyTorch's betas[1])",
+                                     .value = 0.999,
+                                     .max_open = true};
+  static const Hyperparameter kEps{.name = "eps",
+                                   .help = "Adam's term added to the denominator",
+                                   .value = 1e-8,
+                                   .max = 1,
+                                   .min_open = true};
   return {.name = "adamw",
-          .help = "LibTorch's AdamW with --weight-decay, betas 0.9 and 0.999",
+          .help = "LibTorch's AdamW with --weight-decay, --beta1, --beta2 and --eps",
           .settings = {"lr", "weight-decay"},
+          .hyperparameters = {kBeta1, kBeta2, kEps},
           .state = "step counts, first and second moments",
           .graph_step = false,
           .make = [](std::vector<torch::Tensor> params,
                      const OptimizerSettings& s) -> std::unique_ptr<Optimizer> {
-            return std::make_unique<AdamW>(std::move(params), s.weight_decay);
+            return std::make_unique<AdamW>(std::move(params),
+                                           torch::optim::AdamWOptions()
+                                               .weight_decay(s.weight_decay)
+                                               .betas({s.get(kBeta1), s.get(kBeta2)})
+                                               .eps(s.get(kEps)));
           }};
 }
 

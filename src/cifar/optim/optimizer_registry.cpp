@@ -4,8 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
-#include "cifar/core/errors.h"
+#include "cifar/core/registry.h"
 #include "cifar/optim/optim.h"
 
 namespace cifar {
@@ -29,15 +30,6 @@ OptimizerEntry sgd_entry() {
       }};
 }
 
-std::string names_in_words() {
-  std::string out;
-  const auto& entries = optimizer_registry();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == entries.size() ? " or " : ", ") + entries[i].name;
-  }
-  return out;
-}
-
 }  // namespace
 
 const std::vector<OptimizerEntry>& optimizer_registry() {
@@ -50,25 +42,16 @@ const std::vector<OptimizerEntry>& optimizer_registry() {
 }
 
 const OptimizerEntry& optimizer_entry(const std::string& name) {
-  const auto& entries = optimizer_registry();
-  const auto it = std::ranges::find(entries, name, &OptimizerEntry::name);
-  if (it == entries.end()) {
-    throw UsageError(fmt::format("unknown --optimizer '{}': choose {}", name, names_in_words()));
-  }
-  return *it;
+  return find_entry(optimizer_registry(), name, "--optimizer");
 }
 
 std::string optimizers_in_words() {
-  std::string out;
-  const auto& entries = optimizer_registry();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    out += fmt::format("{}{} ({})",
-                       i == 0                    ? ""
-                       : i + 1 == entries.size() ? " or "
-                                                 : ", ",
-                       entries[i].name, entries[i].help);
-  }
-  return out;
+  return entries_in_words(optimizer_registry());
+}
+
+bool OptimizerEntry::reads(const std::string& option) const {
+  return std::ranges::find(settings, option) != settings.end() ||
+         std::ranges::find(hyperparameters, option, &Hyperparameter::name) != hyperparameters.end();
 }
 
 std::vector<std::string> optimizer_settings() {
@@ -78,7 +61,37 @@ std::vector<std::string> optimizer_settings() {
       if (std::ranges::find(all, s) == all.end()) all.push_back(s);
     }
   }
+  for (const Hyperparameter& h : optimizer_hyperparameters()) all.push_back(h.name);
   return all;
+}
+
+const std::vector<Hyperparameter>& optimizer_hyperparameters() {
+  static const std::vector<Hyperparameter> all = [] {
+    std::vector<Hyperparameter> out;
+    for (const auto& e : optimizer_registry()) {
+      for (Hyperparameter h : e.hyperparameters) {
+        h.flag = "--" + h.name;
+        const auto same = std::ranges::find(out, h.name, &Hyperparameter::name);
+        if (same == out.end()) {
+          out.push_back(h);
+        } else if (same->help != h.help || same->value != h.value || same->min != h.min ||
+                   same->max != h.max || same->min_open != h.min_open ||
+                   same->max_open != h.max_open) {
+          throw std::logic_error(fmt::format(
+              "optimiser {} declares --{} unlike an earlier optimiser: one name, one meaning",
+              e.name, h.name));
+        }
+      }
+    }
+    return out;
+  }();
+  return all;
+}
+
+std::map<std::string, double> optimizer_defaults() {
+  std::map<std::string, double> values;
+  for (const Hyperparameter& h : optimizer_hyperparameters()) values[h.name] = h.value;
+  return values;
 }
 
 }  // namespace cifar

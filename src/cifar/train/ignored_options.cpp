@@ -18,7 +18,13 @@ namespace cifar {
 namespace {
 
 bool sets_itself(const Recipe& recipe, const std::string& key) {
-  return std::ranges::find(recipe.own_settings, key) != recipe.own_settings.end();
+  const auto own = [&](const std::string& k) {
+    return std::ranges::find(recipe.own_settings, k) != recipe.own_settings.end();
+  };
+  if (own(key)) return true;
+  // A recipe that chooses its optimisers sets whatever an optimiser reads.
+  const std::vector<std::string> read = optimizer_settings();
+  return own("optimizer") && std::ranges::find(read, key) != read.end();
 }
 
 // The recipe's own settings given other values than their defaults, in
@@ -39,8 +45,7 @@ std::vector<std::string> unread_by_optimizer(const TrainConfig& c) {
   const std::vector<std::string> all = optimizer_settings();
   const OptimizerEntry& entry = optimizer_entry(c.optimizer);
   for (const SettingChange& change : changed_settings(to_toml(TrainConfig{}), to_toml(c))) {
-    if (std::ranges::find(all, change.key) != all.end() &&
-        std::ranges::find(entry.settings, change.key) == entry.settings.end()) {
+    if (std::ranges::find(all, change.key) != all.end() && !entry.reads(change.key)) {
       unread.push_back("--" + change.key);
     }
   }
@@ -66,7 +71,7 @@ std::string ignored_crop_scale(const TrainConfig& c, const Recipe& recipe) {
   } catch (const std::exception&) {
     return "";
   }
-  if (*kind == DatasetKind::kFolder) return "";
+  if (dataset_entry(*kind).resized_crops) return "";
   return fmt::format(
       "--crop-scale {:g} does nothing here: only image folders are trained on random resized "
       "crops, and {} is {} (its images are translated): ignored",

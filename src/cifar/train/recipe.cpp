@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/registry.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/optim/muon.h"
 #include "cifar/optim/optimizer_registry.h"
@@ -27,8 +28,10 @@ Recipe classic(const TrainConfig& c, const Precision& /*precision*/) {
             for (const auto& p : model.parameters()) {
               if (p.requires_grad()) params.push_back(p);
             }
-            const OptimizerSettings settings{
-                .momentum = c.momentum, .nesterov = c.nesterov, .weight_decay = c.weight_decay};
+            const OptimizerSettings settings{.momentum = c.momentum,
+                                             .nesterov = c.nesterov,
+                                             .weight_decay = c.weight_decay,
+                                             .declared = c.optimizer_args};
             return one_group(params, optimizer_entry(c.optimizer).make(params, settings),
                              {.schedule = c.schedule,
                               .base_lr = c.lr,
@@ -39,7 +42,7 @@ Recipe classic(const TrainConfig& c, const Precision& /*precision*/) {
       .augmentation = c.augment ? kCropFlip : kNoAugmentation,
       .loss = {.label_smoothing = c.label_smoothing, .sum = false},
       .drop_last = false,
-      .whitening_images = 0,
+      .init_images = 0,
       .own_settings = {},
   };
 }
@@ -52,10 +55,10 @@ struct Airbench94 {
   double bias_lr = 0.053;  // SGD, on the whitening and BatchNorm biases
   double head_lr = 0.67;   // SGD, on the linear head
   double sgd_momentum = 0.85;
-  double decay_per_image = 2e-6;    // weight decay = this x batch size, over each lr
-  double whiten_bias_epochs = 3;    // the whitening bias trains this long
-  double label_smoothing = 0.2;     // cross-entropy summed over the batch
-  int64_t whitening_images = 5000;  // the first N training images set the whitening
+  double decay_per_image = 2e-6;  // weight decay = this x batch size, over each lr
+  double whiten_bias_epochs = 3;  // the whitening bias trains this long
+  double label_smoothing = 0.2;   // cross-entropy summed over the batch
+  int64_t init_images = 5000;     // the first N training images set the whitening
 };
 
 ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, c10::ScalarType ns_dtype,
@@ -122,19 +125,10 @@ Recipe airbench94(const TrainConfig& c, const Precision& precision) {
       .augmentation = kAirbenchAugmentation,
       .loss = {.label_smoothing = a.label_smoothing, .sum = true},
       .drop_last = true,
-      .whitening_images = a.whitening_images,
+      .init_images = a.init_images,
       .own_settings = {"optimizer", "lr", "momentum", "nesterov", "weight-decay", "schedule",
                        "warmup-epochs", "label-smoothing", "augment"},
   };
-}
-
-std::string names_in_words() {
-  std::string out;
-  const auto& entries = recipe_registry();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == entries.size() ? " or " : ", ") + entries[i].name;
-  }
-  return out;
 }
 
 }  // namespace
@@ -157,25 +151,11 @@ const std::vector<RecipeEntry>& recipe_registry() {
 }
 
 const RecipeEntry& recipe_entry(const std::string& name) {
-  const auto& entries = recipe_registry();
-  const auto it = std::ranges::find(entries, name, &RecipeEntry::name);
-  if (it == entries.end()) {
-    throw UsageError(fmt::format("unknown --recipe '{}': choose {}", name, names_in_words()));
-  }
-  return *it;
+  return find_entry(recipe_registry(), name, "--recipe");
 }
 
 std::string recipes_in_words() {
-  std::string out;
-  const auto& entries = recipe_registry();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    out += fmt::format("{}{} ({})",
-                       i == 0                    ? ""
-                       : i + 1 == entries.size() ? " or "
-                                                 : ", ",
-                       entries[i].name, entries[i].help);
-  }
-  return out;
+  return entries_in_words(recipe_registry());
 }
 
 void check_recipe_settings(const TrainConfig& config) {

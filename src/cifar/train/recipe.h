@@ -47,7 +47,9 @@ struct Recipe {
   Augmentation augmentation;
   LossOptions loss;
   bool drop_last = false;
-  int64_t whitening_images = 0;
+  // A fresh model's init_from_images (its registry entry: airbench94's
+  // whitening) sees the first N training images; 0: none.
+  int64_t init_images = 0;
   std::vector<std::string> own_settings;  // option names, without "--"
 };
 

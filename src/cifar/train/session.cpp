@@ -5,7 +5,6 @@
 
 #include "cifar/core/version.h"
 #include "cifar/io/run_dir.h"
-#include "cifar/model/airbench.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/platform/guards.h"
 #include "cifar/train/fine_tune.h"
@@ -13,14 +12,14 @@
 namespace cifar {
 namespace {
 
-// A fresh airbench network's whitening filters come from the first n
-// training images (normalised, unaugmented), as the reference does.
-void init_whitening(ClassifierImpl& model, const DeviceDataset& train, int64_t n) {
-  auto* net = dynamic_cast<Airbench94Impl*>(&model);
-  if (net == nullptr || n <= 0) return;
+// A fresh model that sets something from the data (its entry's
+// init_from_images) gets the first n training images, in order.
+void init_from_images(ClassifierImpl& model, const ModelEntry& entry, const DeviceDataset& train,
+                      int64_t n) {
+  if (entry.init_from_images == nullptr || n <= 0) return;
   const EpochPlan in_order = train.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
   const Batch first = train.batch(in_order, 0, std::min(n, train.size()));
-  net->init_whitening(first.images);  // (n, 3, S, S) float
+  entry.init_from_images(model, first.images);  // (n, 3, S, S) float
 }
 
 EpochPosition start_position(const ModelSource& source, const TrainConfig& config,
@@ -113,11 +112,11 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   s.model = plan.source.fresh() ? build_fresh(plan.source) : plan.source.model;
   s.model->to(device);
   if (config.channels_last) to_channels_last(*s.model);
-  if (plan.source.fresh()) init_whitening(*s.model, plan.train, recipe.whitening_images);
+  const ModelEntry& entry = model_entry(plan.source.model_name);
+  if (plan.source.fresh()) init_from_images(*s.model, entry, plan.train, recipe.init_images);
   spdlog::info("model: {} ({} parameters), recipe {}", plan.source.model_name,
                count_parameters(*s.model), recipe.name);
 
-  const ModelEntry& entry = model_entry(plan.source.model_name);
   if (config.freeze_body) freeze_body(*s.model, entry);
   s.groups = std::make_unique<ParamGroups>(
       fine_tune_groups(recipe, *s.model, shape.steps, entry, config.body_lr_scale));

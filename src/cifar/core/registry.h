@@ -1,0 +1,60 @@
+// registry.h: the one lookup every registry uses, and the one way to list
+// its choices.
+//
+// A registry (models, optimisers, recipes, data-set kinds: timm's
+// registries) is a vector of entries, each with a `name` and a `help`.
+// find_entry gives the entry of a name, or a UsageError that lists the
+// choices: "unknown --optimizer 'lion': choose sgd or adamw". in_words joins
+// words the same way everywhere: "a", "a or b", "a, b or c".
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cifar/core/errors.h"
+
+namespace cifar {
+
+// "a", "a or b", "a, b or c".
+inline std::string in_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  }
+  return out;
+}
+
+// The entries' names, in the registry's order.
+template <class Entry>
+std::vector<std::string> entry_names(const std::vector<Entry>& entries) {
+  std::vector<std::string> names;
+  for (const Entry& e : entries) names.push_back(e.name);
+  return names;
+}
+
+// "sgd (help) or adamw (help)", for --help.
+template <class Entry>
+std::string entries_in_words(const std::vector<Entry>& entries) {
+  std::vector<std::string> words;
+  for (const Entry& e : entries) words.push_back(fmt::format("{} ({})", e.name, e.help));
+  return in_words(words);
+}
+
+// The entry called `name`; UsageError "unknown {what} '{name}': choose ..."
+// otherwise (`what` names the option or the thing: "--optimizer", "model").
+template <class Entry>
+const Entry& find_entry(const std::vector<Entry>& entries, std::string_view name,
+                        std::string_view what) {
+  const auto it = std::ranges::find(entries, name, &Entry::name);
+  if (it == entries.end()) {
+    throw UsageError(
+        fmt::format("unknown {} '{}': choose {}", what, name, in_words(entry_names(entries))));
+  }
+  return *it;
+}
+
+}  // namespace cifar
