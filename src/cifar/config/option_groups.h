@@ -1,9 +1,10 @@
 // option_groups.h: the option groups several tools share.
 //
 // model_group (where a trained model comes from: cifar-eval, cifar-predict,
-// cifar-export), data_group and device_group (cifar-train, cifar-eval) and
-// tta_option (cifar-train, and cifar-eval and cifar-predict with the
-// checkpoint's own level),
+// cifar-export), image_prep_options (cifar-train, and the model group),
+// data_group and device_group (cifar-train, cifar-eval) and tta_option
+// (cifar-train, and cifar-eval and cifar-predict with the checkpoint's own
+// level),
 // each written once and called by the tools' tables (option_tables.h), with
 // the names of the --help groups they share.
 #pragma once
@@ -28,6 +29,38 @@ inline constexpr const char* kDevice = "Device and speed";
 inline constexpr const char* kEvaluation = "Evaluation";
 inline constexpr const char* kOutput = "Output";
 
+// --image-size, --crop-mode, --crop-pct: the images cifar-train trains on
+// (kept in the checkpoint and the weights metadata), and, for a --weights
+// file, the images its model takes (cifar-eval, cifar-predict, cifar-export:
+// over the file's metadata, io/weights_images.h). Declared once for the four.
+template <class C, class V>
+void image_prep_options(C& c, V&& v) {
+  constexpr bool kTrain = std::is_same_v<std::remove_const_t<C>, TrainConfig>;
+  const auto opt = [](const char* name, const char* train_help, const char* weights_help) {
+    const Opt o{name, kTrain ? kData : kModel, kTrain ? train_help : weights_help};
+    return kTrain ? fixed(o) : o;
+  };
+  v.number(opt("--image-size",
+               "Train on images of N x N pixels (0: the data set's own: 32 for CIFAR and image "
+               "folders); kept in the checkpoint for cifar-eval and cifar-predict",
+               "With --weights: the side N (px) of the images the model takes (0: the file's "
+               "metadata, else 32)"),
+           c.image_size, Range<int64_t>{0, kMaxResolution});
+  v.parsed(opt("--crop-mode",
+               "How an image becomes N x N: center (shorter side resized, the centre cut: "
+               "torchvision's), squash (the whole image resized), or auto (the data set's: CIFAR "
+               "whole, an image folder center)",
+               "With --weights: how an image becomes N x N, center or squash (auto: the file's "
+               "metadata, else squash)"),
+           c.crop_mode, Parsed<std::string>{crop_mode_of, same});
+  v.number(opt("--crop-pct",
+               "The centre crop's share of the resized side: images resized to N / F, then the "
+               "centre N x N cut (0: the data set's: 1 for CIFAR, 0.875 for folders)",
+               "With --weights: the centre crop's share of the resized side (0: the file's "
+               "metadata, else 1)"),
+           c.crop_pct, Range<double>{0, 1});
+}
+
 // Where a trained model comes from: cifar-eval, cifar-predict, cifar-export.
 template <class In, class V>
 void model_group(In& in, V&& v) {
@@ -51,6 +84,7 @@ void model_group(In& in, V&& v) {
                "With --weights: normalisation std as r,g,b (default: the file's metadata, else "
                "0.2470,0.2435,0.2616)"},
            in.std, Parsed<Channels>{std_of, channels_text});
+  image_prep_options(in, v);
 }
 
 // cifar-train, cifar-eval.
@@ -81,8 +115,7 @@ void device_group(C& c, V&& v) {
                "Mixed precision: auto (bf16 where the device runs it natively: CPUs with "
                "AVX512-BF16 or AMX, GPUs of compute capability 8.0+; fp16 with loss scaling on "
                "older GPUs; float32 otherwise), bf16, fp16 (with loss scaling) or off"},
-           c.amp,
-           Parsed<AmpMode>{parse_amp, amp_text});
+           c.amp, Parsed<AmpMode>{parse_amp, amp_text});
 }
 
 // cifar-train, cifar-eval, cifar-predict.

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/image_prep.h"
+#include "cifar/data/resolution.h"
 #include "cifar/io/weights.h"
 
 namespace cifar {
@@ -29,11 +31,26 @@ void validate(const ModelInput& input) {
     if (input.stem) given.emplace_back("--stem");
     if (input.mean) given.emplace_back("--mean");
     if (input.std) given.emplace_back("--std");
+    if (input.image_size > 0) given.emplace_back("--image-size");
+    if (input.crop_mode != "auto") given.emplace_back("--crop-mode");
+    if (input.crop_pct > 0) given.emplace_back("--crop-pct");
     if (!given.empty()) {
       throw UsageError(fmt::format(
-          "{} go{} with --weights; a checkpoint carries its own model, stem and normalisation",
+          "{} go{} with --weights; a checkpoint carries its own model, stem, normalisation and "
+          "image preparation",
           fmt::join(given, ", "), given.size() == 1 ? "es" : ""));
     }
+  }
+  if (input.image_size > 0 && input.image_size < kMinImageSize) {
+    throw UsageError(
+        fmt::format("--image-size must be 0 (the weights file's) or from {} to {} px, got {}",
+                    kMinImageSize, kMaxResolution, input.image_size));
+  }
+  if (input.crop_pct > 0 && input.crop_pct < kMinCropPct) {
+    throw UsageError(fmt::format(
+        "--crop-pct must be 0 (the weights file's) or from {:g} to 1 (the share of the resized "
+        "image's side the centre crop keeps; 0.875 is torchvision's), got {:g}",
+        kMinCropPct, input.crop_pct));
   }
   if (input.mean.has_value() != input.std.has_value()) {
     throw UsageError(
@@ -60,11 +77,15 @@ LoadedCheckpoint load_model_input(const ModelInput& input, std::optional<int64_t
   if (input.stem) options.stem = *input.stem == ResNetStem::kImageNet ? "imagenet" : "cifar";
   options.normalization = normalization(input);
   options.num_classes = num_classes;
+  if (input.image_size > 0) options.images.side = input.image_size;
+  if (input.crop_mode != "auto") options.images.mode = parse_crop_mode(input.crop_mode);
+  if (input.crop_pct > 0) options.images.crop_pct = input.crop_pct;
+  options.images.warn_unsaid = true;
   ImportedWeights weights = import_weights(input.weights, options);
   const Normalization& n = weights.normalization;
-  spdlog::info("weights: {} ({}); normalisation: mean [{}] std [{}], {}", input.weights,
+  spdlog::info("weights: {} ({}); normalisation: mean [{}] std [{}], {}; images: {}", input.weights,
                weights.model_name, fmt::join(n.mean, ", "), fmt::join(n.std, ", "),
-               weights.normalization_note);
+               weights.normalization_note, weights.image_note);
   LoadedCheckpoint loaded;  // no optimiser state: nothing to resume
   loaded.info = weights_info(weights);
   loaded.model = weights.model;

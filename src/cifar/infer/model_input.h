@@ -4,7 +4,9 @@
 // Exactly one file gives it: a checkpoint written by cifar-train
 // (--checkpoint), which says everything about the model itself, or a weights
 // file (--weights: .safetensors, .pt, .pth, e.g. saved in Python), for which
-// --model, --stem, --mean and --std fill in what its metadata does not say.
+// --model, --stem, --mean, --std, --image-size, --crop-mode and --crop-pct
+// fill in what its metadata does not say (and override what it says: the
+// images' options with a warning, io/weights_images.h).
 // The fields are parsed values (the "Model" group of config/option_groups.h
 // parses the text).
 #pragma once
@@ -28,6 +30,11 @@ struct ModelInput {
   std::optional<ResNetStem> stem;
   std::optional<Channels> mean;  // --mean and --std come together
   std::optional<Channels> std;   // each > 0
+  // With --weights: the images the model takes, over what the file records
+  // (io/weights_images.h); 0, "auto" and 0: the file's.
+  int64_t image_size = 0;
+  std::string crop_mode = "auto";
+  double crop_pct = 0;
 
   bool operator==(const ModelInput&) const = default;
 };
@@ -38,7 +45,8 @@ struct ExportConfig : ModelInput {
 };
 
 // UsageError unless exactly one of checkpoint and weights is given, and
-// model, stem, mean and std come only with weights (mean and std together).
+// model, stem, mean, std and the images' options come only with weights
+// (mean and std together), the image size from 8 and the share from 0.25.
 void validate(const ModelInput& input);
 
 // mean and std as one Normalization; none when neither is given.

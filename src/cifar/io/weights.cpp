@@ -176,8 +176,17 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
                         ? *meta.class_names
                         : unnamed_classes(head_size(tensors, out.model_name, out.stem));
   out.dataset = meta.dataset.value_or(dataset_kinds().front().name);
-  out.image.side = meta.image_side.value_or(kCifarImageSide);
-  out.prep = meta.prep.value_or(kWholeImage);
+  const ImagesTaken images = images_taken(meta, options.images, source, says);
+  out.image.side = images.side;
+  out.prep = images.prep;
+  out.image_note = images.note;
+  if (const auto& entry = model_entry(out.model_name);
+      options.images.side && !entry.takes_image_side(*options.images.side)) {
+    throw UsageError(
+        fmt::format("--image-size {}: {} takes images of {}", *options.images.side, out.model_name,
+                    entry.any_image_size() ? fmt::format("{} px or more", entry.min_image_side)
+                                           : fmt::format("{} px only", entry.image_side)));
+  }
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";

@@ -22,6 +22,7 @@
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
+#include "cifar/io/weights_images.h"
 #include "cifar/io/weights_metadata.h"
 #include "cifar/model/models.h"
 #include "cifar/model/state_dict.h"
@@ -39,6 +40,8 @@ struct WeightsOptions {
   std::optional<Normalization> normalization;
   // The outputs the caller needs; unset: any the file has.
   std::optional<int64_t> num_classes;
+  // The images the model takes, where the command line says (weights_images.h).
+  ImageOptions images;
 };
 
 // A model built from a weights file, and what the file (or the options) said
@@ -54,6 +57,7 @@ struct ImportedWeights {
   ImageShape image{.channels = 3, .side = kCifarImageSide};  // what the file says it takes
   ImagePrep prep;                                            // and how images are made that size
   std::string normalization_note;  // where the normalisation came from, for the log
+  std::string image_note;          // where the image size and preparation came from
 };
 
 // Reads `path`, builds the model and fills it (strict). UsageError for an

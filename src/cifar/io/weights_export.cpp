@@ -2,10 +2,13 @@
 #include "cifar/io/weights_export.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cifar/core/file_io.h"
+#include "cifar/data/cifar10.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/io/weights_metadata.h"
@@ -19,7 +22,42 @@ void export_weights(const CheckpointInfo& info, ClassifierImpl& model, const fs:
 }
 
 void export_weights(const LoadedCheckpoint& checkpoint, const fs::path& path) {
+  if (const std::string lost = export_losses(checkpoint.info, path); !lost.empty()) {
+    spdlog::warn("{}", lost);
+  }
   export_weights(checkpoint.info, *checkpoint.model, path);
+}
+
+std::string export_losses(const CheckpointInfo& info, const fs::path& path) {
+  const std::string tta = info.tta > 0 ? fmt::format(" --tta {}", info.tta) : "";
+  const std::string file = path.string();
+  if (weights_format(path) != WeightsFormat::kTorch) {
+    if (tta.empty()) return "";
+    return fmt::format(
+        "{} does not keep the test-time augmentation level ({}) the model is judged with: give "
+        "cifar-eval and cifar-predict --weights {}{} for its answers (its checkpoint keeps it)",
+        file, info.tta, file, tta);
+  }
+  std::string flags = " --model " + info.model;
+  if (info.stem == to_string(ResNetStem::kImageNet)) flags += " --stem imagenet";
+  if (info.normalization != Normalization{}) {
+    flags += fmt::format(" --mean {} --std {}", fmt::join(info.normalization.mean, ","),
+                         fmt::join(info.normalization.std, ","));
+  }
+  if (info.image.side != kCifarImageSide) flags += fmt::format(" --image-size {}", info.image.side);
+  if (info.prep != kWholeImage) {
+    flags += fmt::format(" --crop-mode {} --crop-pct {:g}", to_string(info.prep.mode),
+                         info.prep.crop_pct);
+  }
+  const bool named = info.class_names.size() == default_class_names().size() &&
+                     info.class_names == default_class_names();
+  return fmt::format(
+      "{} holds the weights only, not how the model was trained: cifar-eval and cifar-predict "
+      "--weights {} need{}{} to give its answers{}; export to {} instead to keep {}",
+      file, file, flags, tta,
+      named ? "" : fmt::format(", and its {} class names are lost", info.class_names.size()),
+      fs::path(path).replace_extension(".safetensors").string(),
+      tta.empty() ? "all of it" : "all of it but the TTA level");
 }
 
 namespace {

@@ -19,7 +19,18 @@ namespace cifar {
 // extension is a UsageError, before anything is written).
 void export_weights(const CheckpointInfo& info, ClassifierImpl& model,
                     const std::filesystem::path& path);
+// cifar-export's: the same, after one warning naming what `path`'s format
+// cannot carry of what changes the model's answers (export_losses).
 void export_weights(const LoadedCheckpoint& checkpoint, const std::filesystem::path& path);
+
+// What a weights file at `path` loses, by its format, of what the model
+// `info` describes and that changes its answers, as one warning ("" when
+// nothing): a .pt/.pth holds the tensors only, so the model, a stem other
+// than cifar, a normalisation, image size or preparation other than the
+// defaults and a test-time augmentation level are named with the options
+// that say them back to cifar-eval and cifar-predict, and .safetensors as the
+// format that keeps them; a .safetensors file keeps all but the TTA level.
+std::string export_losses(const CheckpointInfo& info, const std::filesystem::path& path);
 
 // Why cifar-export may not replace the file at `path` (its --out), or ""
 // when it may: nothing is there, or a weights file cifar-export wrote (a

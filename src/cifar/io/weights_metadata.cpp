@@ -68,6 +68,7 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
     out.normalization = n;
   }
   out.dataset = value_of(metadata, "dataset");
+  out.from_cifar_train = value_of(metadata, "cifar_train_version").has_value();
   if (const auto side = value_of(metadata, "image_size")) {
     int64_t value = 0;
     const auto [end, ec] = std::from_chars(side->data(), side->data() + side->size(), value);

@@ -34,6 +34,9 @@ struct WeightsMetadata {
   std::optional<std::string> dataset;  // absent: cifar10, or not said
   std::optional<int64_t> image_side;   // absent: 32 (kCifarImageSide), or not said
   std::optional<ImagePrep> prep;       // absent: the whole image resized, or not said
+  // The file names cifar_train_version: a key it lacks holds cifar-train's
+  // default (image_size 32, squash 1), said by leaving it out.
+  bool from_cifar_train = false;
 };
 
 // Reads the keys above from a weights file's metadata. Throws

@@ -1,0 +1,97 @@
+// weights_images.cpp: the images a weights file's model takes (weights_images.h).
+#include "cifar/io/weights_images.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+#include "cifar/core/types.h"
+
+namespace cifar {
+
+namespace {
+
+// One option's value: given, recorded (by the file), or neither.
+template <class T>
+struct Setting {
+  const char* flag;
+  std::optional<T> given, recorded;
+  T fallback;
+  std::string (*text)(const T&);
+
+  T value() const { return given.value_or(recorded.value_or(fallback)); }
+  bool differs() const { return given && recorded && !(*given == *recorded); }
+};
+
+std::string side_text(const int64_t& side) {
+  return std::to_string(side);
+}
+std::string mode_text(const CropMode& mode) {
+  return to_string(mode);
+}
+std::string pct_text(const double& pct) {
+  return fmt::format("{:g}", pct);
+}
+
+}  // namespace
+
+ImagesTaken images_taken(const WeightsMetadata& meta, const ImageOptions& options,
+                         const std::string& source, const std::string& says) {
+  // cifar-train leaves the defaults out of its metadata: then they are recorded too.
+  const auto recorded_prep =
+      meta.prep ? meta.prep : (meta.from_cifar_train ? std::optional(kWholeImage) : std::nullopt);
+  const auto recorded_side =
+      meta.image_side
+          ? meta.image_side
+          : (meta.from_cifar_train ? std::optional<int64_t>(kCifarImageSide) : std::nullopt);
+  const Setting<int64_t> side{"--image-size", options.side, recorded_side, kCifarImageSide,
+                              side_text};
+  const Setting<CropMode> mode{"--crop-mode", options.mode,
+                               recorded_prep ? std::optional(recorded_prep->mode) : std::nullopt,
+                               kWholeImage.mode, mode_text};
+  const Setting<double> pct{"--crop-pct", options.crop_pct,
+                            recorded_prep ? std::optional(recorded_prep->crop_pct) : std::nullopt,
+                            kWholeImage.crop_pct, pct_text};
+  ImagesTaken out{.side = side.value(), .prep = ImagePrep{mode.value(), pct.value()}};
+
+  std::vector<std::string> differ, given, unsaid;
+  const auto tally = [&](const auto& s) {
+    if (s.differs()) {
+      differ.push_back(fmt::format("{} {} (the file records {})", s.flag, s.text(*s.given),
+                                   s.text(*s.recorded)));
+    }
+    if (s.given) given.push_back(s.flag);
+    if (!s.given && !s.recorded) unsaid.push_back(fmt::format("{} {}", s.flag, s.text(s.fallback)));
+  };
+  tally(side);
+  tally(mode);
+  tally(pct);
+  if (!differ.empty()) {
+    spdlog::warn(
+        "weights file {}: {} given, over what {} records: images are prepared as given, which "
+        "changes the model's answers; leave the option out to prepare them as trained",
+        source, fmt::join(differ, ", "), says);
+  }
+  if (options.warn_unsaid && !unsaid.empty() && !recorded_side && !recorded_prep) {
+    spdlog::warn(
+        "weights file {} does not say the image size and preparation its model was trained "
+        "with: images are prepared as {}; if it was trained otherwise (an image folder: "
+        "center 0.875 at its --image-size), give those options",
+        source, fmt::join(unsaid, ", "));
+  }
+  out.note = fmt::format(
+      "{} px, {} ({})", out.side, to_string(out.prep),
+      given.empty() ? (recorded_side || recorded_prep ? fmt::format("from {}", says)
+                                                      : std::string("the defaults: the file does "
+                                                                    "not say"))
+      : given.size() == 3
+          ? std::string("as given on the command line")
+          : fmt::format(
+                "{} as given, the rest {}", fmt::join(given, ", "),
+                recorded_side || recorded_prep ? "from " + says : std::string("the defaults")));
+  return out;
+}
+
+}  // namespace cifar
