@@ -67,13 +67,15 @@ TEST_CASE("an optimiser's declared hyperparameters are options, saved and read b
   REQUIRE_FALSE(optimizer_hyperparameters().empty());
   for (const Hyperparameter& h : optimizer_hyperparameters()) {
     INFO(h.name);
-    CHECK(TrainConfig{}.optimizer_args.at(h.name) == h.value);  // the default
-    CHECK_NOTHROW(validate(TrainConfig{}));
+    CHECK_FALSE(TrainConfig{}.optimizer_args.at(h.name));  // unset: the optimiser's default
+    CHECK_THAT(to_toml(TrainConfig{}), !Catch::Contains("\n" + h.name + " ="));
   }
   const TrainConfig c = parse({"--optimizer", "adamw", "--beta2", "0.95", "--eps", "1e-6"});
   CHECK(c.optimizer_args.at("beta2") == 0.95);
   CHECK(c.optimizer_args.at("eps") == 1e-6);
-  CHECK(c.optimizer_args.at("beta1") == 0.9);
+  CHECK_FALSE(c.optimizer_args.at("beta1"));
+  CHECK(given_args(c.optimizer_args) ==
+        std::map<std::string, double>{{"beta2", 0.95}, {"eps", 1e-6}});
   CHECK_THAT(to_toml(c), Catch::Contains("beta2 = 0.95"));
   CHECK_THAT(parse_error({"--beta1", "1.5"}), Catch::Contains("--beta1"));
 }

@@ -32,6 +32,7 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.momentum = 0.85;
   c.nesterov = true;
   c.weight_decay = 5e-4;
+  c.optimizer_args.at("beta2") = 0.95;  // a declared hyperparameter given; the others unset
   c.schedule = Schedule::kCosine;
   c.warmup_epochs = 1.5;
   c.label_smoothing = 0.1;

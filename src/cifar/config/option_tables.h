@@ -128,7 +128,7 @@ void train_optimisation(Config& c, V&& v) {
            Range<double>{0, kMaxReal});
   for (const Hyperparameter& h : optimizer_hyperparameters()) {  // what optimisers declare
     v.number(Opt{h.flag.c_str(), "Optimisation", h.help.c_str()}, c.optimizer_args.at(h.name),
-             Range<double>{h.min, h.max, h.min_open, h.max_open});
+             Range<double>{h.min, h.max, h.min_open, h.max_open}, h.defaults.c_str());
   }
   v.parsed(Opt{"--schedule", "Optimisation", "constant, step, cosine, onecycle or linear"},
            c.schedule, Parsed<Schedule>{parse_schedule, schedule_text});

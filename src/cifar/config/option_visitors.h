@@ -112,6 +112,17 @@ struct OptionDeclarer {
         ->required(o.required)
         ->group(o.group);
   }
+  // Unset until given: the help says what stands in for it (`unset`).
+  template <class T>
+  void number(const Opt& o, std::optional<T>& field, Range<T> r, const char* unset) {
+    app.add_option_function<std::string>(
+           o.names, [&field, r](const std::string& text) { field = read_number(text, r).value; },
+           fmt::format("{} (default: {})", o.help, unset))
+        ->check(range_validator(r))
+        ->type_name(CLI::detail::type_name<T>())
+        ->required(o.required)
+        ->group(o.group);
+  }
   // --x sets the flag (also "x = true" or "x = false" in a config file);
   // --no-x, not listed in --help, clears it.
   void flag(const Opt& o, bool& field) {
@@ -159,6 +170,10 @@ struct RangeChecker {
   void number(const Opt& o, const T& field, Range<T> r) {
     const std::string why = out_of_range(r, field, fmt::format("{}", field));
     if (!why.empty()) throw UsageError(fmt::format("--{} {}", long_name(o.names), why));
+  }
+  template <class T>
+  void number(const Opt& o, const std::optional<T>& field, Range<T> r, const char*) {
+    if (field) number(o, *field, r);
   }
   void flag(const Opt&, const bool&) {}
   void text(const Opt& o, const std::string& field) {
@@ -215,6 +230,10 @@ struct TomlWriter {
       line(o, fmt::format("{}", field));
     }
   }
+  template <class T>
+  void number(const Opt& o, const std::optional<T>& field, Range<T> r, const char*) {
+    if (field) number(o, *field, r);  // unset: no line, and unset when read back
+  }
   void flag(const Opt& o, const bool& field) { line(o, field ? "true" : "false"); }
   void text(const Opt& o, const std::string& field) {
     if (field.empty() || !o.saved) return;
@@ -240,6 +259,10 @@ struct RoleLister {
   }
   template <class T>
   void number(const Opt& o, const T&, Range<T>) {
+    add(o);
+  }
+  template <class T>
+  void number(const Opt& o, const std::optional<T>&, Range<T>, const char*) {
     add(o);
   }
   void flag(const Opt& o, const bool&) { add(o); }

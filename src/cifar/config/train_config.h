@@ -75,8 +75,8 @@ struct TrainConfig {
   bool nesterov = false;
   double weight_decay = 0.0;
   // The numbers optimisers declare (optimizer_registry.h: --beta1, --beta2,
-  // --eps), by name, each at its default until given.
-  std::map<std::string, double> optimizer_args = optimizer_defaults();
+  // --eps), by name; unset: the chosen optimiser's default.
+  std::map<std::string, std::optional<double>> optimizer_args = optimizer_args_unset();
   Schedule schedule = Schedule::kConstant;
   double warmup_epochs = 0.0;
   double label_smoothing = 0.0;

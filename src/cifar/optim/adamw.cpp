@@ -73,16 +73,18 @@ class AdamW final : public Optimizer {
 }  // namespace
 
 OptimizerEntry adamw_entry() {
-  static const Hyperparameter kBeta1{.name = "beta1",
-                                     .help = "Adam's first-moment decay (PyTorch's betas[0])",
-                                     .value = 0.9,
-                                     .max_open = true};
-  static const Hyperparameter kBeta2{.name = "beta2",
-                                     .help = "Adam's second-moment decay (PyTorch's betas[1])",
-                                     .value = 0.999,
-                                     .max_open = true};
+  static const Hyperparameter kBeta1{
+      .name = "beta1",
+      .help = "decay of the gradients' moving average (PyTorch's betas[0])",
+      .value = 0.9,
+      .max_open = true};
+  static const Hyperparameter kBeta2{
+      .name = "beta2",
+      .help = "decay of the second moving average (PyTorch's betas[1])",
+      .value = 0.999,
+      .max_open = true};
   static const Hyperparameter kEps{.name = "eps",
-                                   .help = "Adam's term added to the denominator",
+                                   .help = "term added to the denominator for stability",
                                    .value = 1e-8,
                                    .max = 1,
                                    .min_open = true};

@@ -12,6 +12,7 @@
 namespace cifar {
 
 OptimizerEntry adamw_entry();  // adamw.cpp
+OptimizerEntry lion_entry();   // lion.cpp
 
 namespace {
 
@@ -37,6 +38,7 @@ const std::vector<OptimizerEntry>& optimizer_registry() {
   static const std::vector<OptimizerEntry> entries{
       sgd_entry(),
       adamw_entry(),
+      lion_entry(),
   };
   return entries;
 }
@@ -70,16 +72,19 @@ const std::vector<Hyperparameter>& optimizer_hyperparameters() {
     std::vector<Hyperparameter> out;
     for (const auto& e : optimizer_registry()) {
       for (Hyperparameter h : e.hyperparameters) {
-        h.flag = "--" + h.name;
-        const auto same = std::ranges::find(out, h.name, &Hyperparameter::name);
+        const std::string its_default = fmt::format("{}'s {:g}", e.name, h.value);
+        auto same = std::ranges::find(out, h.name, &Hyperparameter::name);
         if (same == out.end()) {
+          h.flag = "--" + h.name;
+          h.defaults = "the optimiser's: " + its_default;
           out.push_back(h);
-        } else if (same->help != h.help || same->value != h.value || same->min != h.min ||
-                   same->max != h.max || same->min_open != h.min_open ||
-                   same->max_open != h.max_open) {
+        } else if (same->help != h.help || same->min != h.min || same->max != h.max ||
+                   same->min_open != h.min_open || same->max_open != h.max_open) {
           throw std::logic_error(fmt::format(
               "optimiser {} declares --{} unlike an earlier optimiser: one name, one meaning",
               e.name, h.name));
+        } else {
+          same->defaults += ", " + its_default;
         }
       }
     }
@@ -88,10 +93,18 @@ const std::vector<Hyperparameter>& optimizer_hyperparameters() {
   return all;
 }
 
-std::map<std::string, double> optimizer_defaults() {
-  std::map<std::string, double> values;
-  for (const Hyperparameter& h : optimizer_hyperparameters()) values[h.name] = h.value;
-  return values;
+std::map<std::string, std::optional<double>> optimizer_args_unset() {
+  std::map<std::string, std::optional<double>> args;
+  for (const Hyperparameter& h : optimizer_hyperparameters()) args[h.name] = std::nullopt;
+  return args;
+}
+
+std::map<std::string, double> given_args(const std::map<std::string, std::optional<double>>& args) {
+  std::map<std::string, double> given;
+  for (const auto& [name, value] : args) {
+    if (value) given[name] = *value;
+  }
+  return given;
 }
 
 }  // namespace cifar

@@ -20,6 +20,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,14 +29,18 @@
 namespace cifar {
 
 // A number an optimiser reads, declared by its entry. A name means one
-// thing (its help, default and range) for every optimiser that declares it.
+// thing (its help and range) for every optimiser that declares it; each
+// has its own default (timm's --opt-betas: unset, the optimiser's).
 struct Hyperparameter {
   std::string name;  // the option without "--", PyTorch's keyword where it has one: "eps"
   std::string help;
-  double value = 0;  // its default
+  double value = 0;  // its default for this optimiser
   double min = 0, max = 1;
   bool min_open = false, max_open = false;  // min, max themselves not allowed
-  std::string flag = {};                    // "--" + name, filled by optimizer_hyperparameters()
+  // Filled by optimizer_hyperparameters(): "--" + name, and each declaring
+  // optimiser's default in words ("adamw's 0.999"), for --help.
+  std::string flag = {};
+  std::string defaults = {};
 };
 
 // The settings the options give an optimiser (its rate comes with each step).
@@ -43,8 +48,8 @@ struct OptimizerSettings {
   double momentum = 0.9;
   bool nesterov = false;
   double weight_decay = 0.0;
-  // The declared hyperparameters by name ("beta2" -> 0.999); one missing
-  // here takes its default.
+  // The declared hyperparameters given, by name ("beta2" -> 0.95); one
+  // missing here takes this optimiser's default.
   std::map<std::string, double> declared = {};
 
   double get(const Hyperparameter& h) const {
@@ -82,10 +87,14 @@ std::string optimizers_in_words();
 std::vector<std::string> optimizer_settings();
 
 // Every hyperparameter some optimiser declares, once each, in the registry's
-// order; std::logic_error where two entries declare one name differently.
+// order; std::logic_error where two entries declare one name with another
+// help or range.
 const std::vector<Hyperparameter>& optimizer_hyperparameters();
 
-// Each declared hyperparameter's default, by name: what the options start from.
-std::map<std::string, double> optimizer_defaults();
+// Every declared hyperparameter's name, unset: what the options start from.
+std::map<std::string, std::optional<double>> optimizer_args_unset();
+
+// The given values of `args` (optimizer_args), for OptimizerSettings::declared.
+std::map<std::string, double> given_args(const std::map<std::string, std::optional<double>>& args);
 
 }  // namespace cifar

@@ -31,7 +31,7 @@ Recipe classic(const TrainConfig& c, const Precision& /*precision*/) {
             const OptimizerSettings settings{.momentum = c.momentum,
                                              .nesterov = c.nesterov,
                                              .weight_decay = c.weight_decay,
-                                             .declared = c.optimizer_args};
+                                             .declared = given_args(c.optimizer_args)};
             return one_group(params, optimizer_entry(c.optimizer).make(params, settings),
                              {.schedule = c.schedule,
                               .base_lr = c.lr,
