@@ -27,7 +27,7 @@ def png(path, w, h, seed):
     open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
                            chunk(b"IDAT", data) + chunk(b"IEND", b""))
 shapes = {"w1x200000": (200000, 1), "t200000x1": (1, 200000), "w2x100000": (100000, 2),
-          "t100000x2": (2, 100000), "w1x1000000": (1000000, 1)}
+          "t100000x2": (2, 100000), "w1x4000000": (4000000, 1)}
 os.makedirs("odd", exist_ok=True)
 for i, (name, (w, h)) in enumerate(shapes.items()):
     png(f"odd/{name}.png", w, h, i)
@@ -49,7 +49,7 @@ ok_or_named() {
   if [[ $status -ne 0 ]]; then
     echo "$out" | tail -15 >&2
     [[ $status -ne 124 ]] || fail "$what: still running after 120 s"
-    grep -Eq 'w1x200000|t200000x1|w2x100000|t100000x2|w1x1000000' <<<"$out" && ! grep -qi "out of memory" <<<"$out" ||
+    grep -Eq 'w1x200000|t200000x1|w2x100000|t100000x2|w1x4000000' <<<"$out" && ! grep -qi "out of memory" <<<"$out" ||
       fail "$what exited $status under a ${CAP_KB} KB address space, naming no file"
     pass "$what: refused naming the file"
     return

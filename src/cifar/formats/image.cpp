@@ -88,6 +88,10 @@ torch::Tensor decode_png(std::span<const uint8_t> bytes, const std::string& sour
   state->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, state.get(), png_fail,
                                       [](png_structp, png_const_charp) {});  // warnings: ignored
   if (state->png == nullptr) fail(source, "libpng could not start (out of memory)");
+  // Any side PNG allows (2^31 - 1), not libpng's default of 1,000,000: the
+  // pixel cap bounds the image, and preparing it is bounded whatever its
+  // shape (image_window.h).
+  png_set_user_limits(state->png, 0x7fffffff, 0x7fffffff);
   if (setjmp(state->jump) != 0) {
     const char* what =
         state->header_read ? "the PNG data is damaged or truncated" : "not a readable PNG";
