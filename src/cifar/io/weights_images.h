@@ -23,9 +23,9 @@ namespace cifar {
 
 // What the command line gave; unset: not given.
 struct ImageOptions {
-  std::optional<int64_t> side;
-  std::optional<CropMode> mode;
-  std::optional<double> crop_pct;
+  std::optional<int64_t> side = std::nullopt;
+  std::optional<CropMode> mode = std::nullopt;
+  std::optional<double> crop_pct = std::nullopt;
   // Warn when neither the file nor the options say (the tools that
   // evaluate, predict or export; not --init-weights, whose run says).
   bool warn_unsaid = false;
@@ -34,7 +34,7 @@ struct ImageOptions {
 struct ImagesTaken {
   int64_t side = 32;
   ImagePrep prep;
-  std::string note;  // where they came from, for the log
+  std::string note{};  // where they came from, for the log
 };
 
 // `says`: what the file's description is ("the file's metadata").
