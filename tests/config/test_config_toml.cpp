@@ -62,6 +62,10 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   INFO(to_toml(c));
   CHECK(back == c);
   CHECK(to_toml(back) == to_toml(c));
+  // Read back in code (a checkpoint's saved settings) as --config reads it.
+  CHECK(from_toml(to_toml(c)) == c);
+  CHECK(from_toml("gone-since = 3\n" + to_toml(c)) == c);  // a key since dropped is skipped
+  CHECK_THROWS(from_toml("epochs = 0\n"));
 }
 
 namespace {
@@ -109,6 +113,7 @@ TEST_CASE("paths holding #, quotes, tabs, newlines and non-ASCII survive config.
     CHECK(back.checkpoint == c.checkpoint);
     CHECK(back.data_dir == c.data_dir);
     CHECK(back == c);
+    CHECK(from_toml(to_toml(c)) == c);
   }
 }
 

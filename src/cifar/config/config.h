@@ -49,6 +49,13 @@ void validate(const TrainConfig& config);
 // are left out. UsageError naming the option for text that is not UTF-8.
 std::string to_toml(const TrainConfig& config);
 
+// Settings saved by to_toml (a checkpoint's, a run folder's config.toml)
+// read back through the same options and checks as --config, so that no
+// caller parses their text; keys this version does not know are skipped.
+// CLI::ParseError for a value an option refuses; what relates two options
+// (validate) was checked when they were saved.
+TrainConfig from_toml(const std::string& toml);
+
 // The settings as they will be saved: the model the run really trains, and
 // absolute paths, so that config.toml resumes the run from any folder.
 TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem,

@@ -203,7 +203,11 @@ ModelSource resolve(const TrainConfig& config, const std::string& default_networ
                        .normalization = resumed->info.normalization,
                        .class_names = resumed->info.class_names,
                        .model = resumed->model,
-                       .resumed = std::nullopt};
+                       .resumed = std::nullopt,
+                       .resumed_settings = std::nullopt};
+    if (!resumed->info.config_toml.empty()) {
+      source.resumed_settings = from_toml(resumed->info.config_toml);
+    }
     source.resumed = std::move(resumed);
     return source;
   }
@@ -220,14 +224,16 @@ ModelSource resolve(const TrainConfig& config, const std::string& default_networ
             .class_names = w.class_names,
             .class_names_known = w.class_names_known,
             .model = w.model,
-            .resumed = std::nullopt};
+            .resumed = std::nullopt,
+            .resumed_settings = std::nullopt};
   }
   return {.model_name = config.model.empty() ? default_network : config.model,
           .stem = config.stem.value_or(ResNetStem::kCifar),
           .normalization = Normalization{},
           .class_names = {},
           .model = nullptr,
-          .resumed = std::nullopt};
+          .resumed = std::nullopt,
+          .resumed_settings = std::nullopt};
 }
 
 }  // namespace

@@ -35,6 +35,9 @@ struct ModelSource {
   bool class_names_known = true;
   Classifier model;                         // null for a fresh start: built later, seeded
   std::optional<LoadedCheckpoint> resumed;  // set by --resume only
+  // The settings the resumed run saved in its checkpoint, read once
+  // (config.h's from_toml); unset for a checkpoint that saved none.
+  std::optional<TrainConfig> resumed_settings;
   bool fresh() const { return !model; }
 };
 

@@ -3,7 +3,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <charconv>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,7 +12,6 @@
 #include "cifar/config/settings_check.h"
 #include "cifar/data/splits.h"
 #include "cifar/formats/checksum.h"
-#include "cifar/formats/toml_text.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/report/progress_bar.h"
@@ -89,19 +87,17 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
 // metrics.csv, one TensorBoard run; else a new runs/<date>-<time>-<model>.
 fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bool main_rank) {
   if (!config.run_dir.empty()) return config.run_dir;
-  if (source.resumed) {
-    for (const TomlEntry& entry : read_flat_toml(source.resumed->info.config_toml)) {
-      if (entry.key != "run-dir" || entry.value.empty()) continue;
-      if (fs::is_directory(entry.value)) {
-        if (main_rank) spdlog::info("run folder: {}, the resumed run's", entry.value);
-        return entry.value;
-      }
-      if (main_rank) {
-        spdlog::warn(
-            "the resumed run's folder {} is gone: this run's history starts in a new folder "
-            "(give --run-dir to choose it)",
-            entry.value);
-      }
+  if (source.resumed_settings && !source.resumed_settings->run_dir.empty()) {
+    const std::string& was = source.resumed_settings->run_dir;
+    if (fs::is_directory(was)) {
+      if (main_rank) spdlog::info("run folder: {}, the resumed run's", was);
+      return was;
+    }
+    if (main_rank) {
+      spdlog::warn(
+          "the resumed run's folder {} is gone: this run's history starts in a new folder "
+          "(give --run-dir to choose it)",
+          was);
     }
   }
   return default_run_dir(source.model_name);
@@ -125,33 +121,16 @@ std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bo
   };
 }
 
-// The value of `key` in the resumed run's saved settings, as its file
-// writes it; unset when not resuming or the file has none.
-std::optional<std::string> resumed_setting(const ModelSource& source, std::string_view key) {
-  if (!source.resumed) return std::nullopt;
-  for (const TomlEntry& entry : read_flat_toml(source.resumed->info.config_toml)) {
-    if (entry.key == key) return entry.value;
-  }
-  return std::nullopt;
-}
-
 // The image settings as given; when resuming without them, the resumed
 // run's (its saved settings: --image-size 0 is the data set's own size,
 // --crop-mode auto and --crop-pct 0 the data set's preparation).
 TrainConfig with_resumed_image(const TrainConfig& config, const ModelSource& source) {
   TrainConfig sized = config;
-  const auto number = [&](std::string_view key, auto& field) {
-    const auto text = resumed_setting(source, key);
-    if (!text) return;
-    std::remove_reference_t<decltype(field)> value{};
-    const char* end = text->data() + text->size();
-    if (std::from_chars(text->data(), end, value).ptr == end) field = value;
-  };
-  if (config.image_size == 0) number("image-size", sized.image_size);
-  if (config.crop_pct == 0) number("crop-pct", sized.crop_pct);
-  if (const auto mode = resumed_setting(source, "crop-mode"); mode && config.crop_mode == "auto") {
-    sized.crop_mode = *mode;
-  }
+  if (!source.resumed_settings) return sized;
+  const TrainConfig& was = *source.resumed_settings;
+  if (config.image_size == 0) sized.image_size = was.image_size;
+  if (config.crop_pct == 0) sized.crop_pct = was.crop_pct;
+  if (config.crop_mode == "auto") sized.crop_mode = was.crop_mode;
   return sized;
 }
 
