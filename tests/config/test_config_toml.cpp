@@ -53,7 +53,25 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.log_interval_s = 2.5;
   c.tensorboard = false;
   c.dist_timeout_s = 60;
+  c.freeze_body = true;
+  c.body_lr_scale = 0.5;
+  c.dataset = "cifar100";
+  c.labels = LabelSet::kCoarse;
+  c.skip_bad_images = true;
+  c.image_size = 48;
+  c.crop_mode = "squash";
+  c.crop_pct = 0.9;
+  c.crop_scale = 0.25;
+  c.optimizer = "adamw";
+  c.optimizer_args.at("beta1") = 0.8;
+  c.optimizer_args.at("eps") = 1e-6;
+  c.ema = 0.999;
+  c.deterministic = true;
   CHECK_FALSE(c == TrainConfig{});
+  for (const auto& [key, role] : train_setting_roles()) {  // every saved key is written
+    INFO(key);
+    CHECK_THAT(to_toml(c), Catch::Contains("\n" + key + " = "));
+  }
 
   test::TempDir dir;
   const auto path = dir.path() / "config.toml";

@@ -121,7 +121,10 @@ TEST_CASE("ensure_writable and atomic writes name the user's path, once", "[file
                     Catch::Contains("cannot write /proc/x.pt") && !Catch::Contains(".tmp"));
   // A 4,800-character path: printed once, not once per folder and file.
   std::string long_name = dir.path().string();
-  for (int i = 0; i < 48; ++i) long_name += "/" + std::string(99, static_cast<char>('a' + i % 26));
+  for (int i = 0; i < 48; ++i) {
+    long_name += '/';
+    long_name.append(99, static_cast<char>('a' + i % 26));
+  }
   const fs::path long_path = long_name + "/net.pt";
   try {
     ensure_writable(long_path);

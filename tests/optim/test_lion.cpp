@@ -68,6 +68,22 @@ TEST_CASE("lion's momentum goes through a checkpoint archive and continues bit f
   std::istringstream read(bytes.str());
   in.load_from(read);
   second->load(in);
+  // The momentum itself came through (a load that kept zeros would pass the
+  // trajectory check below: its signs follow the gradient's here).
+  auto momentum = [](const Optimizer& o) {
+    torch::serialize::OutputArchive archive;
+    o.save(archive);
+    std::ostringstream saved;
+    archive.save_to(saved);
+    torch::serialize::InputArchive back;
+    std::istringstream read_back(saved.str());
+    back.load_from(read_back);
+    torch::Tensor m;
+    back.read("momentum.0", m, /*is_buffer=*/true);
+    return m;
+  };
+  CHECK(momentum(*first).abs().sum().item<double>() > 0);
+  CHECK(torch::equal(momentum(*first), momentum(*second)));
   for (int step = 0; step < 2; ++step) {
     first->zero_grad();
     loss(w).backward();

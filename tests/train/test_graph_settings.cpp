@@ -4,6 +4,8 @@
 // warns, must refuse what a GPU run would.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <string>
 #include <vector>
 
@@ -17,7 +19,7 @@ using test::parse;
 
 namespace {
 std::string config_file(const std::string& name) {
-  return std::string(CIFAR_SOURCE_DIR) + "/configs/" + name;
+  return (std::filesystem::path(CIFAR_SOURCE_DIR) / "configs" / name).string();
 }
 // What cifar-train checks before it starts.
 void check(const TrainConfig& c) {

@@ -10,14 +10,12 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <limits>
 #include <type_traits>
 
 #include "cifar/config/option_tables.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/file_identity.h"
-#include "cifar/formats/toml_text.h"
 
 namespace cifar {
 using namespace options;
@@ -81,24 +79,6 @@ std::vector<HParam> hparams_of(const TrainConfig& c) {
 
 void add_train_options(CLI::App& app, TrainConfig& config) {
   train_options(config, OptionDeclarer{app});
-}
-
-TrainConfig from_toml(const std::string& toml) {
-  TrainConfig config;
-  CLI::App app;
-  add_train_options(app, config);
-  std::vector<std::string> args;
-  for (const TomlEntry& e : read_flat_toml(toml)) {
-    if (app.get_option_no_throw("--" + e.key) == nullptr) continue;  // a setting since dropped
-    if (e.type == TomlType::kBoolean) {
-      args.push_back((e.value == "true" ? "--" : "--no-") + e.key);
-    } else {
-      args.push_back(fmt::format("--{}={}", e.key, e.value));
-    }
-  }
-  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
-  app.parse(args);  // each value checked as on the command line
-  return config;
 }
 
 void validate(const TrainConfig& config) {

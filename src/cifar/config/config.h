@@ -52,8 +52,8 @@ std::string to_toml(const TrainConfig& config);
 // Settings saved by to_toml (a checkpoint's, a run folder's config.toml)
 // read back through the same options and checks as --config, so that no
 // caller parses their text; keys this version does not know are skipped.
-// CLI::ParseError for a value an option refuses; what relates two options
-// (validate) was checked when they were saved.
+// UsageError for a value an option refuses (naming it); what relates two
+// options (validate) was checked when they were saved.
 TrainConfig from_toml(const std::string& toml);
 
 // The settings as they will be saved: the model the run really trains, and

@@ -95,9 +95,14 @@ void data_group(C& c, V&& v) {
                    "Data folder: CIFAR-10 or CIFAR-100 binary files, or train/<class>/ image "
                    "folders (default: $CIFAR10_DIR, else data/cifar-10-batches-bin)"}),
          c.data_dir);
-  v.parsed(Opt{"--dataset", kData,
-               "What --data holds: auto (detected from its files), cifar10, cifar100 or folder"},
-           c.dataset, Parsed<std::string>{dataset_of, same});
+  static const std::string dataset_help =  // the kinds' table (data/dataset_kinds.cpp)
+      "What --data holds: " + in_words([] {
+        std::vector<std::string> choices{"auto (detected from its files)"};
+        for (const std::string& name : entry_names(dataset_kinds())) choices.push_back(name);
+        return choices;
+      }());
+  v.parsed(Opt{"--dataset", kData, dataset_help.c_str()}, c.dataset,
+           Parsed<std::string>{dataset_of, same});
   v.parsed(Opt{"--labels", kData, "CIFAR-100's classes: fine (100) or coarse (20 superclasses)"},
            c.labels, Parsed<LabelSet>{parse_label_set, label_set_text});
   v.flag(Opt{"--skip-bad-images", kData,

@@ -4,7 +4,7 @@
 // A registry (models, optimisers, recipes, data-set kinds: timm's
 // registries) is a vector of entries, each with a `name` and a `help`.
 // find_entry gives the entry of a name, or a UsageError that lists the
-// choices: "unknown --optimizer 'lion': choose sgd or adamw". in_words joins
+// choices: "unknown --optimizer 'adam': choose sgd, adamw or lion". in_words joins
 // words the same way everywhere: "a", "a or b", "a, b or c".
 #pragma once
 

@@ -74,15 +74,9 @@ class AdamW final : public Optimizer {
 
 OptimizerEntry adamw_entry() {
   static const Hyperparameter kBeta1{
-      .name = "beta1",
-      .help = "decay of the gradients' moving average (PyTorch's betas[0])",
-      .value = 0.9,
-      .max_open = true};
+      .name = "beta1", .help = kBeta1Help, .value = 0.9, .max_open = true};
   static const Hyperparameter kBeta2{
-      .name = "beta2",
-      .help = "decay of the second moving average (PyTorch's betas[1])",
-      .value = 0.999,
-      .max_open = true};
+      .name = "beta2", .help = kBeta2Help, .value = 0.999, .max_open = true};
   static const Hyperparameter kEps{.name = "eps",
                                    .help = "term added to the denominator for stability",
                                    .value = 1e-8,

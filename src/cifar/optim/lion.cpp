@@ -58,18 +58,10 @@ class Lion final : public Optimizer {
 
 OptimizerEntry lion_entry() {
   // The names, help and ranges AdamW's declare; Lion's own defaults.
-  static const Hyperparameter kBeta1{.name = "beta1",
-                                     .help =
-                                         "decay of the gradients' moving average (PyTorch's "
-                                         "betas[0])",
-                                     .value = 0.9,
-                                     .max_open = true};
-  static const Hyperparameter kBeta2{.name = "beta2",
-                                     .help =
-                                         "decay of the second moving average (PyTorch's "
-                                         "betas[1])",
-                                     .value = 0.99,
-                                     .max_open = true};
+  static const Hyperparameter kBeta1{
+      .name = "beta1", .help = kBeta1Help, .value = 0.9, .max_open = true};
+  static const Hyperparameter kBeta2{
+      .name = "beta2", .help = kBeta2Help, .value = 0.99, .max_open = true};
   return {.name = "lion",
           .help = "Lion (sign of interpolated momentum) with --weight-decay, --beta1, --beta2",
           .settings = {"lr", "weight-decay"},

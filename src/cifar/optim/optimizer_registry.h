@@ -43,6 +43,14 @@ struct Hyperparameter {
   std::string defaults = {};
 };
 
+// The help of the names several optimisers declare: one name, one meaning.
+inline constexpr const char* kBeta1Help =
+    "the first decay, PyTorch's betas[0] (AdamW: of the gradients' average; Lion: of the "
+    "update's interpolation)";
+inline constexpr const char* kBeta2Help =
+    "the second decay, PyTorch's betas[1] (AdamW: of the squared gradients' average; Lion: of "
+    "its momentum)";
+
 // The settings the options give an optimiser (its rate comes with each step).
 struct OptimizerSettings {
   double momentum = 0.9;

@@ -10,6 +10,7 @@
 #include "cifar/platform/interrupt.h"
 
 #ifdef CIFAR_HAS_CUDA
+#include <ATen/core/CachingHostAllocator.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAEvent.h>
@@ -25,9 +26,11 @@ namespace {
 
 // After a capture failed half-way: ends the stream's capture if it is still
 // on (a stream left capturing fails every later launch on it), and stops
-// routing allocations to the graph's pool and frees it, unless capture_end
-// got that far itself (then the graph's destructor frees it). Never throws.
-void abandon_capture(const c10::cuda::CUDAStream& stream, at::cuda::MempoolId_t pool) noexcept {
+// routing allocations to the graph's pool; frees the pool unless the graph
+// owns it (capture_end got as far as marking the capture ended: then the
+// graph's reset() frees it). Never throws.
+void abandon_capture(const c10::cuda::CUDAStream& stream, at::cuda::MempoolId_t pool,
+                     bool graph_owns_pool) noexcept {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream.stream(), &status) == cudaSuccess &&
       status != cudaStreamCaptureStatusNone) {
@@ -37,18 +40,34 @@ void abandon_capture(const c10::cuda::CUDAStream& stream, at::cuda::MempoolId_t 
     }
   }
   (void)cudaGetLastError();  // the failure is reported by the caller, not by the next launch
-  bool pool_open = true;
+  // The device allocator's routing and pool, and the pinned host
+  // allocator's (capture_begin routes both; a routing left on would call a
+  // filter of the destroyed graph). Each call may find nothing to do: caught.
+  at::HostAllocator* host = at::getHostAllocator(at::kCUDA);
   try {
     c10::cuda::CUDACachingAllocator::endAllocateToPool(stream.device_index(), pool);
-  } catch (const c10::Error&) {
-    pool_open = false;  // capture_end had ended it: the graph owns the pool
+  } catch (...) {  // capture_end had ended the routing, or it never began
   }
-  if (!pool_open) return;
+  try {
+    host->end_allocate_to_pool(pool);
+  } catch (...) {
+  }
+  if (graph_owns_pool) return;
   try {
     c10::cuda::CUDACachingAllocator::releasePool(stream.device_index(), pool);
-  } catch (const c10::Error&) {  // best effort: the run stops with the capture's error
+  } catch (...) {  // best effort: the run stops with the capture's error
+  }
+  try {
+    host->release_pool(pool);
+  } catch (...) {
   }
 }
+
+// at::cuda::CUDAGraph, whose capture_ended_ (protected) says whether its
+// reset() will free the pool.
+struct Graph : at::cuda::CUDAGraph {
+  bool ended() const { return capture_ended_; }
+};
 
 // Makes `waiter` wait for the work queued on `stream` so far.
 void wait_for(const c10::cuda::CUDAStream& stream, const c10::cuda::CUDAStream& waiter) {
@@ -129,10 +148,10 @@ class GraphedStep final : public TrainStep {
       body();
       graph_.capture_end();
     } catch (const c10::OutOfMemoryError&) {
-      abandon_capture(side, pool_);
+      abandon_capture(side, pool_, graph_.ended());
       throw;  // with_oom_advice names --batch-size
     } catch (const c10::Error& e) {
-      abandon_capture(side, pool_);
+      abandon_capture(side, pool_, graph_.ended());
       throw std::runtime_error(fmt::format(
           "--cuda-graph: capturing the training step failed ({}); run without --cuda-graph",
           first_line(e.what())));
@@ -143,7 +162,7 @@ class GraphedStep final : public TrainStep {
   torch::Tensor x_, y_;           // (B, 3, S, S) float and (B) int64, the graph's inputs
   torch::Tensor lr_;              // () float
   ParamGroups& groups_;           // one SGD group: its schedule sets lr_
-  at::cuda::CUDAGraph graph_;
+  Graph graph_;
   // The graph's memory pool, named before the capture: after a failed one
   // CUDAGraph::pool() throws, and abandon_capture needs the id to free it.
   at::cuda::MempoolId_t pool_ = at::cuda::graph_pool_handle();

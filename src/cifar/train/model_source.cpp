@@ -206,7 +206,14 @@ ModelSource resolve(const TrainConfig& config, const std::string& default_networ
                        .resumed = std::nullopt,
                        .resumed_settings = std::nullopt};
     if (!resumed->info.config_toml.empty()) {
-      source.resumed_settings = from_toml(resumed->info.config_toml);
+      try {
+        source.resumed_settings = from_toml(resumed->info.config_toml);
+      } catch (const UsageError& e) {  // an older version's value: resume all the same
+        spdlog::warn(
+            "--resume {}: its saved settings do not read back ({}); its image size, preparation "
+            "and run folder are taken from this run's options",
+            config.resume, e.what());
+      }
     }
     source.resumed = std::move(resumed);
     return source;
