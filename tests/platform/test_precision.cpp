@@ -50,6 +50,13 @@ TEST_CASE("amp auto on GPUs: bf16 from 8.0, fp16 with loss scaling before", "[pr
   CHECK(volta.amp == AmpMode::kFp16);
   CHECK(volta.matmul_dtype == c10::kFloat);
   CHECK(resolve_precision(AmpMode::kAuto, kCuda, numerics(false, false)).amp == AmpMode::kOff);
+  // A --cuda-graph step cannot skip steps on the host: no loss scaling, so float32.
+  const Precision graphed = resolve_precision(AmpMode::kAuto, kCuda, numerics(false, true), false,
+                                              /*graphed=*/true);
+  CHECK(graphed.amp == AmpMode::kOff);
+  CHECK(graphed.why.find("--cuda-graph") != std::string::npos);
+  CHECK(resolve_precision(AmpMode::kAuto, kCuda, numerics(true, true), false, true).amp ==
+        AmpMode::kBf16);
 }
 
 TEST_CASE("an explicit --amp runs as asked, warning where the device emulates it", "[precision]") {

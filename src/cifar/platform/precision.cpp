@@ -77,7 +77,7 @@ DeviceNumerics device_numerics(const c10::Device& device) {
 }
 
 Precision resolve_precision(AmpMode requested, const c10::Device& device,
-                            const DeviceNumerics& numerics, bool slow_bf16_model) {
+                            const DeviceNumerics& numerics, bool slow_bf16_model, bool graphed) {
   Precision p;
   p.matmul_dtype = numerics.native_bf16 ? c10::kBFloat16 : c10::kFloat;
   const bool cpu = !device.is_cuda();
@@ -87,15 +87,18 @@ Precision resolve_precision(AmpMode requested, const c10::Device& device,
       if (bf16_fast) {
         p.amp = AmpMode::kBf16;
         p.why = fmt::format("bf16 autocast (--amp auto: {})", numerics.bf16_why);
-      } else if (numerics.native_fp16) {
+      } else if (numerics.native_fp16 && !graphed) {
         p.amp = AmpMode::kFp16;
         p.why = fmt::format("fp16 autocast with loss scaling (--amp auto: {})", numerics.bf16_why);
       } else {
         p.amp = AmpMode::kOff;
-        p.why = fmt::format("float32 (--amp auto: {})",
-                            numerics.native_bf16
-                                ? "this model's small layers run slower in bf16 on a CPU"
-                                : numerics.bf16_why);
+        p.why = fmt::format(
+            "float32 (--amp auto: {}{})",
+            numerics.native_bf16 ? "this model's small layers run slower in bf16 on a CPU"
+                                 : numerics.bf16_why,
+            numerics.native_fp16 && graphed
+                ? "; fp16 needs loss scaling, which a --cuda-graph step cannot capture"
+                : "");
       }
       return p;
     case AmpMode::kBf16:

@@ -51,7 +51,12 @@ struct Precision {
 // `slow_bf16_model`: the model runs slower in bf16 than float32 on a CPU even
 // where bf16 is native (small layers: the casts cost more; model_registry.h),
 // so auto keeps float32 for it and an explicit bf16 is warned about.
+// `graphed`: the step is captured as a CUDA graph (--cuda-graph), which
+// cannot decide on the host whether to skip a step, so auto never picks fp16
+// with loss scaling for it (float32 instead; an explicit fp16 is refused by
+// the options' checks).
 Precision resolve_precision(AmpMode requested, const c10::Device& device,
-                            const DeviceNumerics& numerics, bool slow_bf16_model = false);
+                            const DeviceNumerics& numerics, bool slow_bf16_model = false,
+                            bool graphed = false);
 
 }  // namespace cifar

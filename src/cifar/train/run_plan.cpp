@@ -187,7 +187,8 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   ModelSource source = model_source(config, recipe.network);
   warn_ignored(config, recipe, source.model_name, device);
   Precision precision =
-      resolve_precision(config.amp, device, numerics, model_entry(source.model_name).cpu_bf16_slow);
+      resolve_precision(config.amp, device, numerics, model_entry(source.model_name).cpu_bf16_slow,
+                        config.cuda_graph);
   if (dist.is_main()) {
     spdlog::info("precision: {}", precision.why);
     if (!precision.warning.empty()) spdlog::warn("{}", precision.warning);
