@@ -9,30 +9,20 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/optim/optimizer_registry.h"
+#include "optim/reference_steps.h"
 
 using namespace cifar;
 
 TEST_CASE("adamw takes torch.optim.AdamW's steps at the rate each step gives", "[optim][adamw]") {
   // Python: p = tensor([1., -2., 0.5], float64); AdamW([p], weight_decay=0.1);
   // the rates 0.1, 0.05, 0.01 set on the group before each step.
-  auto p = torch::tensor({1.0, -2.0, 0.5}, torch::kDouble).requires_grad_();
+  auto p = test::reference_param();
   auto adamw = optimizer_entry("adamw").make({p}, {.weight_decay = 0.1});
-  const std::vector<std::vector<double>> grads{
-      {0.3, -0.1, 2.0}, {-0.5, 0.2, 1.0}, {0.1, 0.1, -3.0}};
-  const std::vector<double> rates{0.1, 0.05, 0.01};
   const std::vector<std::vector<double>> python{
       {0.8900000033333332, -1.880000009999999, 0.3950000005},
       {0.900228063199064, -1.8889051851442438, 0.3464160188517552},
       {0.9004839228471581, -1.8922086877540827, 0.34688937080761734}};
-  for (size_t t = 0; t < grads.size(); ++t) {
-    adamw->zero_grad();
-    p.mutable_grad() = torch::tensor(grads[t], torch::kDouble);
-    adamw->step(rates[t]);
-    for (int64_t i = 0; i < 3; ++i) {
-      INFO("step " << t + 1 << ", element " << i);
-      CHECK(p[i].item<double>() == Approx(python[t][static_cast<size_t>(i)]).epsilon(1e-14));
-    }
-  }
+  test::check_reference_steps(*adamw, p, python);
   CHECK(std::string(adamw->name()) == "adamw");
 }
 
@@ -40,25 +30,14 @@ TEST_CASE("adamw takes the betas and eps its entry declares, as torch.optim.Adam
           "[optim][adamw]") {
   // Python: AdamW([p], betas=(0.5, 0.9), eps=1e-3, weight_decay=0.1), float64,
   // the rates 0.1, 0.05, 0.01 set on the group before each step.
-  auto p = torch::tensor({1.0, -2.0, 0.5}, torch::kDouble).requires_grad_();
+  auto p = test::reference_param();
   auto adamw = optimizer_entry("adamw").make(
       {p}, {.weight_decay = 0.1, .declared = {{"beta1", 0.5}, {"beta2", 0.9}, {"eps", 1e-3}}});
-  const std::vector<std::vector<double>> grads{
-      {0.3, -0.1, 2.0}, {-0.5, 0.2, 1.0}, {0.1, 0.1, -3.0}};
-  const std::vector<double> rates{0.1, 0.05, 0.01};
   const std::vector<std::vector<double>> python{
       {0.8903322259136213, -1.8809900990099009, 0.3950499750124937},
       {0.9137655440332488, -1.9025274632217326, 0.35025660455575974},
       {0.9141194784690249, -1.9076527953570928, 0.35509413003950263}};
-  for (size_t t = 0; t < grads.size(); ++t) {
-    adamw->zero_grad();
-    p.mutable_grad() = torch::tensor(grads[t], torch::kDouble);
-    adamw->step(rates[t]);
-    for (int64_t i = 0; i < 3; ++i) {
-      INFO("step " << t + 1 << ", element " << i);
-      CHECK(p[i].item<double>() == Approx(python[t][static_cast<size_t>(i)]).epsilon(1e-14));
-    }
-  }
+  test::check_reference_steps(*adamw, p, python);
   const OptimizerEntry& entry = optimizer_entry("adamw");
   CHECK(entry.reads("beta2"));
   CHECK_FALSE(optimizer_entry("sgd").reads("beta2"));

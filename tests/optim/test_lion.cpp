@@ -7,40 +7,30 @@
 #include <sstream>
 
 #include "cifar/optim/optimizer_registry.h"
+#include "optim/reference_steps.h"
 
 using namespace cifar;
 
 TEST_CASE("lion takes lion-pytorch's steps at the rate each step gives", "[optim][lion]") {
   // Python: p = tensor([1., -2., 0.5], float64), betas (0.9, 0.99) (Lion's
   // defaults: nothing given), weight_decay 0.1, the rates 0.1, 0.05, 0.01.
-  auto p = torch::tensor({1.0, -2.0, 0.5}, torch::kDouble).requires_grad_();
+  auto p = test::reference_param();
   auto lion = optimizer_entry("lion").make({p}, {.weight_decay = 0.1});
-  const std::vector<std::vector<double>> grads{
-      {0.3, -0.1, 2.0}, {-0.5, 0.2, 1.0}, {0.1, 0.1, -3.0}};
-  const std::vector<double> rates{0.1, 0.05, 0.01};
   const std::vector<std::vector<double>> python{
       {0.89, -1.88, 0.395},
       {0.9355500000000001, -1.9205999999999999, 0.343025},
       {0.9246144500000001, -1.9286793999999998, 0.35268197500000004}};
-  for (size_t t = 0; t < grads.size(); ++t) {
-    lion->zero_grad();
-    p.mutable_grad() = torch::tensor(grads[t], torch::kDouble);
-    lion->step(rates[t]);
-    for (int64_t i = 0; i < 3; ++i) {
-      INFO("step " << t + 1 << ", element " << i);
-      CHECK(p[i].item<double>() == Approx(python[t][static_cast<size_t>(i)]).epsilon(1e-14));
-    }
-  }
+  test::check_reference_steps(*lion, p, python);
   CHECK(std::string(lion->name()) == "lion");
   // --beta2 0 given: the momentum is the last gradient, and the second step goes
   // the other way on the first element.
-  auto q = torch::tensor({1.0, -2.0, 0.5}, torch::kDouble).requires_grad_();
+  auto q = test::reference_param();
   auto other =
       optimizer_entry("lion").make({q}, {.weight_decay = 0.1, .declared = {{"beta2", 0.0}}});
-  q.mutable_grad() = torch::tensor(grads[0], torch::kDouble);
-  other->step(rates[0]);
-  q.mutable_grad() = torch::tensor(grads[1], torch::kDouble);
-  other->step(rates[1]);
+  q.mutable_grad() = torch::tensor(test::kReferenceGrads[0], torch::kDouble);
+  other->step(test::kReferenceRates[0]);
+  q.mutable_grad() = torch::tensor(test::kReferenceGrads[1], torch::kDouble);
+  other->step(test::kReferenceRates[1]);
   CHECK_FALSE(q[0].item<double>() == Approx(python[1][0]).epsilon(1e-14));
 }
 

@@ -107,17 +107,8 @@ void validate(const TrainConfig& config) {
         "--cuda-graph, or use --optimizer {}",
         config.optimizer, optimizer_registry().front().name));
   }
-  if (config.image_size > 0 && config.image_size < kMinImageSize) {
-    throw UsageError(
-        fmt::format("--image-size must be 0 (the data set's own size) or from {} to {} px, got {}",
-                    kMinImageSize, kMaxResolution, config.image_size));
-  }
-  if (config.crop_pct > 0 && config.crop_pct < kMinCropPct) {
-    throw UsageError(fmt::format(
-        "--crop-pct must be 0 (the data set's) or from {:g} to 1 (the share of the resized "
-        "image's side the centre crop keeps; 0.875 is torchvision's), got {:g}",
-        kMinCropPct, config.crop_pct));
-  }
+  check_image_options(config.image_size, config.crop_pct, "the data set's own size",
+                      "the data set's");
   if (!config.resolution_schedule.empty() && config.cuda_graph) {
     throw UsageError(
         "--resolution-schedule changes the images' size between epochs, which a captured CUDA "

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/image_prep.h"
 
 namespace cifar {
 namespace {
@@ -99,6 +100,20 @@ torch::Tensor resize_images(const torch::Tensor& images, int64_t size) {
                                     .mode(torch::kBilinear)
                                     .align_corners(false))
       .contiguous(format);
+}
+
+void check_image_options(int64_t image_size, double crop_pct, const char* unset_size,
+                         const char* unset_pct) {
+  if (image_size > 0 && image_size < kMinImageSize) {
+    throw UsageError(fmt::format("--image-size must be 0 ({}) or from {} to {} px, got {}",
+                                 unset_size, kMinImageSize, kMaxResolution, image_size));
+  }
+  if (crop_pct > 0 && crop_pct < kMinCropPct) {
+    throw UsageError(fmt::format(
+        "--crop-pct must be 0 ({}) or from {:g} to 1 (the share of the resized image's side the "
+        "centre crop keeps; 0.875 is torchvision's), got {:g}",
+        unset_pct, kMinCropPct, crop_pct));
+  }
 }
 
 }  // namespace cifar

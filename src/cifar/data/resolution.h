@@ -24,6 +24,12 @@ namespace cifar {
 inline constexpr int64_t kMinResolution = 16;
 inline constexpr int64_t kMinImageSize = 8;  // --image-size (its most: kMaxResolution)
 inline constexpr int64_t kMaxResolution = 1024;
+
+// --image-size and --crop-pct as given, 0 for unset (`unset_size` and
+// `unset_pct` say what stands in: "the data set's own size"): UsageError
+// naming the value and the allowed range otherwise.
+void check_image_options(int64_t image_size, double crop_pct, const char* unset_size,
+                         const char* unset_pct);
 inline constexpr int64_t kMaxScheduleEpochs = 100'000;
 
 // "24x3,28x3" -> {24, 24, 24, 28, 28, 28}; "" -> {}. UsageError naming the

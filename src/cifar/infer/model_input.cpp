@@ -41,17 +41,7 @@ void validate(const ModelInput& input) {
           fmt::join(given, ", "), given.size() == 1 ? "es" : ""));
     }
   }
-  if (input.image_size > 0 && input.image_size < kMinImageSize) {
-    throw UsageError(
-        fmt::format("--image-size must be 0 (the weights file's) or from {} to {} px, got {}",
-                    kMinImageSize, kMaxResolution, input.image_size));
-  }
-  if (input.crop_pct > 0 && input.crop_pct < kMinCropPct) {
-    throw UsageError(fmt::format(
-        "--crop-pct must be 0 (the weights file's) or from {:g} to 1 (the share of the resized "
-        "image's side the centre crop keeps; 0.875 is torchvision's), got {:g}",
-        kMinCropPct, input.crop_pct));
-  }
+  check_image_options(input.image_size, input.crop_pct, "the weights file's", "the weights file's");
   if (input.mean.has_value() != input.std.has_value()) {
     throw UsageError(
         fmt::format("--mean and --std go together: give {} too", input.mean ? "--std" : "--mean"));
