@@ -13,7 +13,7 @@
 set -euo pipefail
 root=${1:?usage: layers.sh SOURCE_DIR}
 src=$root/src/cifar
-layers=(core formats platform data model dist optim io report infer config train app)
+layers=(core formats platform data model dist optim io report infer config resolve train app)
 
 rank_of() {
   local i
