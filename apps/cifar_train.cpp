@@ -19,7 +19,7 @@
 #include "cifar/core/version.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/reporting.h"
-#include "cifar/train/recipe.h"
+#include "cifar/resolve/recipe.h"
 #include "cifar/train/train.h"
 
 int main(int argc, char** argv) {

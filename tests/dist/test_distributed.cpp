@@ -96,8 +96,10 @@ TEST_CASE("launcher environment", "[dist]") {
 TEST_CASE("sharding gives equal disjoint shares that make up the global batches", "[dist]") {
   CHECK(per_rank_batch(256, 2) == 128);
   CHECK(per_rank_batch(4, 1) == 4);
-  CHECK_THROWS_AS(per_rank_batch(5, 2), UsageError);
+  CHECK(batch_share_problem(256, 2).empty());
+  CHECK_THROWS_AS(per_rank_batch(5, 2), std::invalid_argument);
   CHECK_THROWS_WITH(per_rank_batch(2, 4), Catch::Contains("--batch-size 2"));
+  CHECK_THAT(batch_share_problem(5, 2), Catch::Contains("multiple of the 2 processes"));
 
   for (int64_t n : {12, 13}) {
     EpochPlan plan{torch::randperm(n, torch::kInt64), torch::randint(0, 9, {n, 2}, torch::kInt64),

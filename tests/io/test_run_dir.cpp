@@ -63,22 +63,22 @@ TEST_CASE("a fresh run refuses a folder with another run's results unless overwr
   TempDir dir;
   const auto run = dir.path() / "run";
   fs::create_directories(run);
-  CHECK(prepare_fresh_run_dir(run, false).empty());
+  CHECK(run_dir_refusal(run, std::nullopt).empty());
+  CHECK(clear_run_dir(run, std::nullopt).empty());
   std::ofstream(run / "metrics.csv") << "epoch\n1\n";
   std::ofstream(run / "best.pt") << "x";
   std::ofstream(run / "notes.txt") << "mine";
-  CHECK_THROWS_AS(prepare_fresh_run_dir(run, false), UsageError);
-  CHECK_THROWS_WITH(prepare_fresh_run_dir(run, false),
-                    Catch::Contains(run.string() + " already holds another run's results "
-                                                   "(metrics.csv, best.pt)") &&
-                        Catch::Contains("--overwrite") && Catch::Contains("--resume"));
+  CHECK_THAT(run_dir_refusal(run, std::nullopt),
+             Catch::Contains(run.string() + " already holds another run's results "
+                                            "(metrics.csv, best.pt)") &&
+                 Catch::Contains("--overwrite") && Catch::Contains("--resume"));
   CHECK(fs::exists(run / "metrics.csv"));
-  const auto removed = prepare_fresh_run_dir(run, true);
+  const auto removed = clear_run_dir(run, std::nullopt);
   CHECK(removed == std::vector<std::string>{"metrics.csv", "best.pt"});
   CHECK_FALSE(fs::exists(run / "metrics.csv"));
   CHECK_FALSE(fs::exists(run / "best.pt"));
   CHECK(fs::exists(run / "notes.txt"));  // only a run's own results go
-  CHECK(prepare_fresh_run_dir(run, false).empty());
+  CHECK(run_dir_refusal(run, std::nullopt).empty());
 }
 
 TEST_CASE("a run's identity names its folder, start time and process", "[run_dir]") {
@@ -208,10 +208,9 @@ TEST_CASE("a resumed run goes on only in its own folder, no further than its che
         if (!latest) {
           CHECK_THAT(problem, Catch::Contains("further than copy.pt") &&
                                   Catch::Contains("run \"run A\": last.pt"));
-          CHECK_THROWS_WITH(prepare_resumed_run_dir(dir, run, false),
-                            Catch::Contains("--resume " + (dir / "last.pt").string()) &&
-                                Catch::Contains("--run-dir NEW_DIR") &&
-                                Catch::Contains("--overwrite"));
+          CHECK_THAT(run_dir_refusal(dir, run),
+                     Catch::Contains("--resume " + (dir / "last.pt").string()) &&
+                         Catch::Contains("--run-dir NEW_DIR") && Catch::Contains("--overwrite"));
         }
         // Another run's checkpoint, wherever it stands, never goes on here.
         ResumedRun other = run;
@@ -236,10 +235,9 @@ TEST_CASE("a resumed run's folder without a last.pt of its own is refused, or re
   std::ofstream(dir / "config.toml") << "# cifar-train settings (read back with --config)\n";
   std::ofstream(dir / "metrics.csv") << "epoch,train_loss\n1,0.5\n";
   const ResumedRun run{.run_id = "run A", .epochs = 1, .checkpoint = "a.pt"};
-  CHECK_THROWS_AS(prepare_resumed_run_dir(dir, run, false), UsageError);
+  CHECK_THAT(run_dir_refusal(dir, run), Catch::Contains("--overwrite"));
   CHECK(fs::exists(dir / "metrics.csv"));
-  CHECK(prepare_resumed_run_dir(dir, run, true) ==
-        std::vector<std::string>{"config.toml", "metrics.csv"});
+  CHECK(clear_run_dir(dir, run) == std::vector<std::string>{"config.toml", "metrics.csv"});
   CHECK_FALSE(fs::exists(dir / "metrics.csv"));
   std::ofstream(dir / "last.pt") << "not a checkpoint";
   CHECK_THAT(resumed_run_dir_problem(dir, run).text, Catch::Contains("not a readable checkpoint"));

@@ -1,6 +1,7 @@
-// test_graphed_step.cpp: what --cuda-graph's captured step cannot run is
-// refused before any CUDA work, so these checks hold on every machine (the
-// capture itself is tested on a GPU: tests/cuda/test_gpu_paths.cpp).
+// test_graphed_step.cpp: what --cuda-graph's captured step cannot run stops
+// it before any CUDA work (resolve/ refuses such settings earlier; here the
+// step's own guard), so these checks hold on every machine (the capture
+// itself is tested on a GPU: tests/cuda/test_gpu_paths.cpp).
 #include <catch2/catch.hpp>
 
 #include "cifar/core/errors.h"
@@ -13,7 +14,7 @@ using namespace cifar;
 using cifar::test::LoneLearner;
 using cifar::test::synthetic;
 
-TEST_CASE("a graphed epoch smaller than one batch is refused, naming both sizes", "[epoch]") {
+TEST_CASE("a graphed epoch smaller than one batch stops the step, naming both sizes", "[epoch]") {
   const DeviceDataset train(synthetic(30, 1), torch::kCPU, Normalization{});
   LoneLearner a(make_model(ModelOptions("net")), 0.01);
   EpochOptions o;
@@ -22,7 +23,7 @@ TEST_CASE("a graphed epoch smaller than one batch is refused, naming both sizes"
     return train_one_epoch(a.learner, train, train.plan_epoch(false, false, 0, 1), o,
                            EpochPosition{});
   };
-  CHECK_THROWS_AS(epoch(), UsageError);
+  CHECK_THROWS_AS(epoch(), std::logic_error);
   CHECK_THROWS_WITH(epoch(), Catch::Contains("--cuda-graph replays full batches of --batch-size "
                                              "64, but an epoch here has 30 training images") &&
                                  Catch::Contains("give --batch-size 30 or less"));
@@ -44,7 +45,7 @@ TEST_CASE("the graphed step takes one SGD group, and CUDA data", "[epoch]") {
   }
   ParamGroups groups(std::move(two));
   Learner two_groups{*a.model, groups, a.dist, a.averager, a.scaler};
-  CHECK_THROWS_AS(make_graphed_step(two_groups, train, plan, 64, {}, totals), UsageError);
+  CHECK_THROWS_AS(make_graphed_step(two_groups, train, plan, 64, {}, totals), std::logic_error);
   CHECK_THROWS_WITH(make_graphed_step(two_groups, train, plan, 64, {}, totals),
                     Catch::Contains("one SGD parameter group"));
   // One SGD group, but the data on the CPU: no capture is attempted.

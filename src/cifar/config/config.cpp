@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "cifar/config/option_tables.h"
+#include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/file_identity.h"
 
@@ -23,7 +24,7 @@ namespace {
 
 // --freeze-body and --body-lr-scale fine-tune a body trained before: they
 // need --init-weights (or --resume, whose checkpoint must have had them:
-// train/model_source.cpp), and do not go together.
+// resolve/model_source.cpp), and do not go together.
 void check_fine_tune_settings(const TrainConfig& c) {
   const std::string given =
       c.freeze_body ? "--freeze-body" : fmt::format("--body-lr-scale {:g}", c.body_lr_scale);
@@ -100,7 +101,7 @@ void validate(const TrainConfig& config) {
         "with --cuda-graph (no loss scaling needed), or drop --cuda-graph");
   }
   // What the recipe and its model can follow is checked by the recipe
-  // registry (train/recipe.h: check_recipe_settings); the optimiser's here.
+  // registry (resolve/recipe.h: check_recipe_settings); the optimiser's here.
   if (config.cuda_graph && !optimizer_entry(config.optimizer).graph_step) {
     throw UsageError(fmt::format(
         "--cuda-graph captures SGD's update only; --optimizer {} cannot be captured: drop "

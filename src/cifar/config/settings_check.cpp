@@ -125,9 +125,10 @@ std::string check_resumed_data(const std::string& checkpoint, const CheckpointIn
   if (was.train_images == images && was.train_fingerprint == fingerprint) return "";
   const std::string what =
       was.train_images == images
-          ? fmt::format("the same number of training images ({}), but other ones or in another "
-                        "order (SHA-256 {:.12} was {:.12})",
-                        images, fingerprint, was.train_fingerprint)
+          ? fmt::format(
+                "the same number of training images ({}), but other ones or in another "
+                "order (SHA-256 {:.12} was {:.12})",
+                images, fingerprint, was.train_fingerprint)
           : fmt::format("{} training images where it had {}", images, was.train_images);
   if (!mid_epoch) {
     return fmt::format("resuming {} on other training data than it was trained on: {}", checkpoint,
@@ -139,6 +140,13 @@ std::string check_resumed_data(const std::string& checkpoint, const CheckpointIn
       "images: resume on the data it was trained on (the same --data, --train-limit and "
       "--val-split), or start a new run",
       checkpoint, was.epoch + 1, was.step_in_epoch, what));
+}
+
+void check_distinct_files(const std::vector<NamedFile>& inputs,
+                          const std::vector<NamedFile>& outputs) {
+  if (const std::string problem = distinct_files_problem(inputs, outputs); !problem.empty()) {
+    throw UsageError(problem);
+  }
 }
 
 }  // namespace cifar

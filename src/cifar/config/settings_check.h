@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cifar/config/setting_role.h"
+#include "cifar/core/file_identity.h"
 #include "cifar/io/checkpoint.h"
 
 namespace cifar {
@@ -63,5 +64,10 @@ std::string check_resumed_settings(const std::string& checkpoint, const Checkpoi
 // other data from an epoch's end on, else "".
 std::string check_resumed_data(const std::string& checkpoint, const CheckpointInfo& was,
                                int64_t images, const std::string& fingerprint);
+
+// UsageError with core/file_identity.h's distinct_files_problem, if any:
+// no output may be an input or another output.
+void check_distinct_files(const std::vector<NamedFile>& inputs,
+                          const std::vector<NamedFile>& outputs);
 
 }  // namespace cifar

@@ -27,7 +27,7 @@ namespace cifar {
 
 struct TrainConfig {
   // How the job trains: which parameters go to which optimiser at which
-  // rates, the augmentation and the loss; a name in train/recipe.h's registry,
+  // rates, the augmentation and the loss; a name in resolve/recipe.h's registry,
   // which checks it (its first entry is the default).
   std::string recipe = "classic";
   // Model: empty means "net" (the recipe's network for airbench94), or the

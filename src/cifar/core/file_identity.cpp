@@ -6,8 +6,6 @@
 
 #include <optional>
 
-#include "cifar/core/errors.h"
-
 namespace cifar {
 namespace fs = std::filesystem;
 
@@ -42,17 +40,17 @@ bool same(const Identity& a, const Identity& b) {
   return a.entry == b.entry || (a.target && b.target && *a.target == *b.target);
 }
 
-[[noreturn]] void refuse(const NamedFile& out, const NamedFile& other, bool other_is_input) {
-  throw UsageError(fmt::format(
+std::string refusal(const NamedFile& out, const NamedFile& other, bool other_is_input) {
+  return fmt::format(
       "{} {} is the same file as {} {}: writing it would {}; give {} a path of its own", out.role,
       out.path.string(), other.role, other.path.string(),
-      other_is_input ? "destroy that input" : "make one output replace the other", out.role));
+      other_is_input ? "destroy that input" : "make one output replace the other", out.role);
 }
 
 }  // namespace
 
-void check_distinct_files(const std::vector<NamedFile>& inputs,
-                          const std::vector<NamedFile>& outputs) {
+std::string distinct_files_problem(const std::vector<NamedFile>& inputs,
+                                   const std::vector<NamedFile>& outputs) {
   std::vector<Identity> in_ids, out_ids;
   for (const auto& f : inputs) in_ids.push_back(identity_of(f.path));
   for (const auto& f : outputs) out_ids.push_back(identity_of(f.path));
@@ -62,15 +60,16 @@ void check_distinct_files(const std::vector<NamedFile>& inputs,
       const bool continued =
           !inputs[i].continues.empty() && inputs[i].continues == outputs[o].continues;
       if (!inputs[i].path.empty() && !continued && same(out_ids[o], in_ids[i])) {
-        refuse(outputs[o], inputs[i], true);
+        return refusal(outputs[o], inputs[i], true);
       }
     }
     for (size_t p = 0; p < o; ++p) {
       if (!outputs[p].path.empty() && same(out_ids[o], out_ids[p])) {
-        refuse(outputs[o], outputs[p], false);
+        return refusal(outputs[o], outputs[p], false);
       }
     }
   }
+  return "";
 }
 
 }  // namespace cifar

@@ -3,19 +3,32 @@
 
 #include <string>
 
-#include "cifar/core/errors.h"
+#include <stdexcept>
 
 namespace cifar {
 
-int64_t per_rank_batch(int64_t global_batch, int world_size) {
+std::string batch_share_problem(int64_t global_batch, int world_size) {
   TORCH_CHECK(world_size >= 1, "world size must be at least 1, got ", world_size);
-  if (global_batch % world_size != 0 || global_batch < world_size) {
-    throw UsageError("--batch-size " + std::to_string(global_batch) +
-                     " is the global batch and must be a multiple of the " +
-                     std::to_string(world_size) + " processes (WORLD_SIZE), e.g. " +
-                     std::to_string(std::max<int64_t>(1, global_batch / world_size) * world_size));
+  if (global_batch % world_size == 0 && global_batch >= world_size) return "";
+  return "--batch-size " + std::to_string(global_batch) +
+         " is the global batch and must be a multiple of the " + std::to_string(world_size) +
+         " processes (WORLD_SIZE), e.g. " +
+         std::to_string(std::max<int64_t>(1, global_batch / world_size) * world_size);
+}
+
+int64_t per_rank_batch(int64_t global_batch, int world_size) {
+  if (const std::string problem = batch_share_problem(global_batch, world_size); !problem.empty()) {
+    throw std::invalid_argument(problem);
   }
   return global_batch / world_size;
+}
+
+EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed) {
+  TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
+  const bool drop = drop_last || graphed;
+  return {.batch_size = batch_size,
+          .steps = drop ? n / batch_size : (n + batch_size - 1) / batch_size,
+          .graphed = graphed};
 }
 
 EpochPlan shard_plan(const EpochPlan& plan, int rank, int world_size) {

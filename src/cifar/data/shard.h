@@ -11,14 +11,35 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "cifar/data/loader.h"
 
 namespace cifar {
 
-// The per-rank batch size. Throws UsageError when world_size does not divide
-// the global batch (--batch-size stays the global batch).
+// What is wrong with a global batch of `global_batch` over `world_size`
+// processes ("" when they divide it: --batch-size stays the global batch);
+// resolve/ refuses the settings with it.
+std::string batch_share_problem(int64_t global_batch, int world_size);
+
+// The per-rank batch size; std::invalid_argument (batch_share_problem's
+// text) when world_size does not divide the global batch.
 int64_t per_rank_batch(int64_t global_batch, int world_size);
+
+// How this process's epochs are cut into steps, decided once per run
+// (epoch_shape) and passed to whatever counts steps: the parameter groups'
+// schedules, the forecast, the epoch itself.
+struct EpochShape {
+  int64_t batch_size = 4;  // per process
+  int64_t steps = 0;       // steps in one epoch of this process's share
+  bool graphed = false;    // a captured CUDA graph replays the step
+};
+
+// The shape of epochs of n samples (this process's share) at batch_size: the
+// last partial batch is dropped when the recipe says so (drop_last) or a
+// CUDA graph replays the step (graphed: true only on a CUDA device), as a
+// graph's shapes are fixed.
+EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed);
 
 // This rank's share of an epoch plan: order, offsets and flips alike.
 // (N) -> (N / world_size). With world_size 1 the plan itself.

@@ -15,6 +15,7 @@
 #include "cifar/infer/evaluate.h"
 #include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/guards.h"
+#include "cifar/report/confusion_file.h"  // csv_field
 
 namespace cifar {
 
@@ -111,16 +112,6 @@ std::string predictions_to_json(const std::vector<Prediction>& predictions) {
   return array.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-namespace {
-// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-}  // namespace
-
 std::string predictions_to_csv(const std::vector<Prediction>& predictions, int64_t k) {
   std::string out = "path";
   for (int64_t j = 1; j <= k; ++j) out += fmt::format(",class_{},probability_{}", j, j);
@@ -161,7 +152,10 @@ void check_predict_outputs(const PredictConfig& config, const std::vector<std::s
   std::vector<NamedFile> inputs{{"--checkpoint", config.checkpoint, ""},
                                 {"--weights", config.weights, ""}};
   for (const auto& image : images) inputs.push_back({"the image", image, ""});
-  check_distinct_files(inputs, {{"--csv", config.csv, ""}});
+  if (const std::string problem = distinct_files_problem(inputs, {{"--csv", config.csv, ""}});
+      !problem.empty()) {
+    throw UsageError(problem);
+  }
   ensure_writable(config.csv, "--csv", /*make_folder=*/false);  // its folder must exist
 }
 

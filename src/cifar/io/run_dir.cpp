@@ -34,6 +34,36 @@ std::vector<std::string> results_in(const fs::path& dir) {
   return found;
 }
 
+namespace {
+// "run folder run is in use by another cifar-train (pid 123); ...": `holder`
+// is the lock file's text, the holder's pid.
+std::string in_use_message(const fs::path& dir, std::string holder) {
+  while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+  return fmt::format(
+      "run folder {} is in use by another cifar-train{}; wait for it to finish, or choose "
+      "another --run-dir",
+      dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder));
+}
+}  // namespace
+
+std::string run_dir_in_use(const fs::path& dir) {
+  const fs::path lock = dir / kRunDirLockFile;
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return "";  // no lock file (or none to read): no run holds it
+  int rc;
+  do {
+    rc = ::flock(fd, LOCK_SH | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  std::string problem;
+  if (rc != 0 && errno == EWOULDBLOCK) {
+    char pid[32] = {};
+    const ssize_t n = ::pread(fd, pid, sizeof(pid) - 1, 0);
+    problem = in_use_message(dir, n > 0 ? std::string(pid, static_cast<size_t>(n)) : "");
+  }
+  ::close(fd);  // releases the shared lock, if taken
+  return problem;
+}
+
 RunDirLock::RunDirLock(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -76,16 +106,10 @@ RunDirLock::RunDirLock(const fs::path& dir) {
     const int lock_err = errno;
     char pid[32] = {};
     const ssize_t n = ::pread(fd_, pid, sizeof(pid) - 1, 0);
-    std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
-    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    const std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
     ::close(fd_);
     fd_ = -1;
-    if (lock_err == EWOULDBLOCK) {
-      throw std::runtime_error(fmt::format(
-          "run folder {} is in use by another cifar-train{}; wait for it to finish, or choose "
-          "another --run-dir",
-          dir.string(), holder.empty() ? "" : fmt::format(" (pid {})", holder)));
-    }
+    if (lock_err == EWOULDBLOCK) throw std::runtime_error(in_use_message(dir, holder));
     throw std::runtime_error(
         fmt::format("cannot lock run folder {}: {}", dir.string(), std::strerror(lock_err)));
   }
@@ -125,33 +149,31 @@ std::string listed_entries(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::vector<std::string> prepare_fresh_run_dir(const fs::path& dir, bool overwrite) {
-  const std::vector<std::string> found = results_in(dir);
-  if (found.empty()) return found;
-  if (!overwrite) {
-    throw UsageError(fmt::format(
+std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>& resumed) {
+  if (!resumed) {
+    const std::vector<std::string> found = results_in(dir);
+    if (found.empty()) return "";
+    return fmt::format(
         "--run-dir {} already holds another run's results ({}); continue that run with "
         "--config RUN_DIR/config.toml --resume RUN_DIR/last.pt, choose another --run-dir, or "
         "pass --overwrite to replace them",
-        dir.string(), listed_entries(found)));
+        dir.string(), listed_entries(found));
   }
-  return remove_results(dir, found);
+  const ResumedDirProblem problem = resumed_run_dir_problem(dir, *resumed);
+  if (problem.text.empty()) return "";
+  return fmt::format(
+      "{}; {}continue {} in a new folder with --run-dir NEW_DIR, or pass --overwrite to "
+      "replace the results in {}",
+      problem.text,
+      problem.ahead
+          ? fmt::format("continue the folder's run with --resume {}, ", (dir / "last.pt").string())
+          : "",
+      resumed->checkpoint, dir.string());
 }
 
-std::vector<std::string> prepare_resumed_run_dir(const fs::path& dir, const ResumedRun& run,
-                                                 bool overwrite) {
-  const ResumedDirProblem problem = resumed_run_dir_problem(dir, run);
-  if (problem.text.empty()) return {};
-  if (!overwrite) {
-    throw UsageError(fmt::format(
-        "{}; {}continue {} in a new folder with --run-dir NEW_DIR, or pass --overwrite to "
-        "replace the results in {}",
-        problem.text,
-        problem.ahead ? fmt::format("continue the folder's run with --resume {}, ",
-                                    (dir / "last.pt").string())
-                      : "",
-        run.checkpoint, dir.string()));
-  }
+std::vector<std::string> clear_run_dir(const fs::path& dir,
+                                       const std::optional<ResumedRun>& resumed) {
+  if (run_dir_refusal(dir, resumed).empty()) return {};
   return remove_results(dir, results_in(dir));
 }
 

@@ -47,19 +47,24 @@ class RunDirLock {
 
 inline constexpr const char* kRunDirLockFile = ".cifar-train.lock";
 
-// For a fresh run: if `dir` holds any of run_result_files(), throws a
-// UsageError listing them and the ways out (resume, another --run-dir,
-// --overwrite); with overwrite, removes them instead and returns their names
-// (for a log line). Call it while holding the folder's RunDirLock.
-std::vector<std::string> prepare_fresh_run_dir(const std::filesystem::path& dir, bool overwrite);
+// "" unless another process holds `dir`'s RunDirLock now; then the message a
+// RunDirLock would throw. Creates and writes nothing (a probe before a run
+// is resolved: another run's folder is in use, not a usage error).
+std::string run_dir_in_use(const std::filesystem::path& dir);
 
-// For a resumed run: unless resumed_run_dir_problem finds none, throws a
-// UsageError naming the folder's run and epochs and the ways out (the
-// folder's own last.pt, a new --run-dir, --overwrite), or with `overwrite`
-// removes the folder's results and returns their names. Call it while
+// What stops a run from writing its results in `dir` without --overwrite
+// ("" when nothing does), with the ways out. A fresh run (no `resumed`):
+// any of run_result_files() in it (resume that run, another --run-dir,
+// --overwrite). A resumed run: resumed_run_dir_problem's finding (the
+// folder's own last.pt, a new --run-dir, --overwrite).
+std::string run_dir_refusal(const std::filesystem::path& dir,
+                            const std::optional<ResumedRun>& resumed);
+
+// --overwrite: removes the results run_dir_refusal objects to (none when it
+// finds nothing) and returns their names, for a log line. Call it while
 // holding the folder's RunDirLock.
-std::vector<std::string> prepare_resumed_run_dir(const std::filesystem::path& dir,
-                                                 const ResumedRun& run, bool overwrite);
+std::vector<std::string> clear_run_dir(const std::filesystem::path& dir,
+                                       const std::optional<ResumedRun>& resumed);
 
 // A new run's identity for CheckpointInfo::run_id: the run folder's absolute
 // path, the UTC start time (microseconds) and the process id.

@@ -74,7 +74,7 @@ ImportedWeights import_weights(const std::filesystem::path& path, const WeightsO
 CheckpointInfo weights_info(const ImportedWeights& weights);
 
 // --- Transitional: to be removed once train.cpp uses ImportedWeights ----------
-// (train/model_source.cpp, model_input.cpp, evaluate.cpp and cifar_predict.cpp
+// (resolve/model_source.cpp, model_input.cpp, evaluate.cpp and cifar_predict.cpp
 // call these today; import_weights and weights_info replace them.)
 // The weights with a CheckpointInfo (weights_info), and the note.
 struct LoadedWeights {

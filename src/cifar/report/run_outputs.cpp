@@ -4,13 +4,36 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cifar/core/errors.h"
+#include <stdexcept>
+
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/confusion_file.h"
 #include "cifar/report/tensorboard_epoch.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
+
+std::string run_outputs_problem(const fs::path& run_dir, const fs::path& checkpoint,
+                                const std::optional<ResumedRun>& resumed, bool overwrite,
+                                const std::vector<NamedFile>& inputs) {
+  const std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
+  if (std::string problem = distinct_files_problem(inputs, outputs); !problem.empty()) {
+    return problem;
+  }
+  const std::string run_id = resumed ? resumed->run_id : "";
+  if (std::string problem = checkpoint_replace_problem(checkpoint, "--checkpoint", run_dir, run_id);
+      !problem.empty()) {
+    return problem;
+  }
+  for (const auto& output : outputs) {
+    if (const std::string kind = non_file_kind(output.path); !kind.empty()) {
+      return fmt::format(
+          "{} {} is {}, not a file cifar-train wrote; remove it, or choose another --run-dir",
+          output.role, output.path.string(), kind);
+    }
+  }
+  return overwrite ? "" : run_dir_refusal(run_dir, resumed);
+}
 
 namespace {
 // Every output is checked writable before config.toml is written and
@@ -19,30 +42,24 @@ namespace {
 fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::string& config_toml,
                   const std::optional<ResumedRun>& resumed, bool overwrite,
                   const std::vector<NamedFile>& inputs) {
-  const std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
-  check_distinct_files(inputs, outputs);
-  const std::string run_id = resumed ? resumed->run_id : "";
+  // Refused before the run started (resolve/run_spec.cpp); found now, under
+  // the folder's lock, it came since: another process changed the folder.
   if (const std::string problem =
-          checkpoint_replace_problem(checkpoint, "--checkpoint", run_dir, run_id);
+          run_outputs_problem(run_dir, checkpoint, resumed, overwrite, inputs);
       !problem.empty()) {
-    throw UsageError(problem);
+    throw std::runtime_error(problem + " (found as the run folder was opened)");
   }
-  for (const auto& output : outputs) {
-    if (const std::string kind = non_file_kind(output.path); !kind.empty()) {
-      throw UsageError(
-          fmt::format("{} {} is {}, not a file cifar-train wrote; remove it, or "
-                      "choose another --run-dir",
-                      output.role, output.path.string(), kind));
-    }
+  for (const auto& output : run_output_files(run_dir, checkpoint)) {
     // The run folder exists (lock_); --checkpoint's folder must too.
     ensure_writable(output.path, output.role.starts_with("--") ? output.role : "--run-dir",
                     /*make_folder=*/false);
   }
-  const auto removed = resumed ? prepare_resumed_run_dir(run_dir, *resumed, overwrite)
-                               : prepare_fresh_run_dir(run_dir, overwrite);
-  for (const auto& file : removed) {
-    spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
+  if (overwrite) {
+    for (const auto& file : clear_run_dir(run_dir, resumed)) {
+      spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
+    }
   }
+  const std::string run_id = resumed ? resumed->run_id : "";
   if (auto note = note_if_replacing_other_run(checkpoint, run_id)) spdlog::warn("{}", *note);
   write_file_atomically(run_dir / "config.toml", config_toml, "--run-dir");
   return run_dir;

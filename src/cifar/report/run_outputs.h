@@ -22,16 +22,25 @@
 
 namespace cifar {
 
+// Why this run cannot write its outputs ("" when it can): an output that is
+// one of `inputs` or another output (run_output_files), a --checkpoint that
+// is not cifar-train's own to replace (checkpoint_replace_problem), an output
+// that is not a file, a run folder that holds another run's results, unless
+// `overwrite` (io/run_dir.h: run_dir_refusal). resolve/ refuses the run with
+// it before anything is written; RunOutputs checks again under the lock.
+std::string run_outputs_problem(const std::filesystem::path& run_dir,
+                                const std::filesystem::path& checkpoint,
+                                const std::optional<ResumedRun>& resumed, bool overwrite,
+                                const std::vector<NamedFile>& inputs);
+
 class RunOutputs {
  public:
   // Locks the run folder for this run's lifetime (another run on it fails at
-  // once); refuses a folder that holds another run's results (for a resumed
-  // run, anything but `resumed`'s own run no further than its checkpoint:
-  // resumed_run_dir.h) unless `overwrite`, which
-  // removes them only once every output is known writable; refuses outputs
-  // that are the same file as one of `inputs` or as each other
-  // (run_output_files), and a --checkpoint that is not cifar-train's own to
-  // replace (checkpoint_replace_problem); writes config.toml and opens
+  // once); std::runtime_error if run_outputs_problem finds anything now
+  // (resolve/ refused it before: the folder changed since); with `overwrite`,
+  // removes another run's results once every output is known writable
+  // (for a resumed run, anything but `resumed`'s own run no further than
+  // its checkpoint: resumed_run_dir.h); writes config.toml and opens
   // metrics.csv (appending when resuming into the same folder, after the
   // rows of the epochs `resumed` holds).
   RunOutputs(std::filesystem::path run_dir, std::filesystem::path checkpoint,

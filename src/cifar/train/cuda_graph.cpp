@@ -83,7 +83,7 @@ void wait_for(const c10::cuda::CUDAStream& stream, const c10::cuda::CUDAStream& 
 class GraphedStep final : public TrainStep {
  public:
   GraphedStep(ClassifierImpl& model, ParamGroups& groups, Sgd& optimizer, const Batch& example,
-              const StepOptions& options, RunningTotals& totals)
+              const StepSpec& options, RunningTotals& totals)
       : caller_(c10::cuda::getCurrentCUDAStream(example.images.device().index())),
         x_(example.images.clone()),
         y_(example.labels.clone()),
@@ -124,7 +124,7 @@ class GraphedStep final : public TrainStep {
  private:
   // cuDNN picks its algorithms and autograd allocates on throw-away totals;
   // then every parameter and buffer it touched is put back.
-  void warm_up(ClassifierImpl& model, Sgd& optimizer, const StepOptions& options) {
+  void warm_up(ClassifierImpl& model, Sgd& optimizer, const StepSpec& options) {
     std::vector<torch::Tensor> state, saved;
     for (const auto& t : model.parameters()) state.push_back(t);
     for (const auto& t : model.buffers()) state.push_back(t);
@@ -173,16 +173,18 @@ class GraphedStep final : public TrainStep {
 
 std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const DeviceDataset& data,
                                              const EpochPlan& plan, int64_t batch_size,
-                                             const StepOptions& options, RunningTotals& totals) {
+                                             const StepSpec& options, RunningTotals& totals) {
+  // resolve/ refused both before (check_recipe_settings and config/'s
+  // validate: one SGD group; run_spec.cpp: an epoch of no full batch).
   Sgd* sgd = learner.groups.single_sgd();
   if (sgd == nullptr) {
-    throw UsageError(
+    throw std::logic_error(
         "--cuda-graph captures recipes with one SGD parameter group (the classic recipe); "
         "drop --cuda-graph for this recipe");
   }
   const int64_t n = plan.order.size(0);
   if (n < batch_size) {
-    throw UsageError(fmt::format(
+    throw std::logic_error(fmt::format(
         "--cuda-graph replays full batches of --batch-size {}, but an epoch here has {} training "
         "images: give --batch-size {} or less, or train on more images",
         batch_size, n, n));

@@ -24,12 +24,13 @@ namespace cifar {
 
 // The step for epochs of `plan` (this process's share of `data`) at
 // `batch_size`, its batch shape taken from the plan's first batch. Throws
-// UsageError for what a graph cannot run (see above); std::runtime_error when
+// std::logic_error for what a graph cannot run (see above), which resolve/
+// refuses before (resolve/run_spec.h); std::runtime_error when
 // capture fails (the capture is ended and the allocator routes to its usual
 // pools again) or CUDA is not compiled in; a CUDA out-of-memory error as it
 // came, so that the caller's advice (platform/oom.h) names the batch size.
 std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const DeviceDataset& data,
                                              const EpochPlan& plan, int64_t batch_size,
-                                             const StepOptions& options, RunningTotals& totals);
+                                             const StepSpec& options, RunningTotals& totals);
 
 }  // namespace cifar

@@ -97,14 +97,6 @@ void capture_step(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
 
 }  // namespace
 
-EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed) {
-  TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
-  const bool drop = drop_last || graphed;
-  return {.batch_size = batch_size,
-          .steps = drop ? n / batch_size : (n + batch_size - 1) / batch_size,
-          .graphed = graphed};
-}
-
 EpochStats add_earlier_steps(EpochStats later, const EpochSoFar& earlier) {
   if (earlier.images == 0) return later;
   const auto n = static_cast<double>(later.images);

@@ -18,30 +18,16 @@
 #include <vector>
 
 #include "cifar/data/loader.h"
+#include "cifar/data/shard.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 #include "cifar/train/step.h"
 
 namespace cifar {
 
-// How this process's epochs are cut into steps, decided once per run
-// (epoch_shape) and passed to whatever counts steps: the parameter groups'
-// schedules, the forecast, the epoch itself.
-struct EpochShape {
-  int64_t batch_size = 4;  // per process
-  int64_t steps = 0;       // steps in one epoch of this process's share
-  bool graphed = false;    // a captured CUDA graph replays the step
-};
-
-// The shape of epochs of n samples (this process's share) at batch_size: the
-// last partial batch is dropped when the recipe says so (drop_last) or a
-// CUDA graph replays the step (graphed: true only on a CUDA device), as a
-// graph's shapes are fixed.
-EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed);
-
 struct EpochOptions {
   EpochShape shape;
-  StepOptions step;
+  StepSpec step;
   // --resolution-schedule: the size each epoch's batches are resized to
   // before the step (data/resolution.h); past its end, none.
   std::vector<int64_t> resolutions;

@@ -32,10 +32,10 @@ struct EpochEvaluation {
 EpochOptions epoch_options(const TrainingJob& job) {
   return {
       .shape = job.shape,
-      .step = {.amp = job.config.amp, .loss = job.recipe.loss},
+      .step = job.spec.step,
       // Written for the data sets' own 32 px: at --image-size N, N/32 of each size.
       .resolutions = scaled_schedule(job.config.resolution_schedule, kCifarImageSide,
-                                     job.plan.source.image.side),
+                                     job.spec.source.image.side),
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.config.log_interval_s,
       .before_step = [&job](int64_t global_step) { job.threads.at_boundary("step", global_step); },
@@ -72,8 +72,8 @@ EpochOptions epoch_options(const TrainingJob& job) {
   throw Interrupted(
       fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
                   "--config {} --resume {}",
-                  stop_signal(), where, job.plan.checkpoint.string(), job.env.program,
-                  (job.plan.run_dir / "config.toml").string(), job.plan.checkpoint.string()),
+                  stop_signal(), where, job.spec.checkpoint.string(), job.env.program,
+                  (job.spec.run_dir / "config.toml").string(), job.spec.checkpoint.string()),
       /*announce=*/job.dist.is_main());
 }
 
@@ -116,8 +116,8 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
   const ProgressBarOptions progress =
       eval_progress_options(job.env.progress_bar, job.config.log_interval_s);
   const OomAdvice advice{
-      "--eval-batch-size", job.config.eval_batch_size, job.plan.source.model_name, device,
-      job.config.amp,      job.plan.test.size()};
+      "--eval-batch-size", job.config.eval_batch_size, job.spec.source.model_name, device,
+      job.config.amp,      job.spec.test.size()};
   const CpuSettingsGuard cpu_settings(job.threads.threads(), /*onednn=*/true);
   auto evaluate_on = [&](const DeviceDataset& data) {
     return with_oom_advice(advice, [&] {
@@ -125,21 +125,21 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torc
           job.session.shown_model(), data,
           {.batch_size = job.config.eval_batch_size,
            .amp = job.config.amp,
-           .num_classes = static_cast<int64_t>(job.plan.class_names.size()),
+           .num_classes = static_cast<int64_t>(job.spec.class_names.size()),
            .tta = job.config.tta,
            .dist = &job.dist,
            .progress = job.dist.is_main() ? &progress : nullptr,
            .before_batch = [&job](int64_t b) { job.threads.at_boundary("evaluation batch", b); }});
     });
   };
-  if (job.plan.val) out.val = evaluate_on(*job.plan.val);
+  if (job.spec.val) out.val = evaluate_on(*job.spec.val);
   // No test split (--val-split on data without one): no test figure at all,
   // rather than the 0% of an evaluation on no images. An image folder's val/
   // serving as the test split is evaluated once.
-  if (!job.plan.test_is_val.empty() && out.val) {
+  if (!job.spec.test_is_val.empty() && out.val) {
     out.test = out.val;
-  } else if (job.plan.test.size() > 0) {
-    out.test = evaluate_on(job.plan.test);
+  } else if (job.spec.test.size() > 0) {
+    out.test = evaluate_on(job.spec.test);
   }
   out.seconds = timer.stop();
   out.evaluated = true;
@@ -152,7 +152,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
   const int64_t epoch = job.session.position.epoch;
   EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
                               eval.val ? &*eval.val : nullptr, eval.seconds);
-  m.top5_column = static_cast<int64_t>(job.plan.class_names.size()) > kTop5Above;
+  m.top5_column = static_cast<int64_t>(job.spec.class_names.size()) > kTop5Above;
   spdlog::info("{}", format_epoch_line(m, job.config.epochs));
   if (const GradScaler& scaler = *job.session.scaler; scaler.enabled()) {
     spdlog::info("epoch {}: {} of {} steps skipped for inf/NaN gradients, loss scale now {:g}",
@@ -166,7 +166,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
   const bool best = eval.evaluated && m.selection_accuracy() > info.best_accuracy;
   if (best) info.best_accuracy = m.selection_accuracy();
   if (job.outputs != nullptr) {
-    job.outputs->epoch_done(m, eval.test ? &*eval.test : nullptr, job.plan.class_names,
+    job.outputs->epoch_done(m, eval.test ? &*eval.test : nullptr, job.spec.class_names,
                             job.session.checkpoint_bytes(), best);
   }
   return m;
@@ -175,28 +175,28 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
 }  // namespace
 
 TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
-  TrainResult result{.model = job.plan.source.model_name,
+  TrainResult result{.model = job.spec.source.model_name,
                      .device = device.str(),
                      .history = {},
                      .final_eval = {},
-                     .class_names = job.plan.class_names,
-                     .checkpoint = job.plan.checkpoint,
-                     .best_checkpoint = job.plan.run_dir / "best.pt",
-                     .run_dir = job.plan.run_dir,
-                     .test_is_val = job.plan.test_is_val};
+                     .class_names = job.spec.class_names,
+                     .checkpoint = job.spec.checkpoint,
+                     .best_checkpoint = job.spec.run_dir / "best.pt",
+                     .run_dir = job.spec.run_dir,
+                     .test_is_val = job.spec.test_is_val};
   const EpochOptions options = epoch_options(job);
-  const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.plan.source.model_name,
-                            device,         job.config.amp,        job.plan.train.size()};
+  const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.spec.source.model_name,
+                            device,         job.config.amp,        job.spec.train.size()};
   EpochPosition& position = job.session.position;
-  EpochState shared(job.plan.train.device());  // the running totals; --cuda-graph's step, once
+  EpochState shared(job.spec.train.device());  // the running totals; --cuda-graph's step, once
   for (; position.epoch <= job.config.epochs; ++position.epoch) {
     const EpochPlan plan =
-        shard_plan(job.plan.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
+        shard_plan(job.spec.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
                                              job.config.seed, position.epoch),
                    job.dist.rank(), job.dist.world_size());
     const EpochStats later = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
-      return train_one_epoch(*job.session.learner, job.plan.train, plan, options, position,
+      return train_one_epoch(*job.session.learner, job.spec.train, plan, options, position,
                              &shared);
     });
     position.global_step += later.steps - position.first_step;

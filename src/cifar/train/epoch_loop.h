@@ -12,10 +12,10 @@
 
 #include "cifar/platform/cpu_plan.h"
 #include "cifar/report/run_outputs.h"
+#include "cifar/resolve/recipe.h"
+#include "cifar/resolve/run_spec.h"
 #include "cifar/train/forecast.h"
-#include "cifar/train/recipe.h"
 #include "cifar/train/run_env.h"
-#include "cifar/train/run_plan.h"
 #include "cifar/train/session.h"
 #include "cifar/train/train_result.h"
 
@@ -26,7 +26,7 @@ struct TrainingJob {
   const TrainConfig& config;
   const RunEnv& env;
   const Recipe& recipe;
-  const RunPlan& plan;
+  const RunSpec& spec;
   TrainingSession& session;
   Distributed& dist;
   RunOutputs* outputs;  // null on ranks other than 0

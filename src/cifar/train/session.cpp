@@ -104,17 +104,18 @@ ClassifierImpl& TrainingSession::shown_model() const {
   return extensions->shown_model(*model);
 }
 
-TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
-                             Distributed& dist, const torch::Device& device,
-                             const EpochShape& shape) {
+TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch::Device& device) {
+  const TrainConfig& config = spec.settings;
+  const Recipe& recipe = spec.recipe;
+  const EpochShape& shape = spec.shape;
   const SeedGuard seed(config.seed);
   TrainingSession s;
-  s.model = plan.source.fresh() ? build_fresh(plan.source) : plan.source.model;
+  s.model = spec.source.fresh() ? build_fresh(spec.source) : spec.source.model;
   s.model->to(device);
   if (config.channels_last) to_channels_last(*s.model);
-  const ModelEntry& entry = model_entry(plan.source.model_name);
-  if (plan.source.fresh()) init_from_images(*s.model, entry, plan.train, recipe.init_images);
-  spdlog::info("model: {} ({} parameters), recipe {}", plan.source.model_name,
+  const ModelEntry& entry = model_entry(spec.source.model_name);
+  if (spec.source.fresh()) init_from_images(*s.model, entry, spec.train, recipe.init_images);
+  spdlog::info("model: {} ({} parameters), recipe {}", spec.source.model_name,
                count_parameters(*s.model), recipe.name);
 
   if (config.freeze_body) freeze_body(*s.model, entry);
@@ -132,15 +133,15 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
   spdlog::debug("parameter groups: {}", s.groups->describe());
   s.scaler = std::make_unique<GradScaler>(config.amp == AmpMode::kFp16, device);
   s.extensions = std::make_unique<Extensions>(
-      ExtensionContext{.config = config, .model = *s.model, .build = [&plan] {
+      ExtensionContext{.config = config, .model = *s.model, .build = [&spec] {
                          const GeneratorStateGuard same_stream;  // draws nothing from the run's
-                         return build_fresh(plan.source);
+                         return build_fresh(spec.source);
                        }});
-  if (plan.source.resumed) {
+  if (spec.source.resumed) {
     TrainState state(*s.groups, *s.scaler, *s.extensions);
-    load_optimizer_state(*plan.source.resumed, state);
+    load_optimizer_state(*spec.source.resumed, state);
   }
-  s.groups->freeze_done(plan.source.resumed ? plan.source.resumed->info.global_step : 0);
+  s.groups->freeze_done(spec.source.resumed ? spec.source.resumed->info.global_step : 0);
   dist.broadcast_module(*s.model);
   s.averager = std::make_unique<GradientAverager>(dist, s.model->parameters());
   s.learner = std::make_unique<Learner>(Learner{.model = *s.model,
@@ -150,18 +151,18 @@ TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const Tr
                                                 .scaler = *s.scaler});
   if (config.freeze_body) s.learner->held_in_eval = body_statistics_modules(*s.model, entry);
 
-  s.position = start_position(plan.source, config, dist.world_size());
-  s.info = checkpoint_info(plan.resolved, plan.source.normalization, plan.class_names, plan.dataset,
-                           plan.config_toml);
+  s.position = start_position(spec.source, config, dist.world_size());
+  s.info = checkpoint_info(spec.resolved, spec.source.normalization, spec.class_names, spec.dataset,
+                           spec.config_toml);
   s.info.world_size = dist.world_size();
-  s.info.train_images = plan.train.size();
-  s.info.train_fingerprint = plan.train_fingerprint;
+  s.info.train_images = spec.train.size();
+  s.info.train_fingerprint = spec.train_fingerprint;
   s.info.tta = config.tta;
-  s.info.image = plan.source.image;
-  s.info.prep = plan.source.prep;
-  const bool keeps_id = plan.source.resumed && !plan.source.resumed->info.run_id.empty();
-  s.info.run_id = keeps_id ? plan.source.resumed->info.run_id : make_run_id(plan.run_dir);
-  if (plan.source.resumed) s.info.best_accuracy = plan.source.resumed->info.best_accuracy;
+  s.info.image = spec.source.image;
+  s.info.prep = spec.source.prep;
+  const bool keeps_id = spec.source.resumed && !spec.source.resumed->info.run_id.empty();
+  s.info.run_id = keeps_id ? spec.source.resumed->info.run_id : make_run_id(spec.run_dir);
+  if (spec.source.resumed) s.info.best_accuracy = spec.source.resumed->info.best_accuracy;
   return s;
 }
 

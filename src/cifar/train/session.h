@@ -18,10 +18,10 @@
 #include "cifar/io/checkpoint.h"
 #include "cifar/optim/grad_scaler.h"
 #include "cifar/optim/param_groups.h"
+#include "cifar/resolve/recipe.h"
+#include "cifar/resolve/run_spec.h"
 #include "cifar/train/epoch.h"
 #include "cifar/train/extension.h"
-#include "cifar/train/recipe.h"
-#include "cifar/train/run_plan.h"
 #include "cifar/train/step.h"
 
 namespace cifar {
@@ -46,8 +46,8 @@ struct TrainingSession {
   void after_step() const { extensions->after_step(); }
 };
 
-TrainingSession make_session(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
-                             Distributed& dist, const torch::Device& device,
-                             const EpochShape& shape);
+// The session of `spec`'s run (its model source, recipe, settings and
+// epochs' shape), on `device`.
+TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch::Device& device);
 
 }  // namespace cifar

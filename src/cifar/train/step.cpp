@@ -13,7 +13,7 @@ RunningTotals::RunningTotals(const torch::Device& device)
     : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device))),
       correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
 
-torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepOptions& options,
+torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepSpec& options,
                            RunningTotals& totals, bool autocast_cache) {
   torch::Tensor logits, loss;
   {
@@ -36,7 +36,7 @@ namespace {
 
 class EagerStep final : public TrainStep {
  public:
-  EagerStep(Learner& t, const StepOptions& options, RunningTotals& totals)
+  EagerStep(Learner& t, const StepSpec& options, RunningTotals& totals)
       : t_(t), options_(options), totals_(totals) {
     for (const auto& g : t_.groups.groups())
       params_.insert(params_.end(), g.params.begin(), g.params.end());
@@ -68,13 +68,13 @@ class EagerStep final : public TrainStep {
  private:
   Learner& t_;
   std::vector<torch::Tensor> params_;  // every group's
-  StepOptions options_;
+  StepSpec options_;
   RunningTotals& totals_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrainStep> make_eager_step(Learner& learner, const StepOptions& options,
+std::unique_ptr<TrainStep> make_eager_step(Learner& learner, const StepSpec& options,
                                            RunningTotals& totals) {
   return std::make_unique<EagerStep>(learner, options, totals);
 }

@@ -23,6 +23,7 @@
 #include "cifar/model/models.h"
 #include "cifar/optim/grad_scaler.h"
 #include "cifar/optim/param_groups.h"
+#include "cifar/resolve/step_spec.h"
 
 namespace cifar {
 
@@ -38,16 +39,6 @@ struct Learner {
   std::vector<std::shared_ptr<torch::nn::Module>> held_in_eval = {};
 };
 
-struct LossOptions {
-  double label_smoothing = 0.0;
-  bool sum = false;  // sum the batch's losses (airbench's rates assume it), else average
-};
-
-struct StepOptions {
-  AmpMode amp = AmpMode::kOff;
-  LossOptions loss;
-};
-
 // Sums over the steps so far, on the training device.
 struct RunningTotals {
   explicit RunningTotals(const torch::Device& device);
@@ -58,7 +49,7 @@ struct RunningTotals {
 // Forward and loss of one batch (mean or sum, as options.loss says); adds the
 // batch's summed loss and correct count to `totals` (no host sync).
 // `autocast_cache` must be off while a CUDA graph is captured.
-torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepOptions& options,
+torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepSpec& options,
                            RunningTotals& totals, bool autocast_cache = true);
 
 class TrainStep {
@@ -70,7 +61,7 @@ class TrainStep {
   virtual bool run(const Batch& batch, int64_t global_step) = 0;
 };
 
-std::unique_ptr<TrainStep> make_eager_step(Learner& learner, const StepOptions& options,
+std::unique_ptr<TrainStep> make_eager_step(Learner& learner, const StepSpec& options,
                                            RunningTotals& totals);
 
 }  // namespace cifar

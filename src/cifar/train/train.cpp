@@ -1,10 +1,10 @@
 // train.cpp: the training job, from settings to checkpoints and a report.
 //
+//   check_run_settings(config, env.dist)                refusals that need no file
 //   numerics = device_numerics(device)                  what the device runs natively
-//   plan    = make_plan(config, recipe, ...)            model source, precision, data, outputs
-//   recipe  = make_recipe(config, plan.precision)       what to train, how
+//   spec    = resolve_run(config, ...)                  the run resolved (resolve/run_spec.h)
 //   outputs = RunOutputs(...)                           the run folder (rank 0)
-//   session = make_session(plan, recipe, ...)           model, parameter groups, position
+//   session = make_session(spec, ...)                   model, parameter groups, position
 //   for each epoch: train_one_epoch; evaluate; record  the loop (epoch_loop.h)
 #include "cifar/train/train.h"
 
@@ -26,96 +26,57 @@
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/precision.h"
 #include "cifar/report/run_outputs.h"
+#include "cifar/resolve/rank_agreement.h"
+#include "cifar/resolve/run_spec.h"
 #include "cifar/train/epoch_loop.h"
 #include "cifar/train/forecast.h"
-#include "cifar/train/rank_agreement.h"
-#include "cifar/train/run_plan.h"
 #include "cifar/train/session.h"
 
 namespace cifar {
 namespace {
 
-// How every epoch of this process is cut into steps; a run whose epochs
-// would take no step is refused before anything is written.
-EpochShape plan_epochs(const RunPlan& plan, const Recipe& recipe, const TrainConfig& config,
-                       const torch::Device& device, const Distributed& dist, int64_t local_batch) {
-  const bool graphed = config.cuda_graph && device.is_cuda();
-  const int64_t share = plan.train.size() / dist.world_size();
-  const EpochShape shape = epoch_shape(share, local_batch, recipe.drop_last, graphed);
-  if (shape.steps == 0) {
-    throw UsageError(fmt::format(
-        "an epoch would take no step: {} {} training images{} make no full batch of "
-        "--batch-size {}, and {} drops a partial batch; give --batch-size {} or less, or train "
-        "on more images (--train-limit, --val-split)",
-        dist.world_size() > 1 ? "each process's share of" : "the", share,
-        dist.world_size() > 1 ? fmt::format(" (of {})", plan.train.size()) : "", config.batch_size,
-        graphed ? "--cuda-graph" : fmt::format("the {} recipe", recipe.name),
-        share * dist.world_size()));
-  }
-  return shape;
-}
-
-// The run a --resume continues, for the run folder's check (resumed_run_dir.h).
-std::optional<ResumedRun> resumed_run(const TrainConfig& config, const RunPlan& plan) {
-  if (!plan.source.resumed) return std::nullopt;
-  const CheckpointInfo& info = plan.source.resumed->info;
-  std::error_code ec;
-  return ResumedRun{
-      .run_id = info.run_id,
-      .epochs = info.epoch,
-      .step_in_epoch = info.step_in_epoch,
-      .checkpoint = config.resume,
-      .written_after_last = std::filesystem::equivalent(config.resume, plan.checkpoint, ec)};
-}
-
 // The job once the processes have joined: every rank runs all of it, in the
 // same order (collectives must match); only rank 0 writes. From the data on,
-// it runs at the batch size the plan fitted to the training split.
+// it runs at the batch size the spec fitted to the training split.
 TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const torch::Device& device,
                            const DeviceNumerics& numerics, const CpuPlan& cpu, Distributed& dist,
                            ThreadRule& threads) {
-  const RunPlan plan =
-      make_plan(given, make_recipe(given), device, numerics, dist, env.progress_bar);
-  TrainConfig config = given;
-  config.batch_size = plan.batch_size;
-  config.amp = plan.precision.amp;  // auto resolved: bf16, fp16 or off from here on
-  const int64_t local_batch = per_rank_batch(config.batch_size, dist.world_size());
-  // Its groups may scale with the batch; Muon's type follows the precision.
-  const Recipe recipe = make_recipe(config, plan.precision);
-  check_ranks_agree(dist, plan);  // before any collective and before the run folder
-  const EpochShape shape = plan_epochs(plan, recipe, config, device, dist, local_batch);
+  const RunSpec spec = resolve_run(
+      given,
+      {.device = device, .numerics = numerics, .dist = dist, .progress_bar = env.progress_bar});
+  const TrainConfig& config = spec.settings;
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
-    outputs.emplace(plan.run_dir, plan.checkpoint, plan.config_toml, config.tensorboard,
-                    resumed_run(config, plan), config.overwrite, run_input_files(config));
+    outputs.emplace(spec.run_dir, spec.checkpoint, spec.config_toml, config.tensorboard,
+                    spec.resumed_run, config.overwrite, spec.inputs);
   }
-  TrainingSession session = make_session(plan, recipe, config, dist, device, shape);
+  TrainingSession session = make_session(spec, dist, device);
   if (outputs) {
     outputs->own(session.info.run_id);
-    outputs->started(plan.config_toml, hparams_of(plan.resolved), session.position.global_step,
-                     /*has_test_split=*/plan.test.size() > 0);
+    outputs->started(spec.config_toml, hparams_of(spec.resolved), session.position.global_step,
+                     /*has_test_split=*/spec.test.size() > 0);
   }
   const EpochPosition& at = session.position;
-  const int64_t steps = shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
+  const int64_t steps = spec.shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
   RunForecast forecast(steps, device.is_cpu());
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.config = config,
                         .env = env,
-                        .recipe = recipe,
-                        .plan = plan,
+                        .recipe = spec.recipe,
+                        .spec = spec,
                         .session = session,
                         .dist = dist,
                         .outputs = outputs ? &*outputs : nullptr,
                         .threads = threads,
                         .forecast = forecast,
                         .cpu = cpu,
-                        .shape = shape};
+                        .shape = spec.shape};
   TrainResult result = run_epochs(job, device);
   if (outputs) {
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
     spdlog::info("weights for Python: {}",
-                 write_run_weights(plan.run_dir, session.info, session.shown_model()).string());
+                 write_run_weights(spec.run_dir, session.info, session.shown_model()).string());
   }
   return result;
 }
@@ -138,13 +99,7 @@ void log_repeatability(const TrainConfig& config, const torch::Device& device) {
 }  // namespace
 
 TrainResult train(const TrainConfig& config, const RunEnv& env) {
-  validate(config);
-  check_recipe_settings(config);
-  if (env.dist.active() && config.cuda_graph) {
-    throw UsageError(
-        "--cuda-graph with several processes is not supported yet: drop --cuda-graph "
-        "or run one process");
-  }
+  check_run_settings(config, env.dist);  // before the device, the processes, any file
   // Only rank 0 logs at info level; the others say only what goes wrong.
   const LogLevelGuard quiet_ranks(env.dist.rank == 0 ? spdlog::get_level() : spdlog::level::warn);
 

@@ -1,5 +1,5 @@
 // ignored_options.cpp: options that do nothing in this run (ignored_options.h).
-#include "cifar/train/ignored_options.h"
+#include "cifar/resolve/ignored_options.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

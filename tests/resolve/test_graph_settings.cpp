@@ -11,7 +11,7 @@
 
 #include "cifar/config/config.h"
 #include "cifar/core/errors.h"
-#include "cifar/train/recipe.h"
+#include "cifar/resolve/recipe.h"
 #include "config/parse_train.h"
 
 using namespace cifar;

@@ -1,86 +1,25 @@
-// run_plan.cpp: the model source, the data and the output paths of a run.
-#include "cifar/train/run_plan.h"
+// run_spec.cpp: a training run resolved: its model, precision, outputs, data and recipe.
+#include "cifar/resolve/run_spec.h"
 
 #include <spdlog/spdlog.h>
 
-#include <functional>
-#include <memory>
 #include <optional>
-#include <string_view>
-#include <type_traits>
+#include <system_error>
 
 #include "cifar/config/settings_check.h"
+#include "cifar/core/errors.h"
 #include "cifar/data/splits.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/run_dir.h"
 #include "cifar/model/model_registry.h"
-#include "cifar/report/progress_bar.h"
 #include "cifar/report/run_outputs.h"
-#include "cifar/train/ignored_options.h"
+#include "cifar/resolve/ignored_options.h"
+#include "cifar/resolve/rank_agreement.h"
+#include "cifar/resolve/run_data.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
 namespace {
-
-// --batch-size, lowered to fit a training split smaller than it: each of the
-// `world` processes' batch to its share of the images (so the global batch
-// stays a multiple of the process count). A share of 0 images is left to
-// the epoch check, which refuses it.
-int64_t fitted_batch(int64_t batch, int64_t train_images, int world) {
-  if (batch <= train_images) return batch;
-  const int64_t share = train_images / world;
-  return share > 0 ? share * world : batch;
-}
-
-// What the data is and what it means for the run: the split sizes, how
-// best.pt is chosen, and (rank 0) a --batch-size lowered to the training split.
-void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch) {
-  const TrainValSplit& splits = data.splits;
-  const int64_t train_images = splits.train.size();
-  const int64_t test_images = data.test.size();
-  spdlog::info("data: {} ({}, {} classes: {} training, {} validation, {} test images)",
-               fs::absolute(c.data_dir).lexically_normal().string(), data.dataset.id(),
-               data.dataset.num_classes(), train_images, splits.val.size(), test_images);
-  const DatasetInfo& info = data.dataset;
-  const std::string crops = splits.train.whole
-                                ? fmt::format(
-                                      "; training images: random resized crops of {:g} to 1 of "
-                                      "the area, from whole images kept at {} px",
-                                      splits.train.whole->min_scale, splits.train.images.size(3))
-                                : std::string();
-  spdlog::info("images: {} px, prepared as {} (--crop-mode, --crop-pct){}", info.image.side,
-               to_string(info.prep), crops);
-  DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
-  given.folder.skip_bad_images = c.skip_bad_images;
-  for (const auto& note : ignored_data_options(given, data.dataset.kind)) spdlog::warn("{}", note);
-  if (data.test_is_val) {
-    spdlog::info(
-        "{} has no test/ folder: val/ serves as the test split too (its {} images give the "
-        "validation and the test figures)",
-        c.data_dir, splits.val.size());
-  } else if (test_images == 0) {
-    spdlog::warn("{} has no test images: each epoch is judged on the {} validation images only",
-                 c.data_dir, splits.val.size());
-  }
-  if (data.val_folder) {
-    spdlog::info("best.pt: chosen by validation accuracy on the {} images of val/",
-                 splits.val.size());
-  } else if (splits.val.size() > 0) {
-    spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
-                 splits.val.size());
-  } else {
-    spdlog::info(
-        "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
-        "images with --val-split N to choose on validation instead");
-  }
-  if (batch != c.batch_size && main_rank) {
-    spdlog::warn(
-        "--batch-size {} is more than the {} training images: lowered to {}, the most the data "
-        "allows{}",
-        c.batch_size, train_images, batch,
-        batch == train_images ? "" : " for an equal share per process");
-  }
-}
 
 // --run-dir; else, when resuming, the run folder the checkpoint's run wrote
 // (its saved run-dir), so that a resumed run keeps one history: one
@@ -103,24 +42,6 @@ fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bo
   return default_run_dir(source.model_name);
 }
 
-// An image folder's first read decodes every image: a bar (rank 0) says how
-// long it takes.
-std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bool main_rank,
-                                                        bool progress_bar) {
-  if (!main_rank) return {};
-  auto bar = std::make_shared<std::optional<ProgressBar>>();
-  return [bar, interval = c.log_interval_s, progress_bar](int64_t done, int64_t total) {
-    if (!*bar) {
-      ProgressBarOptions options;
-      options.interactive = progress_bar;
-      options.log_interval_seconds = interval;
-      bar->emplace("decoding images", total, options);
-    }
-    (*bar)->update(done);
-    if (done >= total) bar->reset();
-  };
-}
-
 // The image settings as given; when resuming without them, the resumed
 // run's (its saved settings: --image-size 0 is the data set's own size,
 // --crop-mode auto and --crop-pct 0 the data set's preparation).
@@ -132,26 +53,6 @@ TrainConfig with_resumed_image(const TrainConfig& config, const ModelSource& sou
   if (config.crop_pct == 0) sized.crop_pct = was.crop_pct;
   if (config.crop_mode == "auto") sized.crop_mode = was.crop_mode;
   return sized;
-}
-
-SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar) {
-  SplitOptions options{.data_dir = c.data_dir,
-                       .train_limit = c.train_limit,
-                       .test_limit = c.test_limit,
-                       .val_split = c.val_split,
-                       .seed = c.seed,
-                       .kind = dataset_request(c.dataset),
-                       .labels = c.labels,
-                       .image_size = c.image_size,
-                       .crop_mode = c.crop_mode == "auto"
-                                        ? std::nullopt
-                                        : std::optional<CropMode>(parse_crop_mode(c.crop_mode)),
-                       .crop_pct = c.crop_pct,
-                       .resized_crops = 0,
-                       .folder = {}};
-  options.folder.skip_bad_images = c.skip_bad_images;
-  options.folder.progress = decoding_progress(c, main_rank, progress_bar);
-  return options;
 }
 
 }  // namespace
@@ -182,13 +83,33 @@ std::vector<NamedFile> run_input_files(const TrainConfig& c) {
   return files;
 }
 
-RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::Device& device,
-                  const DeviceNumerics& numerics, const Distributed& dist, bool progress_bar) {
+namespace {
+
+// The run a --resume continues, for the run folder's check (resumed_run_dir.h).
+std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSource& source,
+                                      const fs::path& checkpoint) {
+  if (!source.resumed) return std::nullopt;
+  const CheckpointInfo& info = source.resumed->info;
+  std::error_code ec;
+  return ResumedRun{.run_id = info.run_id,
+                    .epochs = info.epoch,
+                    .step_in_epoch = info.step_in_epoch,
+                    .checkpoint = config.resume,
+                    .written_after_last = fs::equivalent(config.resume, checkpoint, ec)};
+}
+
+// The model source, the precision, the outputs and the data of the run:
+// everything a RunSpec holds but what follows from the fitted batch size and
+// the resolved precision (resolve_run). `recipe` is made at the given
+// settings: its network and augmentation.
+RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunContext& context) {
+  const torch::Device& device = context.device;
+  const Distributed& dist = context.dist;
   ModelSource source = model_source(config, recipe.network);
   warn_ignored(config, recipe, source.model_name, device);
   Precision precision =
-      resolve_precision(config.amp, device, numerics, model_entry(source.model_name).cpu_bf16_slow,
-                        config.cuda_graph);
+      resolve_precision(config.amp, device, context.numerics,
+                        model_entry(source.model_name).cpu_bf16_slow, config.cuda_graph);
   if (dist.is_main()) {
     spdlog::info("precision: {}", precision.why);
     if (!precision.warning.empty()) spdlog::warn("{}", precision.warning);
@@ -202,12 +123,28 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
   for (auto& file : dataset_output_files(config.data_dir, dataset_request(config.dataset))) {
     outputs.push_back(std::move(file));
   }
-  check_distinct_files(run_input_files(config), outputs);
+  const std::vector<NamedFile> inputs = run_input_files(config);
+  if (const std::string problem = distinct_files_problem(inputs, outputs); !problem.empty()) {
+    throw UsageError(problem);
+  }
+  // The run folder and --checkpoint, which rank 0 writes (report/run_outputs.h):
+  // a folder another run is writing now first (that run's results are no
+  // reason to refuse these settings).
+  std::optional<ResumedRun> resumed = resumed_run(config, source, checkpoint);
+  if (const std::string busy = dist.is_main() ? run_dir_in_use(run_dir) : ""; !busy.empty()) {
+    throw std::runtime_error(busy);
+  }
+  if (const std::string problem = dist.is_main() ? run_outputs_problem(run_dir, checkpoint, resumed,
+                                                                       config.overwrite, inputs)
+                                                 : "";
+      !problem.empty()) {
+    throw UsageError(problem);
+  }
 
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);
   sized.amp = precision.amp;  // config.toml and the checkpoint record what ran
-  SplitOptions split = split_options(sized, dist.is_main(), progress_bar);
+  SplitOptions split = split_options(sized, dist.is_main(), context.progress_bar);
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).
   split.resized_crops = recipe.augmentation.translates() ? config.crop_scale : 0;
   const RunData data = read_run_data(split);
@@ -233,9 +170,14 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
         check_resumed_data(config.resume, source.resumed->info, splits.train.size(), fingerprint);
     if (!data_note.empty() && dist.is_main()) spdlog::warn("{}", data_note);
   }
-  return RunPlan{
+  return RunSpec{
+      .settings = {},
       .source = std::move(source),
       .precision = std::move(precision),
+      .recipe = {},
+      .step = {},
+      .local_batch = 0,
+      .shape = {},
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),
       .test = DeviceDataset(data.test, device, norm, config.channels_last),
       .val = std::move(val),
@@ -248,7 +190,62 @@ RunPlan make_plan(const TrainConfig& config, const Recipe& recipe, const torch::
       .resolved = std::move(resolved),
       .config_toml = std::move(config_toml),
       .train_fingerprint = std::move(fingerprint),
+      .inputs = inputs,
+      .resumed_run = std::move(resumed),
   };
+}
+
+// How every epoch of this process is cut into steps; a run whose epochs
+// would take no step is refused before anything is written.
+EpochShape checked_epochs(const RunSpec& spec, const torch::Device& device,
+                          const Distributed& dist) {
+  const TrainConfig& config = spec.settings;
+  const bool graphed = config.cuda_graph && device.is_cuda();
+  const int64_t share = spec.train.size() / dist.world_size();
+  const EpochShape shape = epoch_shape(share, spec.local_batch, spec.recipe.drop_last, graphed);
+  if (shape.steps == 0) {
+    throw UsageError(fmt::format(
+        "an epoch would take no step: {} {} training images{} make no full batch of "
+        "--batch-size {}, and {} drops a partial batch; give --batch-size {} or less, or train "
+        "on more images (--train-limit, --val-split)",
+        dist.world_size() > 1 ? "each process's share of" : "the", share,
+        dist.world_size() > 1 ? fmt::format(" (of {})", spec.train.size()) : "", config.batch_size,
+        graphed ? "--cuda-graph" : fmt::format("the {} recipe", spec.recipe.name),
+        share * dist.world_size()));
+  }
+  return shape;
+}
+
+}  // namespace
+
+void check_run_settings(const TrainConfig& config, const DistEnv& dist) {
+  validate(config);
+  check_recipe_settings(config);
+  if (dist.active() && config.cuda_graph) {
+    throw UsageError(
+        "--cuda-graph with several processes is not supported yet: drop --cuda-graph "
+        "or run one process");
+  }
+  if (const std::string problem = batch_share_problem(config.batch_size, dist.world_size);
+      !problem.empty()) {
+    throw UsageError(problem);
+  }
+}
+
+RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
+  RunSpec spec = plan_run(config, make_recipe(config), context);
+  // From the data on, the run goes at the batch size fitted to the training
+  // split and the precision resolved (auto: bf16, fp16 or off).
+  spec.settings = config;
+  spec.settings.batch_size = spec.batch_size;
+  spec.settings.amp = spec.precision.amp;
+  spec.local_batch = per_rank_batch(spec.batch_size, context.dist.world_size());
+  // Its groups may scale with the batch; Muon's type follows the precision.
+  spec.recipe = make_recipe(spec.settings, spec.precision);
+  spec.step = {.amp = spec.settings.amp, .loss = spec.recipe.loss};
+  check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
+  spec.shape = checked_epochs(spec, context.device, context.dist);
+  return spec;
 }
 
 }  // namespace cifar

@@ -35,7 +35,7 @@
 #include "cifar/model/models.h"
 #include "cifar/optim/param_groups.h"
 #include "cifar/platform/precision.h"
-#include "cifar/train/step.h"
+#include "cifar/resolve/step_spec.h"
 
 namespace cifar {
 

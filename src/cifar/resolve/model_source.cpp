@@ -1,5 +1,5 @@
 // model_source.cpp: a fresh network, a checkpoint to resume, or weights to start from.
-#include "cifar/train/model_source.h"
+#include "cifar/resolve/model_source.h"
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -8,9 +8,9 @@
 #include "cifar/core/errors.h"
 #include "cifar/data/resolution.h"
 #include "cifar/io/weights.h"
+#include "cifar/model/model_body.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/platform/guards.h"
-#include "cifar/train/fine_tune.h"
 
 namespace cifar {
 namespace {

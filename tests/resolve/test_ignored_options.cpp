@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "cifar/train/ignored_options.h"
+#include "cifar/resolve/ignored_options.h"
 
 using namespace cifar;
 

@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "cifar/dist/distributed.h"
-#include "cifar/train/run_plan.h"
+#include "cifar/resolve/run_spec.h"
 
 namespace cifar {
 
 // (what, value) pairs: ("--lr", "0.001"), ("test data", "10000 images, CRC-32C 1a2b3c4d"), ...
 using RunFingerprint = std::vector<std::pair<std::string, std::string>>;
 
-RunFingerprint run_fingerprint(const RunPlan& plan);
+RunFingerprint run_fingerprint(const RunSpec& plan);
 
 // "" when every rank's fingerprint equals rank 0's; else one message naming,
 // for each rank that differs, what and both values.
@@ -30,6 +30,6 @@ std::string describe_disagreement(const std::vector<RunFingerprint>& by_rank);
 
 // Exchanges the fingerprints and throws UsageError (on every rank alike) when
 // they differ. One process: nothing to compare.
-void check_ranks_agree(Distributed& dist, const RunPlan& plan);
+void check_ranks_agree(Distributed& dist, const RunSpec& plan);
 
 }  // namespace cifar

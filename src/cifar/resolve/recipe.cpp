@@ -1,5 +1,5 @@
 // recipe.cpp: the recipes, each at one glance.
-#include "cifar/train/recipe.h"
+#include "cifar/resolve/recipe.h"
 
 #include <fmt/format.h>
 
@@ -176,7 +176,7 @@ void check_recipe_settings(const TrainConfig& config) {
         fmt::format("the {} recipe cannot follow --resolution-schedule: drop it", recipe.name));
   }
   // The model the run will train, where the settings say (a checkpoint or
-  // weights file names its own, checked once loaded: train/run_plan.h).
+  // weights file names its own, checked once loaded: resolve/run_spec.h).
   const bool fresh = config.resume.empty() && config.init_weights.empty();
   const std::string model = !config.model.empty() ? config.model : fresh ? recipe.network : "";
   if (!model.empty() && !model_entry(model).any_image_size()) {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "cifar/config/train_config.h"
-#include "cifar/train/recipe.h"
+#include "cifar/resolve/recipe.h"
 
 namespace cifar {
 

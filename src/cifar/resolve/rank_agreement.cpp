@@ -1,5 +1,5 @@
 // rank_agreement.cpp: the fingerprint of a run and its comparison across ranks.
-#include "cifar/train/rank_agreement.h"
+#include "cifar/resolve/rank_agreement.h"
 
 #include <fmt/format.h>
 
@@ -25,7 +25,7 @@ std::string data_digest(const DeviceDataset& data) {
 
 }  // namespace
 
-RunFingerprint run_fingerprint(const RunPlan& plan) {
+RunFingerprint run_fingerprint(const RunSpec& plan) {
   RunFingerprint out;
   for (const RunSetting& s : run_settings(plan.config_toml))
     out.emplace_back("--" + s.key, s.value);
@@ -65,7 +65,7 @@ std::string describe_disagreement(const std::vector<RunFingerprint>& by_rank) {
       by_rank.size(), differences);
 }
 
-void check_ranks_agree(Distributed& dist, const RunPlan& plan) {
+void check_ranks_agree(Distributed& dist, const RunSpec& plan) {
   if (dist.world_size() == 1) return;
   const RunFingerprint mine = run_fingerprint(plan);
   std::vector<RunFingerprint> by_rank;

@@ -10,7 +10,7 @@
 
 #include "cifar/model/models.h"
 #include "cifar/optim/muon.h"
-#include "cifar/train/recipe.h"
+#include "cifar/resolve/recipe.h"
 
 using namespace cifar;
 

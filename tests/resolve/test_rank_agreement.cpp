@@ -1,7 +1,7 @@
 // test_rank_agreement.cpp: the ranks' fingerprints compared, each difference named.
 #include <catch2/catch.hpp>
 
-#include "cifar/train/rank_agreement.h"
+#include "cifar/resolve/rank_agreement.h"
 
 using namespace cifar;
 

@@ -1,0 +1,112 @@
+// run_data.cpp: the options a run's data is read with, and the log of what was read.
+#include "cifar/resolve/run_data.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "cifar/report/progress_bar.h"
+#include "cifar/resolve/ignored_options.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+namespace {
+
+// An image folder's first read decodes every image: a bar (rank 0) says how
+// long it takes.
+std::function<void(int64_t, int64_t)> decoding_progress(const TrainConfig& c, bool main_rank,
+                                                        bool progress_bar) {
+  if (!main_rank) return {};
+  auto bar = std::make_shared<std::optional<ProgressBar>>();
+  return [bar, interval = c.log_interval_s, progress_bar](int64_t done, int64_t total) {
+    if (!*bar) {
+      ProgressBarOptions options;
+      options.interactive = progress_bar;
+      options.log_interval_seconds = interval;
+      bar->emplace("decoding images", total, options);
+    }
+    (*bar)->update(done);
+    if (done >= total) bar->reset();
+  };
+}
+
+}  // namespace
+
+int64_t fitted_batch(int64_t batch, int64_t train_images, int world) {
+  if (batch <= train_images) return batch;
+  const int64_t share = train_images / world;
+  return share > 0 ? share * world : batch;
+}
+
+void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch) {
+  const TrainValSplit& splits = data.splits;
+  const int64_t train_images = splits.train.size();
+  const int64_t test_images = data.test.size();
+  spdlog::info("data: {} ({}, {} classes: {} training, {} validation, {} test images)",
+               fs::absolute(c.data_dir).lexically_normal().string(), data.dataset.id(),
+               data.dataset.num_classes(), train_images, splits.val.size(), test_images);
+  const DatasetInfo& info = data.dataset;
+  const std::string crops = splits.train.whole
+                                ? fmt::format(
+                                      "; training images: random resized crops of {:g} to 1 of "
+                                      "the area, from whole images kept at {} px",
+                                      splits.train.whole->min_scale, splits.train.images.size(3))
+                                : std::string();
+  spdlog::info("images: {} px, prepared as {} (--crop-mode, --crop-pct){}", info.image.side,
+               to_string(info.prep), crops);
+  DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
+  given.folder.skip_bad_images = c.skip_bad_images;
+  for (const auto& note : ignored_data_options(given, data.dataset.kind)) spdlog::warn("{}", note);
+  if (data.test_is_val) {
+    spdlog::info(
+        "{} has no test/ folder: val/ serves as the test split too (its {} images give the "
+        "validation and the test figures)",
+        c.data_dir, splits.val.size());
+  } else if (test_images == 0) {
+    spdlog::warn("{} has no test images: each epoch is judged on the {} validation images only",
+                 c.data_dir, splits.val.size());
+  }
+  if (data.val_folder) {
+    spdlog::info("best.pt: chosen by validation accuracy on the {} images of val/",
+                 splits.val.size());
+  } else if (splits.val.size() > 0) {
+    spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
+                 splits.val.size());
+  } else {
+    spdlog::info(
+        "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
+        "images with --val-split N to choose on validation instead");
+  }
+  if (batch != c.batch_size && main_rank) {
+    spdlog::warn(
+        "--batch-size {} is more than the {} training images: lowered to {}, the most the data "
+        "allows{}",
+        c.batch_size, train_images, batch,
+        batch == train_images ? "" : " for an equal share per process");
+  }
+}
+
+SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar) {
+  SplitOptions options{.data_dir = c.data_dir,
+                       .train_limit = c.train_limit,
+                       .test_limit = c.test_limit,
+                       .val_split = c.val_split,
+                       .seed = c.seed,
+                       .kind = dataset_request(c.dataset),
+                       .labels = c.labels,
+                       .image_size = c.image_size,
+                       .crop_mode = c.crop_mode == "auto"
+                                        ? std::nullopt
+                                        : std::optional<CropMode>(parse_crop_mode(c.crop_mode)),
+                       .crop_pct = c.crop_pct,
+                       .resized_crops = 0,
+                       .folder = {}};
+  options.folder.skip_bad_images = c.skip_bad_images;
+  options.folder.progress = decoding_progress(c, main_rank, progress_bar);
+  return options;
+}
+
+}  // namespace cifar

@@ -1,0 +1,32 @@
+// run_data.h: a training run's data as the settings ask for it, and what was read.
+//
+// split_options turns the settings into the data layer's SplitOptions (the
+// image size and preparation, the limits, the held-out images, the decoding
+// bar); log_data says what was read and what it means for the run (the split
+// sizes, how best.pt is chosen, a --batch-size lowered to the training split,
+// the data options the data set's kind does not read); fitted_batch is that
+// lowering.
+#pragma once
+
+#include <cstdint>
+
+#include "cifar/config/train_config.h"
+#include "cifar/data/splits.h"
+
+namespace cifar {
+
+// The data layer's options for `c` (rank 0 draws the decoding bar;
+// `progress_bar`: it draws on stderr).
+SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar);
+
+// --batch-size, lowered to fit a training split smaller than it: each of the
+// `world` processes' batch to its share of the images (so the global batch
+// stays a multiple of the process count). A share of 0 images is left to
+// the epoch check, which refuses it.
+int64_t fitted_batch(int64_t batch, int64_t train_images, int world);
+
+// What the data is and what it means for the run: the split sizes, how
+// best.pt is chosen, and (rank 0) a --batch-size lowered to `batch`.
+void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch);
+
+}  // namespace cifar

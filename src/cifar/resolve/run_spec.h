@@ -1,0 +1,96 @@
+// run_spec.h: a training run, resolved once, before any training.
+//
+// resolve_run builds the RunSpec from the options (TrainConfig, config/), the
+// checkpoint or weights file they name and the registries' entries, in this
+// order: the settings' checks that need no file (check_run_settings), where
+// the model comes from (model_source.h), the precision (platform/precision.h),
+// the outputs (run folder, checkpoint path, checked against every input), the
+// data (read once, moved to the device once), the model fitted to the data,
+// the resolved settings saved as config.toml, the recipe, the epochs' shape,
+// and the processes' agreement. Every refusal of the user's settings is a
+// UsageError from here (or from config/, for a value alone); the job's parts
+// (train/) then take their piece of the spec: the session the model source,
+// the step its StepSpec, the loop the data and the shape. The run folder
+// itself is opened later, by rank 0 only (report/run_outputs.h).
+//
+//   option (TrainConfig) -> RunSpec -> its one consumer
+//   --image-size   -> spec.source.image (the data's, as read) -> session, checkpoint header
+//   --lr           -> spec.recipe.param_groups -> the optimisers (train/session.cpp)
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cifar/config/config.h"
+#include "cifar/core/file_identity.h"
+#include "cifar/data/loader.h"
+#include "cifar/data/shard.h"
+#include "cifar/dist/distributed.h"
+#include "cifar/io/resumed_run_dir.h"
+#include "cifar/platform/precision.h"
+#include "cifar/resolve/model_source.h"
+#include "cifar/resolve/recipe.h"
+#include "cifar/resolve/step_spec.h"
+
+namespace cifar {
+
+struct RunSpec {
+  // This run's settings as given, with --batch-size fitted to the training
+  // split and --amp resolved (never auto); what the loop and extensions read.
+  TrainConfig settings;
+  ModelSource source;
+  Precision precision;      // --amp resolved for the device and the model (platform/precision.h)
+  Recipe recipe;            // made at the resolved batch size and precision
+  StepSpec step;            // the precision and the recipe's loss
+  int64_t local_batch = 0;  // this process's share of batch_size
+  EpochShape shape;         // how every epoch of this process is cut into steps
+  // Data on the training device.
+  DeviceDataset train;
+  DeviceDataset test;
+  std::optional<DeviceDataset> val;  // --val-split N > 0, or an image folder's val/
+  std::string test_is_val;           // val/'s path when it serves as the test split too
+  int64_t batch_size = 0;            // --batch-size, lowered to the training split's size
+  std::vector<std::string> class_names;
+  std::string dataset;  // DatasetInfo::id(), for checkpoints
+  // Outputs, named as the user gave them (config.toml holds absolute paths).
+  std::filesystem::path run_dir;
+  std::filesystem::path checkpoint;
+  TrainConfig resolved;  // the settings as saved
+  std::string config_toml;
+  std::string train_fingerprint;          // train_data_fingerprint(the training split)
+  std::vector<NamedFile> inputs;          // run_input_files: what no output may replace
+  std::optional<ResumedRun> resumed_run;  // the run --resume continues, for the run folder
+};
+
+// Where the run is resolved: the device chosen, what it runs natively (which
+// --amp auto follows), the processes joined.
+struct RunContext {
+  const torch::Device& device;
+  const DeviceNumerics& numerics;
+  Distributed& dist;
+  bool progress_bar = false;  // the data load's bar draws on stderr (RunEnv::progress_bar)
+};
+
+// What a checkpoint records of the training split its steps count in
+// (CheckpointInfo::train_fingerprint): the SHA-256, in hex, of the images'
+// bytes and then the labels', in training order.
+std::string train_data_fingerprint(const ImageSplit& train);
+
+// The files a run reads that no output may replace: the data files and
+// --init-weights. Not --resume or --config: a resumed run goes on writing
+// the checkpoint and config.toml it was started from.
+std::vector<NamedFile> run_input_files(const TrainConfig& c);
+
+// Refuses the settings that no file is needed to refuse: each value's range
+// (config/: validate), what the recipe cannot follow (recipe.h), --cuda-graph
+// with several processes, a --batch-size the processes do not divide. Before
+// anything starts (the device, the processes' group).
+void check_run_settings(const TrainConfig& config, const DistEnv& dist);
+
+// The run `config` asks for, resolved (see above). Collective: with several
+// processes every rank calls it, in the same order.
+RunSpec resolve_run(const TrainConfig& config, const RunContext& context);
+
+}  // namespace cifar
