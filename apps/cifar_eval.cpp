@@ -14,6 +14,7 @@
 #include "cifar/core/version.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/report/reporting.h"
+#include "cifar/resolve/inference.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
@@ -34,8 +35,7 @@ int main(int argc, char** argv) {
     config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
     config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     config.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
-    cifar::validate(config);
-    const auto report = cifar::evaluate_checkpoint(config);
+    const auto report = cifar::evaluate_checkpoint(cifar::resolve_eval(config));
     if (config.json) {
       std::cout << cifar::eval_to_json(report.result, report.model, report.device,
                                        report.class_names)

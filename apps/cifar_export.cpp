@@ -12,11 +12,9 @@
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config.h"
-#include "cifar/core/errors.h"
-#include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
-#include "cifar/infer/model_input.h"
 #include "cifar/io/weights.h"
+#include "cifar/resolve/inference.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
@@ -30,14 +28,8 @@ int main(int argc, char** argv) {
   cifar::add_log_flags(app, log);
 
   return cifar::run_cli(app, argc, argv, log, [&] {
-    cifar::validate(config);
-    // Before the model is read: --out replaces only an export of its own,
-    // and its folder is not made for it.
-    if (const std::string problem = cifar::export_replace_problem(config.out); !problem.empty()) {
-      throw cifar::UsageError(problem);
-    }
-    cifar::ensure_writable(config.out, "--out", /*make_folder=*/false);
-    const auto loaded = cifar::load_model_input(config);
+    // --out checked before the model is read (its format, what it would replace).
+    const auto loaded = cifar::resolve_export(config);
     cifar::export_weights(loaded, config.out);
     spdlog::info("wrote {} ({} model, {} tensors)", config.out, loaded.info.model,
                  cifar::model_state_dict(*loaded.model).size());

@@ -17,10 +17,8 @@
 #include "cifar/config/config.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
-#include "cifar/infer/image_list.h"
-#include "cifar/infer/model_input.h"
 #include "cifar/infer/predict.h"
-#include "cifar/platform/device.h"
+#include "cifar/resolve/inference.h"
 
 int main(int argc, char** argv) {
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
@@ -34,21 +32,13 @@ int main(int argc, char** argv) {
   cifar::add_log_flags(app, log);
 
   return cifar::run_cli(app, argc, argv, log, [&] {
-    cifar::validate(config);
     config.predict.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     config.predict.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
-    const cifar::ImageList images = cifar::list_images(config.images);   // folders walked
-    cifar::check_predict_outputs(config, images.files);
-    if (const std::string skipped = cifar::describe_skipped(images); !skipped.empty()) {
-      spdlog::info("{}", skipped);
-    }
-    cifar::LoadedCheckpoint loaded = cifar::load_model_input(config);  // on the CPU
-    config.predict.tta = cifar::predict_tta(config, loaded.info);
-    config.predict.device = cifar::use_device(config.device);
-    loaded.model->to(config.predict.device);
-    loaded.model->eval();
+    // The images listed, --csv checked, the model loaded on its device, the TTA level.
+    cifar::PredictRun run = cifar::resolve_predict(config);
+    const cifar::ImageList& images = run.images;
     const auto predictions =
-        cifar::predict_files(*loaded.model, loaded.info, images.files, config.predict);
+        cifar::predict_files(*run.checkpoint.model, run.checkpoint.info, images.files, run.options);
     int failed = static_cast<int>(images.empty_folders.size());
     for (const auto& problem : images.empty_folders) spdlog::error("{}", problem);
     for (const auto& p : predictions) {
@@ -65,7 +55,7 @@ int main(int argc, char** argv) {
       }
     }
     if (!config.csv.empty()) {
-      const int64_t k = std::min(config.predict.top_k, loaded.info.num_classes);
+      const int64_t k = std::min(run.options.top_k, run.checkpoint.info.num_classes);
       cifar::write_file_atomically(config.csv, cifar::predictions_to_csv(predictions, k), "--csv");
     }
     const auto unreadable = static_cast<size_t>(failed) - images.empty_folders.size();

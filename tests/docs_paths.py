@@ -22,7 +22,7 @@ import re
 import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else "."
-LAYERS = "core formats platform data model dist optim io report infer config train app".split()
+LAYERS = "core formats platform data model dist optim io report infer config resolve train app".split()
 TOP = "src|tests|scripts|configs|docs|apps|fuzz|cmake"
 # A repository path: top folder, then name characters (a trailing dot or
 # slash is punctuation or a folder mark, handled below).

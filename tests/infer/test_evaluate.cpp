@@ -1,14 +1,16 @@
 // test_evaluate.cpp: test-time augmentation against views computed by hand,
-// the level a checkpoint carries, and cifar-eval's choice and report of it.
+// the level a checkpoint carries, and cifar-eval's report of it (its choice:
+// tests/resolve/test_inference.cpp).
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "cifar/core/errors.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/reporting.h"
@@ -145,7 +147,8 @@ TEST_CASE("TTA levels combine the views' logits as airbench's infer() does", "[e
   CHECK(plain.confusion == evaluate(model, data, {.batch_size = 50}).confusion);
   const EvalResult two = evaluate(model, data, 50, AmpMode::kOff, 10, nullptr, nullptr, 2);
   CHECK(two.confusion == evaluate(model, data, {.batch_size = 50, .tta = 2}).confusion);
-  CHECK_THROWS_AS(evaluate(model, data, {.batch_size = 50, .tta = 4}), UsageError);
+  // resolve/ refuses --tta outside 0..3: here it is an impossible input.
+  CHECK_THROWS_AS(evaluate(model, data, {.batch_size = 50, .tta = 4}), std::invalid_argument);
 }
 
 TEST_CASE("TTA level 3 applies level 2 to the least sure quarter of each batch", "[evaluate]") {
@@ -203,7 +206,7 @@ TEST_CASE("a checkpoint carries its TTA level, and older files read 0", "[evalua
   }
 }
 
-TEST_CASE("cifar-eval uses the checkpoint's TTA level unless --tta says", "[evaluate]") {
+TEST_CASE("cifar-eval evaluates at its run's TTA level", "[evaluate]") {
   TempDir dir;
   write_test_batch(dir.path() / "test_batch.bin", random_split(10000));
   torch::manual_seed(4);
@@ -218,10 +221,16 @@ TEST_CASE("cifar-eval uses the checkpoint's TTA level unless --tta says", "[eval
   config.data_dir = dir.path().string();
   config.device = parse_device("cpu");
   config.batch_size = 500;
-  // -1: the checkpoint's level (1); then --tta 0.
-  const EvalReport from_file = evaluate_checkpoint(config);
-  config.tta = 0;
-  const EvalReport chosen = evaluate_checkpoint(config);
+  // The level resolve_eval chooses (resolve/inference.h): the checkpoint's
+  // (1), then --tta 0.
+  const auto run_at = [&](int64_t tta) {
+    return EvalRun{.config = config,
+                   .checkpoint = load_checkpoint(file),
+                   .tta = tta,
+                   .tta_source = fmt::format("level {}", tta)};
+  };
+  const EvalReport from_file = evaluate_checkpoint(run_at(1));
+  const EvalReport chosen = evaluate_checkpoint(run_at(0));
   CHECK(from_file.result.tta == 1);
   CHECK(chosen.result.tta == 0);
   for (const EvalResult& r : {from_file.result, chosen.result}) {
@@ -231,8 +240,6 @@ TEST_CASE("cifar-eval uses the checkpoint's TTA level unless --tta says", "[eval
     CHECK(r.loss == Approx(direct.loss).epsilon(1e-5));
   }
   CHECK(from_file.result.loss != chosen.result.loss);  // the levels are told apart
-  config.tta = 5;
-  CHECK_THROWS_AS(evaluate_checkpoint(config), UsageError);
 
   // The level is in both of cifar-eval's reports.
   const auto json =

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cifar/core/errors.h"
+#include <filesystem>
+#include <stdexcept>
+
 #include "cifar/formats/safetensors.h"
 #include "cifar/formats/torch_pickle.h"
 #include "cifar/io/weights.h"
@@ -75,8 +77,13 @@ TEST_CASE("export then load gives the same model, in both formats", "[weights]")
   CHECK(meta.at("stem") == "cifar");
   CHECK(meta.at("classes").find("\"airplane\"") != std::string::npos);
   CHECK(meta.contains("cifar_train_version"));
-  CHECK_THROWS_AS(load_weights(dir.path() / "m.pt", {}), UsageError);  // which model?
-  CHECK_THROWS_AS(export_weights(info, *model, dir.path() / "m.onnx"), UsageError);
+  // Which model? The tools refuse it first (resolve/: a UsageError); here the
+  // problem's text says it, and the read is an impossible input.
+  CHECK_THAT(weights_path_problem(dir.path() / "m.pt", {}),
+             Catch::Contains("does not say which model it holds; pass --model"));
+  CHECK_THROWS_AS(load_weights(dir.path() / "m.pt", {}), std::invalid_argument);
+  CHECK_THROWS_AS(export_weights(info, *model, dir.path() / "m.onnx"), std::invalid_argument);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "m.onnx"));
 }
 
 TEST_CASE("weights that do not fit are listed by name in one error", "[weights]") {
@@ -164,12 +171,9 @@ TEST_CASE("imported weights say which model, stem, normalisation and classes the
 
   // The options win over the metadata: a CIFAR stem does not fit these tensors.
   WeightsOptions cifar_stem;
-  cifar_stem.stem = "cifar";
+  cifar_stem.stem = ResNetStem::kCifar;
   CHECK_THROWS_WITH(import_weights(dir.path() / "m.safetensors", cifar_stem),
                     Catch::Contains("conv1.weight is [64, 3, 7, 7] in the file, [64, 3, 3, 3]"));
-  WeightsOptions bad_stem;
-  bad_stem.stem = "tiny";
-  CHECK_THROWS_AS(import_weights(dir.path() / "m.safetensors", bad_stem), UsageError);
 }
 
 TEST_CASE("weights metadata: what it says, and malformed values named", "[weights]") {
@@ -217,10 +221,15 @@ TEST_CASE("the weights format is the extension's, in any case", "[weights]") {
   CHECK(weights_format("M.SafeTensors") == WeightsFormat::kSafetensors);
   CHECK(weights_format("m.pt") == WeightsFormat::kTorch);
   CHECK(weights_format("m.PTH") == WeightsFormat::kTorch);
-  CHECK_THROWS_WITH(weights_format("m.onnx"), Catch::Contains("m.onnx") &&
-                                                  Catch::Contains("'.onnx'") &&
-                                                  Catch::Contains(".safetensors, .pt or .pth"));
-  CHECK_THROWS_AS(weights_format("model"), UsageError);
+  CHECK(weights_format_problem("M.SafeTensors").empty());
+  CHECK(weights_format_problem("m.pth").empty());
+  // Any other extension: the problem's text, which the tools refuse
+  // (resolve/); weights_format's precondition.
+  CHECK_THAT(weights_format_problem("m.onnx"), Catch::Contains("m.onnx") &&
+                                                   Catch::Contains("'.onnx'") &&
+                                                   Catch::Contains(".safetensors, .pt or .pth"));
+  CHECK_THAT(weights_format_problem("model"), Catch::Contains("unknown extension ''"));
+  CHECK_THROWS_AS(weights_format("model"), std::invalid_argument);
 }
 
 TEST_CASE("weights without a class list get as many classes as their head has", "[weights]") {

@@ -142,18 +142,15 @@ void add_export_options(CLI::App& app, ExportConfig& config) {
 
 void validate(const EvalConfig& config) {
   eval_options(config, RangeChecker{});
-  validate(static_cast<const ModelInput&>(config));
   // Reading an image folder may write its cache: never onto the model's file.
   check_distinct_files({{"--checkpoint", config.checkpoint}, {"--weights", config.weights}},
                        dataset_output_files(config.data_dir, dataset_request(config.dataset)));
 }
 void validate(const PredictConfig& config) {
   predict_options(config, RangeChecker{});
-  validate(static_cast<const ModelInput&>(config));
 }
 void validate(const ExportConfig& config) {
   export_options(config, RangeChecker{});
-  validate(static_cast<const ModelInput&>(config));
   check_distinct_files({{"--checkpoint", config.checkpoint}, {"--weights", config.weights}},
                        {{"--out", config.out}});
 }

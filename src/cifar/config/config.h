@@ -76,7 +76,9 @@ void add_eval_options(CLI::App& app, EvalConfig& config);
 void add_predict_options(CLI::App& app, PredictConfig& config);
 void add_export_options(CLI::App& app, ExportConfig& config);
 
-// The command line's checks for a config filled in code, and validate(ModelInput).
+// The command line's checks for a config filled in code, and its files kept
+// apart (the model file, not an output); the Model options' checks are
+// resolve/model_input.h's (check_model_input).
 void validate(const EvalConfig& config);
 void validate(const PredictConfig& config);
 void validate(const ExportConfig& config);

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "cifar/core/errors.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/image_folder.h"
 
@@ -42,11 +41,9 @@ bool plain_class_folder(const DatasetOptions& options) {
 // the model's classes: any of them, no other.
 ImageSplit read_class_data(const EvalConfig& config, const DatasetOptions& options,
                            const LoadedCheckpoint& checkpoint, const std::string& model_file) {
-  if (config.split != Split::kTest) {
-    throw UsageError(
-        fmt::format("--split {} names a split of a data set, but {} is a folder of class folders "
-                    "(<class>/*.png|jpg|jpeg), evaluated whole: drop --split",
-                    split_folder_name(config.split), config.data_dir));
+  if (config.split != Split::kTest) {  // resolve/inference.h refuses it
+    throw std::invalid_argument(fmt::format("--split {} for a folder of class folders {}",
+                                            split_folder_name(config.split), config.data_dir));
   }
   if (!checkpoint.class_names_known) {
     throw std::runtime_error(fmt::format(
@@ -63,6 +60,13 @@ ImageSplit read_class_data(const EvalConfig& config, const DatasetOptions& optio
 }
 
 }  // namespace
+
+bool evaluated_whole(const EvalConfig& config) {
+  DatasetOptions options;
+  options.dir = config.data_dir;
+  options.kind = dataset_request(config.dataset);
+  return plain_class_folder(options);
+}
 
 // The split of the data --data holds that --split names (or, for a plain
 // folder of class folders, all of it), and the model's classes checked

@@ -3,12 +3,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <stdexcept>
+
 #include "cifar/core/errors.h"
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
 #include "cifar/infer/eval_data.h"
 #include "cifar/io/checkpoint.h"
-#include "cifar/io/weights.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/cpu_plan.h"
@@ -61,14 +62,14 @@ ProgressBarOptions eval_progress_options(std::optional<bool> interactive,
   return o;
 }
 
+namespace {
 void check_tta_level(int64_t level) {
   if (level < 0 || level > kMaxTta) {
-    throw UsageError(fmt::format(
-        "test-time augmentation level {} is not one of 0 (none), 1 (mirror), 2 (mirror and "
-        "translates), 3 (level 2 for the least confident quarter only)",
-        level));
+    throw std::invalid_argument(
+        fmt::format("test-time augmentation level {} is not one of 0 to {}", level, kMaxTta));
   }
 }
+}  // namespace
 
 torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int64_t tta,
                          AmpMode amp) {
@@ -178,16 +179,8 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
   return unpack(packed.cpu(), n, options);  // one read-back for the whole split
 }
 
-namespace {
-// "level 2, the checkpoint's": the level, and where it came from.
-std::string tta_source(int64_t tta, bool from_file, const EvalConfig& config) {
-  if (!from_file) return fmt::format("level {} (--tta)", tta);
-  if (!config.weights.empty()) return fmt::format("level {} (--weights files carry none)", tta);
-  return fmt::format("level {}, the checkpoint's (--tta to choose another)", tta);
-}
-}  // namespace
-
-EvalReport evaluate_checkpoint(const EvalConfig& config) {
+EvalReport evaluate_checkpoint(EvalRun run) {
+  const EvalConfig& config = run.config;
   const torch::Device device = use_device(config.device);
   // The thread rule (cpu_plan.h); the others' load is measured from here.
   const CpuPlan cpu =
@@ -206,13 +199,11 @@ EvalReport evaluate_checkpoint(const EvalConfig& config) {
     heap_reuse.emplace();
     spdlog::info("threads: {} ({})", cpu.threads, cpu.why);
   }
-  // model_input.h: checks the Model options, logs the file
-  LoadedCheckpoint checkpoint = load_model_input(config);
+  LoadedCheckpoint& checkpoint = run.checkpoint;
   const ImageSplit test_split = read_test_data(config, checkpoint);
   const auto& info = checkpoint.info;
-  if (config.tta != -1) check_tta_level(config.tta);
-  const int64_t tta = config.tta == -1 ? info.tta : config.tta;
-  spdlog::info("test-time augmentation: {}", tta_source(tta, config.tta == -1, config));
+  const int64_t tta = run.tta;
+  spdlog::info("test-time augmentation: {}", run.tta_source);
   // The checkpoint's normalisation, whatever data it is evaluated on.
   const DeviceDataset test_data(test_split, device, info.normalization);
   checkpoint.model->to(device);

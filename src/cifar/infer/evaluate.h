@@ -2,9 +2,10 @@
 //
 // evaluate() runs a model over a whole split in inference mode, batch by
 // batch, with the counts kept on the device and read back once at the end.
-// evaluate_checkpoint() is cifar-eval: the checkpoint alone says which model
-// to build, how the images were normalised and which test-time augmentation
-// to use. Nothing here depends on the training code.
+// evaluate_checkpoint() is cifar-eval's evaluation of the model its run
+// resolved (resolve/inference.h: the checkpoint alone says which model to
+// build, how the images were normalised and which test-time augmentation to
+// use). Nothing here depends on the training code.
 //
 // Test-time augmentation (TTA), as airbench's infer(tta_level):
 //   0  f(x)
@@ -29,6 +30,7 @@
 #include "cifar/data/dataset.h"
 #include "cifar/data/loader.h"
 #include "cifar/infer/model_input.h"
+#include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 #include "cifar/platform/device.h"
 #include "cifar/report/metrics.h"
@@ -40,11 +42,10 @@ class Distributed;
 
 inline constexpr int64_t kSelectiveTta = 3;  // kMaxTta: core/types.h
 
-// UsageError unless 0 <= level <= kMaxTta.
-void check_tta_level(int64_t level);
-
 // The logits (B, C), float, of normalised images (B, 3, H, W) at a TTA level
 // (see above): one forward pass per view, each under autocast with `amp`.
+// Precondition: 0 <= tta <= kMaxTta (the tools' --tta is refused outside it
+// by resolve/inference.h); std::invalid_argument otherwise.
 torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int64_t tta,
                          AmpMode amp = AmpMode::kOff);
 
@@ -66,7 +67,7 @@ struct EvalOptions {
 };
 
 // Stops with cifar::Interrupted between batches when a stop was requested.
-// The result's tta is options.tta.
+// The result's tta is options.tta (precondition: 0..kMaxTta, as tta_logits).
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const EvalOptions& options);
 
 // The same, with the options in a row.
@@ -113,11 +114,21 @@ struct EvalReport {
   std::vector<std::string> class_names;
 };
 
-// The TTA level is config.tta, or when that is -1 the checkpoint's (0 for
-// --weights files). On the CPU, --threads N (else $OMP_NUM_THREADS) fixes
+// cifar-eval's run, as resolve/inference.h's resolve_eval makes it from an
+// EvalConfig: the settings checked, the model loaded (on the CPU), the TTA
+// level chosen.
+struct EvalRun {
+  EvalConfig config;
+  LoadedCheckpoint checkpoint;  // the model: a checkpoint, or a weights file dressed as one
+  int64_t tta = 0;              // 0..kMaxTta: --tta, else the checkpoint's (0 for weights)
+  std::string tta_source;       // the level and where it came from, for the log
+};
+
+// Evaluates run.checkpoint's model on the data run.config names (eval_data.h),
+// at run.tta. On the CPU, --threads N (else $OMP_NUM_THREADS) fixes
 // the thread count; without either the thread rule chooses (platform/cpu_plan.h): the physical
 // cores other processes leave free, re-read between batches, so that an evaluation on a machine
 // other work shares is not held up by a thread that lost its core.
-EvalReport evaluate_checkpoint(const EvalConfig& config);
+EvalReport evaluate_checkpoint(EvalRun run);
 
 }  // namespace cifar

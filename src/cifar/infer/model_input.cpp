@@ -1,86 +1,11 @@
 // model_input.cpp: see model_input.h.
 #include "cifar/infer/model_input.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
-
-#include <vector>
-
-#include "cifar/core/errors.h"
-#include "cifar/core/image_prep.h"
-#include "cifar/data/resolution.h"
-#include "cifar/io/weights.h"
-
 namespace cifar {
-
-void validate(const ModelInput& input) {
-  if (input.checkpoint.empty() && input.weights.empty()) {
-    throw UsageError(
-        "give --checkpoint FILE (written by cifar-train) or --weights FILE "
-        "(.safetensors, .pt, .pth), one of them");
-  }
-  if (!input.checkpoint.empty() && !input.weights.empty()) {
-    throw UsageError(
-        "--checkpoint and --weights both name the model: give one of them (a checkpoint "
-        "written by cifar-train, or a weights file)");
-  }
-  if (!input.checkpoint.empty()) {
-    std::vector<std::string> given;
-    if (input.model) given.emplace_back("--model");
-    if (input.stem) given.emplace_back("--stem");
-    if (input.mean) given.emplace_back("--mean");
-    if (input.std) given.emplace_back("--std");
-    if (input.image_size > 0) given.emplace_back("--image-size");
-    if (input.crop_mode != "auto") given.emplace_back("--crop-mode");
-    if (input.crop_pct > 0) given.emplace_back("--crop-pct");
-    if (!given.empty()) {
-      throw UsageError(fmt::format(
-          "{} go{} with --weights; a checkpoint carries its own model, stem, normalisation and "
-          "image preparation",
-          fmt::join(given, ", "), given.size() == 1 ? "es" : ""));
-    }
-  }
-  check_image_options(input.image_size, input.crop_pct, "the weights file's", "the weights file's");
-  if (input.mean.has_value() != input.std.has_value()) {
-    throw UsageError(
-        fmt::format("--mean and --std go together: give {} too", input.mean ? "--std" : "--mean"));
-  }
-}
 
 std::optional<Normalization> normalization(const ModelInput& input) {
   if (!input.mean || !input.std) return std::nullopt;
   return Normalization{*input.mean, *input.std};
-}
-
-LoadedCheckpoint load_model_input(const ModelInput& input, std::optional<int64_t> num_classes) {
-  validate(input);
-  if (!input.checkpoint.empty()) {
-    LoadedCheckpoint checkpoint = load_checkpoint(input.checkpoint);
-    const auto& info = checkpoint.info;
-    spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", input.checkpoint, info.model,
-                 info.epoch, info.libtorch_version);
-    return checkpoint;
-  }
-  WeightsOptions options;
-  options.model = input.model;
-  if (input.stem) options.stem = *input.stem == ResNetStem::kImageNet ? "imagenet" : "cifar";
-  options.normalization = normalization(input);
-  options.num_classes = num_classes;
-  if (input.image_size > 0) options.images.side = input.image_size;
-  if (input.crop_mode != "auto") options.images.mode = parse_crop_mode(input.crop_mode);
-  if (input.crop_pct > 0) options.images.crop_pct = input.crop_pct;
-  options.images.warn_unsaid = true;
-  ImportedWeights weights = import_weights(input.weights, options);
-  const Normalization& n = weights.normalization;
-  spdlog::info("weights: {} ({}); normalisation: mean [{}] std [{}], {}; images: {}", input.weights,
-               weights.model_name, fmt::join(n.mean, ", "), fmt::join(n.std, ", "),
-               weights.normalization_note, weights.image_note);
-  LoadedCheckpoint loaded;  // no optimiser state: nothing to resume
-  loaded.info = weights_info(weights);
-  loaded.model = weights.model;
-  loaded.class_names_known = weights.class_names_known;
-  return loaded;
 }
 
 }  // namespace cifar

@@ -1,5 +1,6 @@
 // model_input.h: the trained model that cifar-eval, cifar-predict and
-// cifar-export work on, and loading it.
+// cifar-export work on, as their options name it (checked and loaded by
+// resolve/model_input.h).
 //
 // Exactly one file gives it: a checkpoint written by cifar-train
 // (--checkpoint), which says everything about the model itself, or a weights
@@ -16,7 +17,6 @@
 #include <string>
 
 #include "cifar/core/types.h"
-#include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 
 namespace cifar {
@@ -44,19 +44,7 @@ struct ExportConfig : ModelInput {
   std::string out;  // .safetensors, .pt or .pth
 };
 
-// UsageError unless exactly one of checkpoint and weights is given, and
-// model, stem, mean, std and the images' options come only with weights
-// (mean and std together), the image size from 8 and the share from 0.25.
-void validate(const ModelInput& input);
-
 // mean and std as one Normalization; none when neither is given.
 std::optional<Normalization> normalization(const ModelInput& input);
-
-// Checks it (validate), then loads the model on the CPU: the checkpoint, or
-// the weights dressed as a checkpoint (no optimiser state); logs which file,
-// which model and, for weights, the normalisation and where it came from.
-// num_classes: the outputs the caller needs (WeightsOptions::num_classes).
-LoadedCheckpoint load_model_input(const ModelInput& input,
-                                  std::optional<int64_t> num_classes = std::nullopt);
 
 }  // namespace cifar

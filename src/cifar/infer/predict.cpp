@@ -6,10 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "cifar/core/errors.h"
-#include "cifar/core/file_identity.h"
-#include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
 #include "cifar/formats/image.h"
 #include "cifar/infer/evaluate.h"
@@ -22,8 +21,9 @@ namespace cifar {
 std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInfo& info,
                                       const std::vector<std::string>& files,
                                       const PredictOptions& options) {
-  if (options.top_k < 1) {
-    throw UsageError(fmt::format("--top-k must be at least 1, got {}", options.top_k));
+  if (options.top_k < 1 || options.tta < 0 || options.tta > 2) {  // resolve_predict refuses them
+    throw std::invalid_argument(fmt::format("predict_files: top_k {} (at least 1), tta {} (0 to 2)",
+                                            options.top_k, options.tta));
   }
   const int64_t k = std::min<int64_t>(options.top_k, info.num_classes);
   const auto images = static_cast<int64_t>(files.size());
@@ -127,36 +127,6 @@ std::string predictions_to_csv(const std::vector<Prediction>& predictions, int64
     out += fmt::format(",{}\n", csv_field(p.error));
   }
   return out;
-}
-
-int64_t predict_tta(const PredictConfig& config, const CheckpointInfo& info) {
-  const bool given = config.tta != -1;
-  if (given) check_tta_level(config.tta);
-  const int64_t level = given ? config.tta : info.tta;
-  std::string source = "the checkpoint's; --tta to choose another";
-  if (given) source = "--tta";
-  if (!given && !config.weights.empty()) source = "--weights files carry none";
-  if (level == kSelectiveTta) {
-    spdlog::info(
-        "test-time augmentation: level 2 for every image ({} says level 3, which applies level 2 "
-        "to the least sure quarter of a batch: an image's answer would depend on the others)",
-        given ? "--tta" : "the checkpoint");
-    return 2;
-  }
-  spdlog::info("test-time augmentation: level {} ({})", level, source);
-  return level;
-}
-
-void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images) {
-  if (config.csv.empty()) return;
-  std::vector<NamedFile> inputs{{"--checkpoint", config.checkpoint, ""},
-                                {"--weights", config.weights, ""}};
-  for (const auto& image : images) inputs.push_back({"the image", image, ""});
-  if (const std::string problem = distinct_files_problem(inputs, {{"--csv", config.csv, ""}});
-      !problem.empty()) {
-    throw UsageError(problem);
-  }
-  ensure_writable(config.csv, "--csv", /*make_folder=*/false);  // its folder must exist
 }
 
 }  // namespace cifar

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cifar/infer/image_list.h"
 #include "cifar/infer/model_input.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/platform/device.h"
@@ -23,7 +24,7 @@ struct PredictOptions {
   int64_t batch_size = 256;
   int64_t max_pixels = 64'000'000;
   bool logits = false;  // keep the raw logits (for --json; combined over the TTA views)
-  int64_t tta = 0;      // test-time augmentation level, 0..2 (predict_tta)
+  int64_t tta = 0;      // test-time augmentation level, 0..2 (resolve_predict)
   // CPU threads: --threads N, else $OMP_NUM_THREADS (0: unset), else one
   // for 8 images or fewer and the physical cores for more
   // (platform/cpu_plan.h); omp_num_threads and hardware_threads are the
@@ -42,7 +43,9 @@ struct Prediction {
 };
 
 // The model must be in eval mode on options.device; info gives normalisation
-// and class names.
+// and class names. Preconditions (resolve/inference.h refuses the settings
+// first): options.top_k >= 1 and options.tta in 0..2; std::invalid_argument
+// otherwise.
 std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInfo& info,
                                       const std::vector<std::string>& files,
                                       const PredictOptions& options);
@@ -57,13 +60,14 @@ struct PredictConfig : ModelInput {
   std::string csv;                  // --csv FILE: one row per image (predictions_to_csv)
 };
 
-// The TTA level to predict with: config.tta, else the checkpoint's (0 for a
-// weights file), level 3 as 2 (above); logs it and where it came from.
-int64_t predict_tta(const PredictConfig& config, const CheckpointInfo& info);
-
-// Before anything is written: --csv is none of the inputs (the model file,
-// the images), and can be written.
-void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images);
+// cifar-predict's run, as resolve/inference.h's resolve_predict makes it
+// from a PredictConfig: the images listed, the model loaded, in eval mode on
+// options.device, the options with the TTA level chosen (0..2).
+struct PredictRun {
+  ImageList images;
+  LoadedCheckpoint checkpoint;
+  PredictOptions options;
+};
 
 // "FILE: CLASS 87.1% (then dog 5.2%, ...)" or "FILE: error: ...".
 std::string format_prediction(const Prediction& p);

@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
-#include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/registry.h"
 #include "cifar/core/version.h"
@@ -20,10 +20,9 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
-UsageError no_model(const std::string& source) {
-  return UsageError(
-      fmt::format("weights file {} does not say which model it holds; pass --model ({})", source,
-                  in_words(model_names())));
+std::string no_model(const std::string& source) {
+  return fmt::format("weights file {} does not say which model it holds; pass --model ({})", source,
+                     in_words(model_names()));
 }
 
 // What reading a .pt file for `model_name` may allocate: four float64 copies
@@ -47,41 +46,6 @@ bool is_checkpoint(const fs::path& path) {
   const std::string front = read_front(path, sizeof(kCheckpointMagic), "weights file");
   return front.size() == sizeof(kCheckpointMagic) &&
          std::memcmp(front.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) == 0;
-}
-
-// The tensors and what the file says of them: a weights file's metadata, or a
-// checkpoint's header.
-struct FileContents {
-  TensorMap tensors;
-  WeightsMetadata meta;
-  const char* says = "the file's metadata";
-  const char* classes_field = "metadata 'classes'";
-};
-FileContents read_contents(const fs::path& path, const WeightsOptions& options) {
-  const std::string source = path.string();
-  if (is_checkpoint(path)) {
-    LoadedCheckpoint c = load_checkpoint(path);
-    return {.tensors = model_state_dict(*c.model),
-            .meta = {.model = c.info.model,
-                     .stem = parse_stem(c.info.stem),
-                     .normalization = c.info.normalization,
-                     .class_names = c.info.class_names,
-                     .dataset = c.info.dataset,
-                     .image_side = c.info.image.side,
-                     .prep = c.info.prep},
-            .says = "the checkpoint's header",
-            .classes_field = "header field 'class_names'"};
-  }
-  pickle::Limits limits;
-  if (weights_format(path) == WeightsFormat::kTorch) {  // no metadata: the model is given
-    if (!options.model) throw no_model(source);
-    check_model_name(*options.model);
-    limits = torch_file_limits(*options.model,
-                               options.stem ? parse_stem(*options.stem) : ResNetStem::kCifar);
-  }
-  WeightsFile file = read_weights(path, limits);
-  return {.tensors = std::move(file.tensors),
-          .meta = parse_weights_metadata(file.metadata, source)};
 }
 
 // The outputs of the model in `tensors`: the first dimension of its output
@@ -158,19 +122,72 @@ std::string stem_hint(const TensorMap& tensors, const ImportedWeights& out,
 
 }  // namespace
 
-ImportedWeights import_weights(const fs::path& path, const WeightsOptions& options) {
-  const std::string source = path.string();
-  const auto [tensors, meta, says, classes_field] = read_contents(path, options);
-  ImportedWeights out;
-  if (options.model) {
-    out.model_name = *options.model;
-  } else if (meta.model) {
-    out.model_name = *meta.model;
-  } else {
-    throw no_model(source);
+std::string weights_path_problem(const fs::path& path, const WeightsOptions& options) {
+  if (is_checkpoint(path)) return "";
+  if (std::string problem = weights_format_problem(path); !problem.empty()) return problem;
+  if (weights_format(path) == WeightsFormat::kTorch && !options.model) {  // no metadata
+    return no_model(path.string());
   }
-  check_model_name(out.model_name);
-  out.stem = options.stem ? parse_stem(*options.stem) : meta.stem.value_or(ResNetStem::kCifar);
+  return "";
+}
+
+WeightsContents read_weights_contents(const fs::path& path, const WeightsOptions& options) {
+  if (std::string problem = weights_path_problem(path, options); !problem.empty()) {
+    throw std::invalid_argument(problem);
+  }
+  const std::string source = path.string();
+  if (is_checkpoint(path)) {
+    LoadedCheckpoint c = load_checkpoint(path);
+    return {.tensors = model_state_dict(*c.model),
+            .meta = {.model = c.info.model,
+                     .stem = parse_stem(c.info.stem),
+                     .normalization = c.info.normalization,
+                     .class_names = c.info.class_names,
+                     .dataset = c.info.dataset,
+                     .image_side = c.info.image.side,
+                     .prep = c.info.prep},
+            .says = "the checkpoint's header",
+            .classes_field = "header field 'class_names'"};
+  }
+  pickle::Limits limits;
+  if (weights_format(path) == WeightsFormat::kTorch) {  // options.model: weights_path_problem
+    limits = torch_file_limits(*options.model, options.stem.value_or(ResNetStem::kCifar));
+  }
+  WeightsFile file = read_weights(path, limits);
+  return {.tensors = std::move(file.tensors),
+          .meta = parse_weights_metadata(file.metadata, source)};
+}
+
+std::string weights_contents_problem(const WeightsContents& contents, const WeightsOptions& options,
+                                     const fs::path& path) {
+  const std::optional<std::string>& name = options.model ? options.model : contents.meta.model;
+  if (!name) return no_model(path.string());
+  if (std::ranges::find(model_names(), *name) == model_names().end()) {
+    return fmt::format("unknown model '{}': choose {}", *name, in_words(model_names()));
+  }
+  if (const auto& entry = model_entry(*name);
+      options.images.side && !entry.takes_image_side(*options.images.side)) {
+    return fmt::format("--image-size {}: {} takes images of {}", *options.images.side, *name,
+                       entry.any_image_size() ? fmt::format("{} px or more", entry.min_image_side)
+                                              : fmt::format("{} px only", entry.image_side));
+  }
+  return "";
+}
+
+ImportedWeights import_weights(const fs::path& path, const WeightsOptions& options) {
+  return import_weights(read_weights_contents(path, options), options, path);
+}
+
+ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& options,
+                               const fs::path& path) {
+  if (std::string problem = weights_contents_problem(contents, options, path); !problem.empty()) {
+    throw std::invalid_argument(problem);
+  }
+  const std::string source = path.string();
+  const auto& [tensors, meta, says, classes_field] = contents;
+  ImportedWeights out;
+  out.model_name = options.model ? *options.model : *meta.model;
+  out.stem = options.stem.value_or(meta.stem.value_or(ResNetStem::kCifar));
   out.class_names_known = meta.class_names.has_value();
   out.class_names = out.class_names_known
                         ? *meta.class_names
@@ -180,13 +197,6 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
   out.image.side = images.side;
   out.prep = images.prep;
   out.image_note = images.note;
-  if (const auto& entry = model_entry(out.model_name);
-      options.images.side && !entry.takes_image_side(*options.images.side)) {
-    throw UsageError(
-        fmt::format("--image-size {}: {} takes images of {}", *options.images.side, out.model_name,
-                    entry.any_image_size() ? fmt::format("{} px or more", entry.min_image_side)
-                                           : fmt::format("{} px only", entry.image_side)));
-  }
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";
@@ -199,7 +209,7 @@ ImportedWeights import_weights(const fs::path& path, const WeightsOptions& optio
   for (const bool is_std : {false, true}) {  // metadata and headers are checked when read
     const auto& values = is_std ? out.normalization.std : out.normalization.mean;
     if (const auto problem = channel_problem(values, is_std); !problem.empty()) {
-      throw UsageError(
+      throw std::invalid_argument(
           fmt::format("--{} {}: {}", is_std ? "std" : "mean", fmt::join(values, ","), problem));
     }
   }

@@ -33,15 +33,26 @@ namespace cifar {
 // metadata, else the defaults: stem cifar, the training normalisation, and
 // as many outputs as the file's output layer has (named as CIFAR-10's when
 // there are ten, else class_0, class_1, ...); the model is never guessed (a
-// file without metadata needs `model`).
+// file without metadata needs `model`). The values are the command line's,
+// already checked (config/, resolve/).
 struct WeightsOptions {
-  std::optional<std::string> model;  // "net", "resnet18", ... (checked)
-  std::optional<std::string> stem;   // "cifar" or "imagenet" (checked)
-  std::optional<Normalization> normalization;
+  std::optional<std::string> model;  // a name make_model knows
+  std::optional<ResNetStem> stem;
+  std::optional<Normalization> normalization;  // in channel_problem's range
   // The outputs the caller needs; unset: any the file has.
   std::optional<int64_t> num_classes;
   // The images the model takes, where the command line says (weights_images.h).
   ImageOptions images;
+};
+
+// A weights file read whole: its tensors and what it says of them (a weights
+// file's metadata, or the header of one of this tool's checkpoints read as
+// weights: it says the model, normalisation, classes).
+struct WeightsContents {
+  TensorMap tensors;
+  WeightsMetadata meta;
+  std::string says = "the file's metadata";          // for the log and errors
+  std::string classes_field = "metadata 'classes'";  // where its class list is
 };
 
 // A model built from a weights file, and what the file (or the options) said
@@ -60,12 +71,37 @@ struct ImportedWeights {
   std::string image_note;          // where the image size and preparation came from
 };
 
-// Reads `path`, builds the model and fills it (strict). UsageError for an
-// unknown extension or model, or a file that does not say its model when
-// options.model is unset; std::runtime_error, naming the file, for malformed
-// metadata or tensors that do not fit, a class list that does not fit the
-// model's outputs or options.num_classes. One of this tool's checkpoints is
-// read as weights too (its header says the model, normalisation, classes).
+// Reading weights is three steps, so that what the user must fix is told
+// apart from a broken file: each problem function returns the refusal's text
+// ("" when there is none), which resolve/model_input.h's resolve_weights
+// refuses (the tools' exit code 2).
+//
+// Why `path` cannot be read with `options` ("" when it can): its extension
+// names no format (weights_format_problem), unless it is one of this tool's
+// checkpoints; or it is a .pt/.pth file (no metadata) and options.model is
+// unset (the file's size limits follow the model).
+std::string weights_path_problem(const std::filesystem::path& path, const WeightsOptions& options);
+// Reads it: the tensors (every layout read_weights undoes) and what the file
+// says of them. Precondition: weights_path_problem(path, options) is ""
+// (std::invalid_argument otherwise). std::runtime_error, naming the file, for
+// a file that cannot be read or malformed metadata.
+WeightsContents read_weights_contents(const std::filesystem::path& path,
+                                      const WeightsOptions& options);
+// Why no model can be built from `contents` with `options` ("" when one can):
+// neither options.model nor the file says which model, the file names a
+// model this build does not know, or options.images.side is a size that
+// model does not take.
+std::string weights_contents_problem(const WeightsContents& contents, const WeightsOptions& options,
+                                     const std::filesystem::path& path);
+// Builds the model and fills it (strict). Precondition:
+// weights_contents_problem is "" and options.normalization is in range
+// (std::invalid_argument otherwise). std::runtime_error, naming the file, for
+// tensors that do not fit, a class list that does not fit the model's
+// outputs or options.num_classes.
+ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& options,
+                               const std::filesystem::path& path);
+// The three in a row, for options known to fit the file (tests, code that
+// made the file): a problem is std::invalid_argument with its text.
 ImportedWeights import_weights(const std::filesystem::path& path, const WeightsOptions& options);
 
 // The description code written for checkpoints takes (evaluation,

@@ -64,6 +64,7 @@ namespace {
 
 // Whether the file at `path` is a weights file cifar-export writes.
 bool written_by_export(const fs::path& path) {
+  if (!weights_format_problem(path).empty()) return false;
   const std::string front = read_front(path, 64, "--out");
   if (weights_format(path) == WeightsFormat::kTorch) {
     // A zip whose first record is "archive/data.pkl": LibTorch's writer

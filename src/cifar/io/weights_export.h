@@ -16,7 +16,8 @@
 namespace cifar {
 
 // Writes the model's state dict to `path` (.safetensors, .pt, .pth; any other
-// extension is a UsageError, before anything is written).
+// extension is std::invalid_argument, before anything is written: cifar-export
+// refuses it first, resolve/inference.h).
 void export_weights(const CheckpointInfo& info, ClassifierImpl& model,
                     const std::filesystem::path& path);
 // cifar-export's: the same, after one warning naming what `path`'s format

@@ -5,24 +5,36 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
-#include "cifar/core/errors.h"
 #include "cifar/formats/safetensors.h"
 #include "cifar/formats/torch_pickle.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
 
-WeightsFormat weights_format(const fs::path& path) {
+namespace {
+std::optional<WeightsFormat> format_of(const fs::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return std::tolower(c); });
   if (ext == ".safetensors") return WeightsFormat::kSafetensors;
   if (ext == ".pt" || ext == ".pth") return WeightsFormat::kTorch;
-  throw UsageError(
-      fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth",
-                  path.string(), path.extension().string()));
+  return std::nullopt;
+}
+}  // namespace
+
+std::string weights_format_problem(const fs::path& path) {
+  if (format_of(path)) return "";
+  return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth",
+                     path.string(), path.extension().string());
+}
+
+WeightsFormat weights_format(const fs::path& path) {
+  if (const auto format = format_of(path)) return *format;
+  throw std::invalid_argument(weights_format_problem(path));
 }
 
 TensorMap without_wrapper_prefixes(const TensorMap& tensors) {

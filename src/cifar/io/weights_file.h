@@ -6,11 +6,13 @@
 //                  (torch_pickle.h): a dict name -> tensor; on reading also
 //                  torch.save(model.state_dict()) and dicts holding the state
 //                  dict under one of state_dict_keys(); no metadata
-// Any other extension is a UsageError naming the file and the extensions
-// that work.
+// Any other extension is refused by the tools before anything is read or
+// written (resolve/, from weights_format_problem's text); here it is an
+// impossible input.
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "cifar/core/types.h"
 #include "cifar/formats/unpickle.h"  // pickle::Limits
@@ -19,8 +21,13 @@ namespace cifar {
 
 enum class WeightsFormat { kSafetensors, kTorch };
 
-// The format the extension names (case-insensitive); UsageError otherwise.
+// The format the extension names (case-insensitive). Precondition: it names
+// one (weights_format_problem is ""); std::invalid_argument otherwise.
 WeightsFormat weights_format(const std::filesystem::path& path);
+
+// Why `path`'s extension names no weights format, naming the file and the
+// extensions that work; "" when it names one.
+std::string weights_format_problem(const std::filesystem::path& path);
 
 // A weights file's tensors and (safetensors only) its metadata.
 struct WeightsFile {

@@ -11,6 +11,7 @@
 #include "cifar/model/model_body.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/platform/guards.h"
+#include "cifar/resolve/model_input.h"
 
 namespace cifar {
 namespace {
@@ -221,8 +222,8 @@ ModelSource resolve(const TrainConfig& config, const std::string& default_networ
   if (!config.init_weights.empty()) {
     WeightsOptions options;
     if (!config.model.empty()) options.model = config.model;
-    if (config.stem) options.stem = to_string(*config.stem);  // else the file's metadata
-    ImportedWeights w = import_weights(config.init_weights, options);
+    options.stem = config.stem;  // unset: the file's metadata
+    ImportedWeights w = resolve_weights(config.init_weights, options);
     spdlog::info("init weights: {} ({}); {}", config.init_weights, w.model_name,
                  w.normalization_note);
     return {.model_name = w.model_name,

@@ -1,0 +1,115 @@
+// inference.cpp: see inference.h.
+#include "cifar/resolve/inference.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <vector>
+
+#include "cifar/config/config.h"
+#include "cifar/config/settings_check.h"
+#include "cifar/core/errors.h"
+#include "cifar/core/file_identity.h"
+#include "cifar/core/file_io.h"
+#include "cifar/data/image_folder.h"
+#include "cifar/infer/eval_data.h"
+#include "cifar/infer/image_list.h"
+#include "cifar/io/weights_export.h"
+#include "cifar/io/weights_file.h"
+#include "cifar/platform/device.h"
+#include "cifar/resolve/model_input.h"
+
+namespace cifar {
+namespace {
+
+// "level 2, the checkpoint's": the level, and where it came from.
+std::string eval_tta_source(int64_t tta, const EvalConfig& config) {
+  if (config.tta != -1) return fmt::format("level {} (--tta)", tta);
+  if (!config.weights.empty()) return fmt::format("level {} (--weights files carry none)", tta);
+  return fmt::format("level {}, the checkpoint's (--tta to choose another)", tta);
+}
+
+// The TTA level to predict with: config.tta, else the checkpoint's (0 for a
+// weights file), level 3 as 2 (predict.h); logs it and where it came from.
+int64_t predict_tta(const PredictConfig& config, const CheckpointInfo& info) {
+  const bool given = config.tta != -1;
+  const int64_t level = given ? config.tta : info.tta;
+  std::string source = "the checkpoint's; --tta to choose another";
+  if (given) source = "--tta";
+  if (!given && !config.weights.empty()) source = "--weights files carry none";
+  if (level == kSelectiveTta) {
+    spdlog::info(
+        "test-time augmentation: level 2 for every image ({} says level 3, which applies level 2 "
+        "to the least sure quarter of a batch: an image's answer would depend on the others)",
+        given ? "--tta" : "the checkpoint");
+    return 2;
+  }
+  spdlog::info("test-time augmentation: level {} ({})", level, source);
+  return level;
+}
+
+// Before anything is written: --csv is none of the inputs (the model file,
+// the images), and can be written.
+void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images) {
+  if (config.csv.empty()) return;
+  std::vector<NamedFile> inputs{{"--checkpoint", config.checkpoint, ""},
+                                {"--weights", config.weights, ""}};
+  for (const auto& image : images) inputs.push_back({"the image", image, ""});
+  check_distinct_files(inputs, {{"--csv", config.csv, ""}});
+  ensure_writable(config.csv, "--csv", /*make_folder=*/false);  // its folder must exist
+}
+
+}  // namespace
+
+EvalRun resolve_eval(const EvalConfig& config) {
+  check_model_input(config);
+  validate(config);  // config/: the ranges; reading the data writes no cache onto the model
+  if (config.split != Split::kTest && evaluated_whole(config)) {
+    throw UsageError(
+        fmt::format("--split {} names a split of a data set, but {} is a folder of class folders "
+                    "(<class>/*.png|jpg|jpeg), evaluated whole: drop --split",
+                    split_folder_name(config.split), config.data_dir));
+  }
+  LoadedCheckpoint checkpoint = load_model_input(config);
+  const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
+  return {.config = config,
+          .checkpoint = std::move(checkpoint),
+          .tta = tta,
+          .tta_source = eval_tta_source(tta, config)};
+}
+
+PredictRun resolve_predict(const PredictConfig& config) {
+  check_model_input(config);
+  validate(config);  // config/: the ranges (--top-k, --tta, --batch-size)
+  PredictRun run{.images = list_images(config.images),  // folders walked
+                 .checkpoint = {},
+                 .options = config.predict};
+  check_predict_outputs(config, run.images.files);
+  if (const std::string skipped = describe_skipped(run.images); !skipped.empty()) {
+    spdlog::info("{}", skipped);
+  }
+  run.checkpoint = load_model_input(config);  // on the CPU
+  run.options.tta = predict_tta(config, run.checkpoint.info);
+  run.options.device = use_device(config.device);
+  run.checkpoint.model->to(run.options.device);
+  run.checkpoint.model->eval();
+  return run;
+}
+
+LoadedCheckpoint resolve_export(const ExportConfig& config) {
+  check_model_input(config);
+  validate(config);  // config/: --out is none of the inputs
+  if (const std::string problem = weights_format_problem(config.out); !problem.empty()) {
+    throw UsageError(problem);
+  }
+  // Before the model is read: --out replaces only an export of its own, and
+  // its folder is not made for it.
+  if (const std::string problem = export_replace_problem(config.out); !problem.empty()) {
+    throw UsageError(problem);
+  }
+  ensure_writable(config.out, "--out", /*make_folder=*/false);
+  return load_model_input(config);
+}
+
+}  // namespace cifar
