@@ -216,7 +216,7 @@ TEST_CASE("cifar-eval uses the checkpoint's TTA level unless --tta says", "[eval
   EvalConfig config;
   config.checkpoint = file.string();
   config.data_dir = dir.path().string();
-  config.device = parse_device("cpu");
+  config.device = *parse_device("cpu");
   config.batch_size = 500;
   // -1: the checkpoint's level (1); then --tta 0.
   const EvalReport from_file = evaluate_checkpoint(config);

@@ -48,7 +48,28 @@ void check_fine_tune_settings(const TrainConfig& c) {
   }
 }
 
+// The --weights options of cifar-eval, cifar-predict and cifar-export:
+// validate(ModelInput) (infer/model_input.h), and the images' options.
+void validate_model_input(const ModelInput& input) {
+  validate(input);
+  check_image_options(input.image_size, input.crop_pct, "the weights file's", "the weights file's");
+}
+
 }  // namespace
+
+void check_image_options(int64_t image_size, double crop_pct, const char* unset_size,
+                         const char* unset_pct) {
+  if (image_size > 0 && image_size < kMinImageSize) {
+    throw UsageError(fmt::format("--image-size must be 0 ({}) or from {} to {} px, got {}",
+                                 unset_size, kMinImageSize, kMaxResolution, image_size));
+  }
+  if (crop_pct > 0 && crop_pct < kMinCropPct) {
+    throw UsageError(fmt::format(
+        "--crop-pct must be 0 ({}) or from {:g} to 1 (the share of the resized image's side the "
+        "centre crop keeps; 0.875 is torchvision's), got {:g}",
+        unset_pct, kMinCropPct, crop_pct));
+  }
+}
 
 // The settings as they will be saved: the model the run really trains, and
 // absolute paths, so that config.toml resumes the run from any folder.
@@ -141,18 +162,18 @@ void add_export_options(CLI::App& app, ExportConfig& config) {
 
 void validate(const EvalConfig& config) {
   eval_options(config, RangeChecker{});
-  validate(static_cast<const ModelInput&>(config));
+  validate_model_input(config);
   // Reading an image folder may write its cache: never onto the model's file.
   check_distinct_files({{"--checkpoint", config.checkpoint}, {"--weights", config.weights}},
                        dataset_output_files(config.data_dir, dataset_request(config.dataset)));
 }
 void validate(const PredictConfig& config) {
   predict_options(config, RangeChecker{});
-  validate(static_cast<const ModelInput&>(config));
+  validate_model_input(config);
 }
 void validate(const ExportConfig& config) {
   export_options(config, RangeChecker{});
-  validate(static_cast<const ModelInput&>(config));
+  validate_model_input(config);
   check_distinct_files({{"--checkpoint", config.checkpoint}, {"--weights", config.weights}},
                        {{"--out", config.out}});
 }

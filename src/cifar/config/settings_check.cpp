@@ -6,15 +6,15 @@
 #include <map>
 
 #include "cifar/config/config.h"
+#include "cifar/config/config_file.h"
 #include "cifar/core/errors.h"
-#include "cifar/formats/toml_text.h"
 
 namespace cifar {
 namespace {
 
 std::map<std::string, std::string> values_of(std::string_view toml) {
   std::map<std::string, std::string> values;
-  for (TomlEntry& e : read_flat_toml(toml)) values[e.key] = std::move(e.value);
+  for (TomlEntry& e : read_settings_toml(toml)) values[e.key] = std::move(e.value);
   return values;
 }
 
@@ -125,9 +125,10 @@ std::string check_resumed_data(const std::string& checkpoint, const CheckpointIn
   if (was.train_images == images && was.train_fingerprint == fingerprint) return "";
   const std::string what =
       was.train_images == images
-          ? fmt::format("the same number of training images ({}), but other ones or in another "
-                        "order (SHA-256 {:.12} was {:.12})",
-                        images, fingerprint, was.train_fingerprint)
+          ? fmt::format(
+                "the same number of training images ({}), but other ones or in another "
+                "order (SHA-256 {:.12} was {:.12})",
+                images, fingerprint, was.train_fingerprint)
           : fmt::format("{} training images where it had {}", images, was.train_images);
   if (!mid_epoch) {
     return fmt::format("resuming {} on other training data than it was trained on: {}", checkpoint,

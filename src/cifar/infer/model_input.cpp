@@ -9,7 +9,6 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/image_prep.h"
-#include "cifar/data/resolution.h"
 #include "cifar/io/weights.h"
 
 namespace cifar {
@@ -41,7 +40,6 @@ void validate(const ModelInput& input) {
           fmt::join(given, ", "), given.size() == 1 ? "es" : ""));
     }
   }
-  check_image_options(input.image_size, input.crop_pct, "the weights file's", "the weights file's");
   if (input.mean.has_value() != input.std.has_value()) {
     throw UsageError(
         fmt::format("--mean and --std go together: give {} too", input.mean ? "--std" : "--mean"));

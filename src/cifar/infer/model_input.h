@@ -46,7 +46,8 @@ struct ExportConfig : ModelInput {
 
 // UsageError unless exactly one of checkpoint and weights is given, and
 // model, stem, mean, std and the images' options come only with weights
-// (mean and std together), the image size from 8 and the share from 0.25.
+// (mean and std together). The image size and share are checked with it by
+// config/'s validate (check_image_options, config/config.h).
 void validate(const ModelInput& input);
 
 // mean and std as one Normalization; none when neither is given.
