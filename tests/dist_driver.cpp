@@ -12,6 +12,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cifar/app/cli.h"
 #include "cifar/core/errors.h"
 #include "cifar/data/cifar10.h"
 #include "cifar/data/loader.h"
@@ -188,11 +189,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Distributed> dist;
   try {
-    std::map<std::string, std::string> vars;
-    for (const char* name : kDistEnvVars) {
-      if (const char* value = std::getenv(name)) vars[name] = value;
-    }
-    const auto env = parse_dist_env(vars);
+    const auto env = dist_env_from_environment();
     const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
     dist = std::make_unique<Distributed>(env, torch::kCPU, DistOptions{timeout, 1});
     fmt::print("[rank {}] joined: world size {}, backend {}, {} threads, store served by {}\n",

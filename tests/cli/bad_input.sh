@@ -32,6 +32,12 @@ expect 2 "model: vgg not in \{net,resnet18\}|unknown model 'vgg'" -- "$TRAIN" "$
 expect 2 "--device 'tpu' is not a device" -- "$TRAIN" "${ok[@]}" --device tpu
 expect 2 "unknown schedule 'exponential'" -- "$TRAIN" "${ok[@]}" --schedule exponential
 expect 2 "unknown --amp 'fp8'" -- "$TRAIN" "${ok[@]}" --amp fp8
+expect 2 "unknown --labels 'medium': choose fine or coarse" -- "$TRAIN" "${ok[@]}" --labels medium
+expect 2 "unknown --optimizer 'adam': choose sgd, adamw or lion" -- "$TRAIN" "${ok[@]}" --optimizer adam
+expect 2 "unknown ResNet stem 'big': choose cifar or imagenet" -- "$TRAIN" "${ok[@]}" --stem big
+expect 2 "--resolution-schedule '24x3,12': '12' is not a size from 16 to 1024 px" -- \
+  "$TRAIN" "${ok[@]}" --resolution-schedule 24x3,12
+expect 2 "unknown --recipe 'fast': choose classic or airbench94" -- "$TRAIN" "${ok[@]}" --recipe fast
 expect 2 "--amp fp16 cannot be used with --cuda-graph.*use --amp bf16 with --cuda-graph" -- \
   "$TRAIN" "${ok[@]}" --amp fp16 --cuda-graph
 expect 2 "--epochs must be at least 1, got 0" -- "$TRAIN" "${ok[@]}" --epochs 0

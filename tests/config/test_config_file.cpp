@@ -39,11 +39,11 @@ Settings read(const std::string& toml, std::vector<std::string> args = {}) {
   return s;
 }
 
-// The TomlError's message, or "" when the file was read.
+// The ConfigFileError's message (a UsageError), or "" when the file was read.
 std::string error_of(const std::string& toml) {
   try {
     read(toml);
-  } catch (const TomlError& e) {
+  } catch (const ConfigFileError& e) {
     return e.what();
   }
   return "";

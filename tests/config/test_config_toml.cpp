@@ -24,7 +24,7 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.train_limit = 123;
   c.test_limit = 456;
   c.augment = true;
-  c.device = parse_device("cuda:1");
+  c.device = *parse_device("cuda:1");
   c.threads = 3;
   c.epochs = 7;
   c.batch_size = 96;

@@ -4,7 +4,6 @@
 
 #include <fstream>
 
-#include "cifar/core/errors.h"
 #include "cifar/data/cifar100.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/splits.h"
@@ -93,8 +92,9 @@ TEST_CASE("CIFAR-100 reader errors name the file, the problem and the fix", "[da
     REQUIRE_THROWS_WITH(read_cifar100(dir.path(), Split::kTrain, LabelSet::kCoarse),
                         Catch::Contains("coarse_label_names.txt names 19 classes, expected 20"));
   }
-  SECTION("--labels other than fine or coarse") {
-    REQUIRE_THROWS_AS(parse_label_set("medium"), UsageError);
+  SECTION("--labels' names") {  // config/ refuses others (tests/config/test_refused_values.cpp)
+    REQUIRE(find_name(kLabelSetNames, "coarse") == LabelSet::kCoarse);
+    REQUIRE_FALSE(find_name(kLabelSetNames, "medium").has_value());
   }
 }
 
@@ -136,7 +136,7 @@ TEST_CASE("the data set kind is detected from what the folder holds", "[data][da
         detect_dataset(dir.path() / "nope"),
         Catch::Contains("does not exist") && Catch::Contains("download_cifar10.sh"));
   }
-  CHECK_THROWS_AS(parse_dataset_kind("imagenet"), UsageError);
+  CHECK_THROWS_AS(dataset_request("imagenet"), std::invalid_argument);  // config/ refuses it
   CHECK_FALSE(dataset_request("auto").has_value());
 }
 

@@ -23,7 +23,7 @@ TEST_CASE("each data-set kind declares its detection, reader and normalisation",
     REQUIRE(e.normalization != nullptr);
     REQUIRE(e.files != nullptr);
     CHECK_FALSE(e.needs.empty());
-    CHECK(parse_dataset_kind(e.name) == e.kind);
+    CHECK(dataset_request(e.name) == e.kind);
     CHECK(to_string(e.kind) == e.name);
     CHECK(&dataset_entry(e.kind) == &e);
     TempDir empty;

@@ -1,7 +1,8 @@
-// test_distributed.cpp: the launcher's environment, the sharding rule, the
-// c10d headers pairing (wheel + Debian gloo), and the collectives with two
-// ranks as two threads of this process. Multi-process behaviour (broadcast,
-// averaging, a killed peer, torchrun) is tested by tests/cli/dist_*.sh.
+// test_distributed.cpp: the sharding rule, the c10d headers pairing (wheel +
+// Debian gloo), and the collectives with two ranks as two threads of this
+// process (the launcher's environment read: tests/app/test_dist_env.cpp).
+// Multi-process behaviour (broadcast, averaging, a killed peer, torchrun) is
+// tested by tests/cli/dist_*.sh.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -36,62 +37,15 @@ int free_port() {
 }
 
 DistEnv two_ranks(int rank, int port) {
-  return parse_dist_env({{"WORLD_SIZE", "2"},
-                         {"RANK", std::to_string(rank)},
-                         {"MASTER_ADDR", "127.0.0.1"},
-                         {"MASTER_PORT", std::to_string(port)}});
+  return {.rank = rank,
+          .world_size = 2,
+          .local_rank = rank,
+          .local_world_size = 2,
+          .master_addr = "127.0.0.1",
+          .master_port = port};
 }
 
 }  // namespace
-
-TEST_CASE("launcher environment", "[dist]") {
-  CHECK(parse_dist_env({}).world_size == 1);
-  CHECK_FALSE(parse_dist_env({}).active());
-  CHECK(parse_dist_env({{"WORLD_SIZE", "1"}}).world_size == 1);
-  const auto env = parse_dist_env({{"WORLD_SIZE", "4"},
-                                   {"RANK", "3"},
-                                   {"MASTER_ADDR", "node0"},
-                                   {"MASTER_PORT", "29500"},
-                                   {"TORCHELASTIC_USE_AGENT_STORE", "True"},
-                                   {"TORCHELASTIC_RESTART_COUNT", "2"}});
-  CHECK(env.rank == 3);
-  CHECK(env.world_size == 4);
-  CHECK(env.local_rank == 3);        // RANK when LOCAL_RANK is unset
-  CHECK(env.local_world_size == 4);  // WORLD_SIZE when LOCAL_WORLD_SIZE is unset
-  CHECK(env.master_addr == "node0");
-  CHECK(env.master_port == 29500);
-  CHECK(env.use_agent_store);
-  CHECK(env.restart_count == 2);
-  CHECK_FALSE(two_ranks(0, 1234).use_agent_store);
-
-  using Vars = std::map<std::string, std::string>;
-  const Vars good = {{"WORLD_SIZE", "2"},
-                     {"RANK", "1"},
-                     {"LOCAL_RANK", "0"},
-                     {"MASTER_ADDR", "127.0.0.1"},
-                     {"MASTER_PORT", "29500"}};
-  CHECK(parse_dist_env(good).local_rank == 0);
-  auto two_nodes = good;
-  two_nodes["LOCAL_WORLD_SIZE"] = "1";
-  CHECK(parse_dist_env(two_nodes).local_world_size == 1);
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"WORLD_SIZE", "0"},      {"WORLD_SIZE", "two"}, {"RANK", "2"},
-      {"RANK", "-1"},           {"LOCAL_RANK", "x"},   {"LOCAL_WORLD_SIZE", "3"},
-      {"MASTER_PORT", "70000"}, {"MASTER_PORT", "1x"}, {"TORCHELASTIC_USE_AGENT_STORE", "maybe"}};
-  for (const auto& [name, value] : bad) {
-    auto vars = good;
-    vars[name] = value;
-    CHECK_THROWS_MATCHES(parse_dist_env(vars), UsageError,
-                         Catch::Matchers::Predicate<UsageError>([&](const UsageError& e) {
-                           return std::string(e.what()).find(name) != std::string::npos;
-                         }));
-  }
-  for (const char* required : {"RANK", "MASTER_ADDR", "MASTER_PORT"}) {
-    auto vars = good;
-    vars.erase(required);
-    CHECK_THROWS_WITH(parse_dist_env(vars), Catch::Contains(std::string(required) + " is not set"));
-  }
-}
 
 TEST_CASE("sharding gives equal disjoint shares that make up the global batches", "[dist]") {
   CHECK(per_rank_batch(256, 2) == 128);
@@ -173,7 +127,7 @@ TEST_CASE("ProcessGroupGloo builds and all-reduces over a TCPStore", "[dist]") {
 }
 
 TEST_CASE("one process: every collective is a no-op", "[dist]") {
-  Distributed dist(parse_dist_env({}), torch::kCPU);
+  Distributed dist(DistEnv{}, torch::kCPU);
   CHECK(dist.backend_name() == "none");
   auto t = torch::arange(3, torch::kFloat);
   dist.all_reduce_sum(t);

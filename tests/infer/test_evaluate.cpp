@@ -219,7 +219,7 @@ TEST_CASE("cifar-eval evaluates at its run's TTA level", "[evaluate]") {
   EvalConfig config;
   config.checkpoint = file.string();
   config.data_dir = dir.path().string();
-  config.device = parse_device("cpu");
+  config.device = *parse_device("cpu");
   config.batch_size = 500;
   // The level resolve_eval chooses (resolve/inference.h): the checkpoint's
   // (1), then --tta 0.

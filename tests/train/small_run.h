@@ -16,7 +16,7 @@ inline TrainConfig small_run(const std::filesystem::path& data_dir,
   TrainConfig c;
   c.model = "net";
   c.data_dir = data_dir.string();
-  c.device = parse_device("cpu");
+  c.device = *parse_device("cpu");
   c.train_limit = train_limit;
   c.epochs = epochs;
   c.batch_size = 50;

@@ -79,7 +79,7 @@ TEST_CASE("a setting is judged on the model it resolves to, however the model wa
       for (const auto& [what, set] : settings) {
         TrainConfig named;
         named.data_dir = (tmp.path() / "no-data").string();
-        named.device = parse_device("cpu");
+        named.device = *parse_device("cpu");
         named.run_dir = (tmp.path() / "run").string();
         named.checkpoint = (tmp.path() / "out.pt").string();
         named.epochs = 2;
@@ -111,7 +111,7 @@ TEST_CASE("Stem: --stem is held to a resumed checkpoint's, as --model is", "[mod
   save_checkpoint(tmp.path() / "r.pt", info, *model, nullptr);
   TrainConfig c;
   c.data_dir = (tmp.path() / "no-data").string();
-  c.device = parse_device("cpu");
+  c.device = *parse_device("cpu");
   c.run_dir = (tmp.path() / "run").string();
   c.resume = (tmp.path() / "r.pt").string();
   c.stem = ResNetStem::kImageNet;

@@ -16,6 +16,7 @@
 #include <map>
 #include <string_view>
 
+#include "cifar/app/dist_env.h"
 #include "cifar/app/help_format.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config_file.h"
@@ -243,7 +244,7 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     const std::string message = tidy(e.what());
     return failed(2, fmt::format("{}{}; see {} --help", message,
                                  config_place(app, message, argc, argv), app.get_name()));
-  } catch (const TomlError& e) {  // the config file's syntax, sections or keys
+  } catch (const ConfigFileError& e) {  // the config file's syntax, sections or keys
     return failed(2, fmt::format("--config {}: {}", config_argument(argc, argv), e.what()));
   } catch (const UsageError& e) {
     return failed(2, e.what());

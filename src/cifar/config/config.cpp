@@ -51,6 +51,20 @@ void check_fine_tune_settings(const TrainConfig& c) {
 
 }  // namespace
 
+void check_image_options(int64_t image_size, double crop_pct, const char* unset_size,
+                         const char* unset_pct) {
+  if (image_size > 0 && image_size < kMinImageSize) {
+    throw UsageError(fmt::format("--image-size must be 0 ({}) or from {} to {} px, got {}",
+                                 unset_size, kMinImageSize, kMaxResolution, image_size));
+  }
+  if (crop_pct > 0 && crop_pct < kMinCropPct) {
+    throw UsageError(fmt::format(
+        "--crop-pct must be 0 ({}) or from {:g} to 1 (the share of the resized image's side the "
+        "centre crop keeps; 0.875 is torchvision's), got {:g}",
+        unset_pct, kMinCropPct, crop_pct));
+  }
+}
+
 // The settings as they will be saved: the model the run really trains, and
 // absolute paths, so that config.toml resumes the run from any folder.
 TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, ResNetStem stem,

@@ -14,6 +14,7 @@
 // (infer/model_input.h).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -43,6 +44,13 @@ void add_train_options(CLI::App& app, TrainConfig& config);
 // options (--nesterov needs --momentum), and text that config.toml cannot
 // hold (not UTF-8), so that such a run stops before it starts.
 void validate(const TrainConfig& config);
+
+// --image-size and --crop-pct as given, 0 for unset (`unset_size` and
+// `unset_pct` say what stands in: "the data set's own size"): UsageError
+// naming the value and the allowed range otherwise. validate's check, for
+// cifar-train's images and the tools' --weights alike.
+void check_image_options(int64_t image_size, double crop_pct, const char* unset_size,
+                         const char* unset_pct);
 
 // The settings as TOML that --config reads back (keys are the long option
 // names, under a comment per group); --resume, --init-weights and --overwrite

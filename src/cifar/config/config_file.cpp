@@ -81,6 +81,14 @@ void check_type(const CLI::Option& option, const TomlEntry& entry) {
 
 }  // namespace
 
+std::vector<TomlEntry> read_settings_toml(std::string_view document) {
+  try {
+    return read_flat_toml(document);
+  } catch (const TomlError& e) {
+    throw ConfigFileError(e.line(), e.what());
+  }
+}
+
 std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const {
   // Read through rdbuf: GCC 12's -Wnull-dereference flags libstdc++'s own
   // istreambuf_iterator code when a string is built from a pair of them.
@@ -89,13 +97,14 @@ std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const 
   const std::string document = std::move(whole).str();
   std::vector<CLI::ConfigItem> config_items;
   lines_.clear();
-  for (TomlEntry& entry : read_flat_toml(document)) {
+  for (TomlEntry& entry : read_settings_toml(document)) {
     lines_[entry.key] = entry.line;
     const CLI::Option* option = option_for(*app_, entry.key);
     if (option == nullptr) {
-      throw TomlError(entry.line, fmt::format("line {}: unknown key '{}'; keys are the long "
-                                              "option names without dashes, e.g. batch-size = 32",
-                                              entry.line, entry.key));
+      throw ConfigFileError(entry.line,
+                            fmt::format("line {}: unknown key '{}'; keys are the long option "
+                                        "names without dashes, e.g. batch-size = 32",
+                                        entry.line, entry.key));
     }
     check_type(*option, entry);
     CLI::ConfigItem item;

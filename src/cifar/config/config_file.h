@@ -6,8 +6,8 @@
 // config_formatter instead: the file is parsed by formats/toml_text.h and
 // handed to CLI11 as key/value items, so the command line still overrides
 // the file and every value passes the same checks as on the command line.
-// Errors say the line (TomlError); run_cli adds the file's name and exits 2,
-// and names the line of a value CLI11 refuses (line_of).
+// Errors say the line (ConfigFileError); run_cli adds the file's name and
+// exits 2, and names the line of a value CLI11 refuses (line_of).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,9 +16,29 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "cifar/core/errors.h"
+#include "cifar/formats/toml_text.h"
+
 namespace cifar {
+
+// Settings text that is not flat TOML (the TOML reader's TomlError, the same
+// text), or a config file's key that is no option: the user's to fix.
+// what() starts "line N"; run_cli adds the file's name.
+class ConfigFileError : public UsageError {
+ public:
+  ConfigFileError(int64_t line, const std::string& what) : UsageError(what), line_(line) {}
+  int64_t line() const { return line_; }
+
+ private:
+  int64_t line_;
+};
+
+// read_flat_toml (formats/toml_text.h) for settings: a config file, or the
+// settings a run saved. ConfigFileError where the text is not flat TOML.
+std::vector<TomlEntry> read_settings_toml(std::string_view document);
 
 // A config file's value of another TOML type than its option takes: a
 // ParseError naming the option, with the line (run_cli names the file).
@@ -38,8 +58,8 @@ class TomlConfig : public CLI::Config {
   // outlive this formatter.
   explicit TomlConfig(const CLI::App& app) : app_(&app) {}
 
-  // TomlError: a TOML syntax error, a [section] or other non-flat value, or a
-  // key that is not one of the app's options; ConfigTypeError: a value of
+  // ConfigFileError: a TOML syntax error, a [section] or other non-flat
+  // value, or a key that is not one of the app's options; ConfigTypeError: a value of
   // another type than its option takes (types are exact: a flag a boolean,
   // a whole-number option an integer, a real-number one an integer or a
   // float, any other a string).

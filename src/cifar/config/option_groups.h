@@ -75,7 +75,7 @@ void model_group(In& in, V&& v) {
            Parsed<std::string>{model_of, same});
   v.parsed(Opt{"--stem", kModel,
                "With --weights: ResNet stem, cifar or imagenet (default: metadata, else cifar)"},
-           in.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+           in.stem, Parsed<ResNetStem>{stem_of, stem_text});
   v.parsed(Opt{"--mean", kModel,
                "With --weights: normalisation mean as r,g,b (default: the file's metadata, else "
                "0.4914,0.4822,0.4465)"},
@@ -104,7 +104,7 @@ void data_group(C& c, V&& v) {
   v.parsed(Opt{"--dataset", kData, dataset_help.c_str()}, c.dataset,
            Parsed<std::string>{dataset_of, same});
   v.parsed(Opt{"--labels", kData, "CIFAR-100's classes: fine (100) or coarse (20 superclasses)"},
-           c.labels, Parsed<LabelSet>{parse_label_set, label_set_text});
+           c.labels, Parsed<LabelSet>{label_set_of, label_set_text});
   v.flag(Opt{"--skip-bad-images", kData,
              "Image folders: skip files that are not readable images (counted and named) "
              "instead of stopping"},
@@ -120,7 +120,7 @@ void device_group(C& c, V&& v) {
                "Mixed precision: auto (bf16 where the device runs it natively: CPUs with "
                "AVX512-BF16 or AMX, GPUs of compute capability 8.0+; fp16 with loss scaling on "
                "older GPUs; float32 otherwise), bf16, fp16 (with loss scaling) or off"},
-           c.amp, Parsed<AmpMode>{parse_amp, amp_text});
+           c.amp, Parsed<AmpMode>{amp_of, amp_text});
 }
 
 // cifar-train, cifar-eval, cifar-predict.

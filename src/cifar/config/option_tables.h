@@ -36,7 +36,7 @@ void train_model(Config& c, V&& v) {
   v.parsed(fixed(Opt{"--stem", kModel,
                      "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool) (default: the "
                      "--init-weights file's metadata, else cifar)"}),
-           c.stem, Parsed<ResNetStem>{parse_stem, stem_text});
+           c.stem, Parsed<ResNetStem>{stem_of, stem_text});
   v.text(Opt{.names = "--init-weights",
              .group = kModel,
              .help = "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
@@ -131,7 +131,7 @@ void train_optimisation(Config& c, V&& v) {
              Range<double>{h.min, h.max, h.min_open, h.max_open}, h.defaults.c_str());
   }
   v.parsed(Opt{"--schedule", "Optimisation", "constant, step, cosine, onecycle or linear"},
-           c.schedule, Parsed<Schedule>{parse_schedule, schedule_text});
+           c.schedule, Parsed<Schedule>{schedule_of, schedule_text});
   v.number(Opt{"--warmup-epochs", "Optimisation", "Linear warm-up length in epochs"},
            c.warmup_epochs, Range<double>{0, 1'000'000});
   v.number(Opt{"--label-smoothing", "Optimisation", "Cross-entropy label smoothing"},

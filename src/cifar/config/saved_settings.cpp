@@ -11,8 +11,8 @@
 #include <set>
 
 #include "cifar/config/config.h"
+#include "cifar/config/config_file.h"
 #include "cifar/core/errors.h"
-#include "cifar/formats/toml_text.h"
 
 namespace cifar {
 
@@ -23,7 +23,7 @@ TrainConfig from_toml(const std::string& toml) {
   std::set<std::string> saved;  // the keys to_toml writes
   for (const auto& [key, role] : train_setting_roles()) saved.insert(key);
   std::vector<std::string> args;
-  for (const TomlEntry& e : read_flat_toml(toml)) {
+  for (const TomlEntry& e : read_settings_toml(toml)) {
     if (!saved.contains(e.key)) continue;  // a setting since dropped
     const bool flag = app.get_option("--" + e.key)->get_expected_max() == 0;
     if (flag != (e.type == TomlType::kBoolean)) {

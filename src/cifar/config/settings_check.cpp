@@ -6,15 +6,15 @@
 #include <map>
 
 #include "cifar/config/config.h"
+#include "cifar/config/config_file.h"
 #include "cifar/core/errors.h"
-#include "cifar/formats/toml_text.h"
 
 namespace cifar {
 namespace {
 
 std::map<std::string, std::string> values_of(std::string_view toml) {
   std::map<std::string, std::string> values;
-  for (TomlEntry& e : read_flat_toml(toml)) values[e.key] = std::move(e.value);
+  for (TomlEntry& e : read_settings_toml(toml)) values[e.key] = std::move(e.value);
   return values;
 }
 

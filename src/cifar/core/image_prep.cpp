@@ -4,8 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
-
-#include "cifar/core/errors.h"
+#include <stdexcept>
 
 namespace cifar {
 
@@ -31,16 +30,11 @@ PrepGeometry ImagePrep::geometry(int64_t h, int64_t w, int64_t side) const {
 }
 
 CropMode parse_crop_mode(const std::string& text) {
-  if (text == "squash") return CropMode::kSquash;
-  if (text == "center") return CropMode::kCenter;
-  throw UsageError(fmt::format(
-      "unknown crop mode '{}': use center (the shorter side resized, aspect ratio kept, the "
-      "centre cropped: torchvision's) or squash (the whole image resized, aspect ratio not kept)",
-      text));
+  return parse_name(kCropModeNames, "crop mode", text);
 }
 
 std::string to_string(CropMode mode) {
-  return mode == CropMode::kSquash ? "squash" : "center";
+  return name_of(kCropModeNames, mode);
 }
 
 std::string to_string(const ImagePrep& prep) {
@@ -49,7 +43,7 @@ std::string to_string(const ImagePrep& prep) {
 
 void validate_image_prep(const ImagePrep& prep) {
   if (!(prep.crop_pct >= kMinCropPct && prep.crop_pct <= 1.0)) {
-    throw UsageError(
+    throw std::invalid_argument(
         fmt::format("--crop-pct {:g} is outside {:g}..1: it is the share of the "
                     "resized image's side kept by the centre crop (0.875: torchvision's)",
                     prep.crop_pct, kMinCropPct));

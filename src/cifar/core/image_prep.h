@@ -14,12 +14,18 @@
 // and the Python side prepare images with it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+
+#include "cifar/core/enum_names.h"
 
 namespace cifar {
 
 enum class CropMode { kSquash, kCenter };
+// --crop-mode's names (config/ reads them, and refuses others with both explained).
+inline constexpr std::array<EnumName<CropMode>, 2> kCropModeNames{
+    {{CropMode::kSquash, "squash"}, {CropMode::kCenter, "center"}}};
 
 // Where an image is cut: the size it is resized to, and the top-left corner
 // of the centre side x side crop in the resized image.
@@ -47,12 +53,14 @@ inline constexpr ImagePrep kWholeImage{};  // CIFAR's, and files that record non
 inline constexpr ImagePrep kTorchvisionEval{CropMode::kCenter, 0.875};
 inline constexpr double kMinCropPct = 0.25;
 
-// "squash" or "center"; UsageError naming both otherwise.
+// "squash" or "center", as a file or checked text gives it: std::runtime_error
+// naming both otherwise (config/ refuses --crop-mode's other text first).
 CropMode parse_crop_mode(const std::string& text);
 std::string to_string(CropMode mode);
 // "center 0.875".
 std::string to_string(const ImagePrep& prep);
-// UsageError unless crop_pct is in [kMinCropPct, 1].
+// std::invalid_argument unless crop_pct is in [kMinCropPct, 1]: config/
+// refuses --crop-pct's other values, and a reader of a file names the file.
 void validate_image_prep(const ImagePrep& prep);
 
 }  // namespace cifar

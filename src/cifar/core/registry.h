@@ -3,9 +3,12 @@
 //
 // A registry (models, optimisers, recipes, data-set kinds: timm's
 // registries) is a vector of entries, each with a `name` and a `help`.
-// find_entry gives the entry of a name, or a UsageError that lists the
-// choices: "unknown --optimizer 'adam': choose sgd, adamw or lion". in_words joins
-// words the same way everywhere: "a", "a or b", "a, b or c".
+// find_entry gives the entry of a name, or null; unknown_name says what a
+// caller that refuses the name says, listing the choices: "unknown
+// --optimizer 'adam': choose sgd, adamw or lion" (config/ refuses the names
+// the user types, exit status 2; a name read from a file is its reader's
+// error). in_words joins words the same way everywhere: "a", "a or b",
+// "a, b or c".
 #pragma once
 
 #include <fmt/format.h>
@@ -14,8 +17,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "cifar/core/errors.h"
 
 namespace cifar {
 
@@ -44,17 +45,18 @@ std::string entries_in_words(const std::vector<Entry>& entries) {
   return in_words(words);
 }
 
-// The entry called `name`; UsageError "unknown {what} '{name}': choose ..."
-// otherwise (`what` names the option or the thing: "--optimizer", "model").
+// "unknown {what} '{name}': choose {choices in words}" (`what` names the
+// option or the thing: "--optimizer", "model").
+inline std::string unknown_name(std::string_view what, std::string_view name,
+                                const std::vector<std::string>& choices) {
+  return fmt::format("unknown {} '{}': choose {}", what, name, in_words(choices));
+}
+
+// The entry called `name`, or null (unknown_name says so, with entry_names).
 template <class Entry>
-const Entry& find_entry(const std::vector<Entry>& entries, std::string_view name,
-                        std::string_view what) {
+const Entry* find_entry(const std::vector<Entry>& entries, std::string_view name) {
   const auto it = std::ranges::find(entries, name, &Entry::name);
-  if (it == entries.end()) {
-    throw UsageError(
-        fmt::format("unknown {} '{}': choose {}", what, name, in_words(entry_names(entries))));
-  }
-  return *it;
+  return it == entries.end() ? nullptr : &*it;
 }
 
 }  // namespace cifar

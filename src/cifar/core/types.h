@@ -13,6 +13,8 @@
 #include <map>
 #include <string>
 
+#include "cifar/core/enum_names.h"
+
 namespace cifar {
 
 // The geometry of a model's input images, as data: `channels` planes of
@@ -40,7 +42,11 @@ inline constexpr int64_t kMaxTta = 3;
 // device runs natively, resolved once per run (platform/precision.h), so no
 // part past that resolution ever sees kAuto.
 enum class AmpMode { kOff, kBf16, kFp16, kAuto };
-AmpMode parse_amp(const std::string& text);  // UsageError for unknown names
+// --amp's names, in the order its refusal lists them (config/ reads them).
+inline constexpr std::array<EnumName<AmpMode>, 4> kAmpNames{{{AmpMode::kAuto, "auto"},
+                                                             {AmpMode::kBf16, "bf16"},
+                                                             {AmpMode::kFp16, "fp16"},
+                                                             {AmpMode::kOff, "off"}}};
 const char* to_string(AmpMode amp);
 
 // Per-channel normalisation applied to images scaled to [0, 1].

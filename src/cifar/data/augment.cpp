@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "cifar/core/errors.h"
+#include <stdexcept>
 
 namespace cifar {
 
@@ -45,7 +45,7 @@ Augmentation augmentation_preset(const std::string& name) {
   if (name == "none") return kNoAugmentation;
   if (name == "crop_flip") return kCropFlip;
   if (name == "airbench") return kAirbenchAugmentation;
-  throw UsageError(fmt::format(
+  throw std::invalid_argument(fmt::format(
       "unknown augmentation '{}': use none, crop_flip (4-pixel zero padding, random flips) or "
       "airbench (2-pixel reflect padding, alternating flips)",
       name));
@@ -61,7 +61,7 @@ std::string to_string(const Augmentation& a) {
 
 void validate_augmentation(const Augmentation& a) {
   if (a.pad < 0 || a.pad > kMaxPad) {
-    throw UsageError(
+    throw std::invalid_argument(
         fmt::format("augmentation padding {} is outside 0..{} pixels", a.pad, kMaxPad));
   }
 }

@@ -47,11 +47,12 @@ inline constexpr Augmentation kAirbenchAugmentation{2, PadMode::kReflect, FlipMo
 // The largest pad: a reflection cannot reach further than the image's width - 1.
 inline constexpr int64_t kMaxPad = 31;
 
-// "none", "crop_flip" or "airbench"; UsageError listing them otherwise.
+// "none", "crop_flip" or "airbench" (names in code: no option takes them);
+// std::invalid_argument listing them otherwise.
 Augmentation augmentation_preset(const std::string& name);
 // The preset's name, else a description ("pad 3 reflect, random flip").
 std::string to_string(const Augmentation& augmentation);
-// UsageError unless 0 <= pad <= kMaxPad.
+// std::invalid_argument unless 0 <= pad <= kMaxPad (the recipes set it, no option).
 void validate_augmentation(const Augmentation& augmentation);
 
 // Each image's flip for a whole run of kAlternating: (n) bool, on the CPU,

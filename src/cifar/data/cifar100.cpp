@@ -21,9 +21,6 @@ constexpr const char* kCifar100DownloadHint =
     "get the data set with scripts/download_cifar100.sh, or point --data at the "
     "cifar-100-binary folder (train.bin, test.bin, fine_label_names.txt, coarse_label_names.txt)";
 
-constexpr std::array<EnumName<LabelSet>, 2> kLabelSetNames{
-    {{LabelSet::kFine, "fine"}, {LabelSet::kCoarse, "coarse"}}};
-
 // train.bin is 153,700,000 bytes; anything far larger is not one.
 constexpr uint64_t kMaxFileBytes = uint64_t{256} << 20;
 
@@ -54,10 +51,6 @@ std::vector<std::string> read_names(const fs::path& dir, LabelSet labels) {
 }
 
 }  // namespace
-
-LabelSet parse_label_set(const std::string& text) {
-  return parse_name(kLabelSetNames, "--labels", text);
-}
 
 std::string to_string(LabelSet labels) {
   return name_of(kLabelSetNames, labels);

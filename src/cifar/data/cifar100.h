@@ -10,12 +10,14 @@
 // the log; one that is not a whole number of records is refused.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "cifar/core/enum_names.h"
 #include "cifar/core/types.h"
 #include "cifar/data/cifar10.h"
 
@@ -25,7 +27,9 @@ inline constexpr int64_t kCifar100RecordBytes = 2 + kCifarImageBytes;  // 3,074
 
 // Which of a CIFAR-100 record's two labels is the class.
 enum class LabelSet { kFine, kCoarse };
-LabelSet parse_label_set(const std::string& text);  // UsageError unless fine or coarse
+// --labels' names (config/ reads them).
+inline constexpr std::array<EnumName<LabelSet>, 2> kLabelSetNames{
+    {{LabelSet::kFine, "fine"}, {LabelSet::kCoarse, "coarse"}}};
 std::string to_string(LabelSet labels);
 
 // The classes of a label set: 100 fine, 20 coarse.

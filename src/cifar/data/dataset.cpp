@@ -45,18 +45,10 @@ std::string what_each_kind_needs() {
 
 }  // namespace
 
-DatasetKind parse_dataset_kind(const std::string& text) {
-  const auto& entries = dataset_kinds();
-  const auto it = std::ranges::find(entries, text, &DatasetKindEntry::name);
-  if (it != entries.end()) return it->kind;
-  std::vector<std::string> choices{"auto (detected from the folder)"};
-  for (const std::string& name : entry_names(entries)) choices.push_back(name);
-  throw UsageError(fmt::format("unknown --dataset '{}': choose {}", text, in_words(choices)));
-}
-
 std::optional<DatasetKind> dataset_request(const std::string& text) {
   if (text == "auto") return std::nullopt;
-  return parse_dataset_kind(text);
+  if (const DatasetKindEntry* entry = find_entry(dataset_kinds(), text)) return entry->kind;
+  throw std::invalid_argument(fmt::format("--dataset '{}' is not a data set kind", text));
 }
 
 const DatasetKindEntry& dataset_entry(DatasetKind kind) {

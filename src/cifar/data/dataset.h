@@ -38,9 +38,9 @@
 namespace cifar {
 
 enum class DatasetKind { kCifar10, kCifar100, kFolder };
-DatasetKind parse_dataset_kind(const std::string& text);  // UsageError for other names
 std::string to_string(DatasetKind kind);
-// --dataset as typed: "auto" (unset), or a kind (UsageError for other names).
+// --dataset as config/ checked it: "auto" (unset), or a kind's name
+// (std::invalid_argument for other text, which config/ refuses first).
 std::optional<DatasetKind> dataset_request(const std::string& text);
 
 struct DatasetOptions {
@@ -68,7 +68,8 @@ DatasetKind detect_dataset(const std::filesystem::path& dir);
 DatasetKind dataset_kind(const DatasetOptions& options);
 
 // The preparation of the data set's images: --crop-mode and --crop-pct where
-// given, else the kind's. UsageError for a crop_pct out of range.
+// given, else the kind's. std::invalid_argument for a crop_pct out of range
+// (config/ refuses --crop-pct's first: check_image_options).
 ImagePrep dataset_prep(const DatasetOptions& options, DatasetKind kind);
 
 // The kinds --dataset names, a table (dataset_kinds.cpp): each kind's name

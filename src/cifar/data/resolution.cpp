@@ -8,9 +8,6 @@
 #include <optional>
 #include <string_view>
 
-#include "cifar/core/errors.h"
-#include "cifar/core/image_prep.h"
-
 namespace cifar {
 namespace {
 
@@ -24,42 +21,41 @@ std::optional<int64_t> whole_number(std::string_view text, int64_t lo, int64_t h
   return value;
 }
 
-[[noreturn]] void refuse(const std::string& text, std::string_view item, const std::string& why) {
-  throw UsageError(fmt::format(
-      "--resolution-schedule '{}': '{}' {}; write sizes in px, each optionally repeated, "
-      "e.g. 24x3,28x3 (epochs 1-3 at 24 px, 4-6 at 28 px, the rest at full size)",
-      text, item, why));
-}
-
 }  // namespace
 
-std::vector<int64_t> parse_resolution_schedule(const std::string& text) {
-  std::vector<int64_t> sizes;
-  if (text.empty()) return sizes;
+ScheduleText parse_resolution_schedule(const std::string& text) {
+  ScheduleText out;
+  if (text.empty()) return out;
   std::string_view rest(text);
   while (true) {
     const auto comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
+    out.item = item;
     const auto x = item.find('x');
     const auto size = whole_number(item.substr(0, x), kMinResolution, kMaxResolution);
     if (!size) {
-      refuse(text, item,
-             fmt::format("is not a size from {} to {} px", kMinResolution, kMaxResolution));
+      out.why = fmt::format("is not a size from {} to {} px", kMinResolution, kMaxResolution);
+      return out;
     }
     int64_t repeat = 1;
     if (x != std::string_view::npos) {
       const auto n = whole_number(item.substr(x + 1), 1, kMaxScheduleEpochs);
-      if (!n) refuse(text, item, fmt::format("has a repeat not from 1 to {}", kMaxScheduleEpochs));
+      if (!n) {
+        out.why = fmt::format("has a repeat not from 1 to {}", kMaxScheduleEpochs);
+        return out;
+      }
       repeat = *n;
     }
-    if (static_cast<int64_t>(sizes.size()) + repeat > kMaxScheduleEpochs) {
-      refuse(text, item, fmt::format("takes the schedule past {} epochs", kMaxScheduleEpochs));
+    if (static_cast<int64_t>(out.sizes.size()) + repeat > kMaxScheduleEpochs) {
+      out.why = fmt::format("takes the schedule past {} epochs", kMaxScheduleEpochs);
+      return out;
     }
-    sizes.insert(sizes.end(), static_cast<size_t>(repeat), *size);
+    out.sizes.insert(out.sizes.end(), static_cast<size_t>(repeat), *size);
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  return sizes;
+  out.item.clear();
+  return out;
 }
 
 std::string resolution_schedule_text(const std::vector<int64_t>& sizes) {
@@ -100,20 +96,6 @@ torch::Tensor resize_images(const torch::Tensor& images, int64_t size) {
                                     .mode(torch::kBilinear)
                                     .align_corners(false))
       .contiguous(format);
-}
-
-void check_image_options(int64_t image_size, double crop_pct, const char* unset_size,
-                         const char* unset_pct) {
-  if (image_size > 0 && image_size < kMinImageSize) {
-    throw UsageError(fmt::format("--image-size must be 0 ({}) or from {} to {} px, got {}",
-                                 unset_size, kMinImageSize, kMaxResolution, image_size));
-  }
-  if (crop_pct > 0 && crop_pct < kMinCropPct) {
-    throw UsageError(fmt::format(
-        "--crop-pct must be 0 ({}) or from {:g} to 1 (the share of the resized image's side the "
-        "centre crop keeps; 0.875 is torchvision's), got {:g}",
-        unset_pct, kMinCropPct, crop_pct));
-  }
 }
 
 }  // namespace cifar

@@ -24,18 +24,23 @@ namespace cifar {
 inline constexpr int64_t kMinResolution = 16;
 inline constexpr int64_t kMinImageSize = 8;  // --image-size (its most: kMaxResolution)
 inline constexpr int64_t kMaxResolution = 1024;
-
-// --image-size and --crop-pct as given, 0 for unset (`unset_size` and
-// `unset_pct` say what stands in: "the data set's own size"): UsageError
-// naming the value and the allowed range otherwise.
-void check_image_options(int64_t image_size, double crop_pct, const char* unset_size,
-                         const char* unset_pct);
 inline constexpr int64_t kMaxScheduleEpochs = 100'000;
 
-// "24x3,28x3" -> {24, 24, 24, 28, 28, 28}; "" -> {}. UsageError naming the
-// item when a size is not a whole number in [kMinResolution, kMaxResolution]
-// or a repeat is not in [1, kMaxScheduleEpochs].
-std::vector<int64_t> parse_resolution_schedule(const std::string& text);
+// A schedule's text as read: its sizes, or the item that is wrong and why
+// ("is not a size from 16 to 1024 px"), with which config/ refuses
+// --resolution-schedule.
+struct ScheduleText {
+  std::vector<int64_t> sizes;
+  std::string item;  // the comma-separated item that is wrong
+  std::string why;   // "" when the whole text reads
+
+  bool ok() const { return why.empty(); }
+};
+
+// "24x3,28x3" -> {24, 24, 24, 28, 28, 28}; "" -> {}. Not ok when a size is
+// not a whole number in [kMinResolution, kMaxResolution], a repeat is not in
+// [1, kMaxScheduleEpochs], or the schedule runs past kMaxScheduleEpochs.
+ScheduleText parse_resolution_schedule(const std::string& text);
 
 // The shortest text that parses back to `sizes`: runs written "SIZExN".
 std::string resolution_schedule_text(const std::vector<int64_t>& sizes);

@@ -1,7 +1,7 @@
 // distributed.cpp: the c10d store and process group, the collectives, and
 // the one-line message when a peer fails (the roll call that names the ranks
 // gone is in peer_failure.cpp; the launcher's environment is read in
-// dist_env.cpp).
+// app/dist_env.cpp).
 #include "cifar/dist/distributed.h"
 
 #include <c10/util/Logging.h>

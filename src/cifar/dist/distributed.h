@@ -2,12 +2,12 @@
 //
 // DistEnv is what a launcher (torchrun, or plain environment variables) says
 // about this process: its rank, the world size, where the rendezvous store
-// lives. The apps read the environment and pass the values in; the library
-// never calls getenv. Distributed sets up a c10d TCPStore (a client when
-// torchrun's agent already serves one, else rank 0 serves it) wrapped in a
-// PrefixStore, and a process group on it: ProcessGroupGloo on the CPU,
-// ProcessGroupNCCL on CUDA. With one process (no WORLD_SIZE, or 1) nothing is
-// set up and every collective returns at once: the same code path, no-ops.
+// lives. The apps read the environment and pass the values in
+// (app/dist_env.h); the library never calls getenv. Distributed sets up a c10d TCPStore (a client
+// when torchrun's agent already serves one, else rank 0 serves it) wrapped in a PrefixStore, and a
+// process group on it: ProcessGroupGloo on the CPU, ProcessGroupNCCL on CUDA. With one process (no
+// WORLD_SIZE, or 1) nothing is set up and every collective returns at once: the same code path,
+// no-ops.
 //
 // Every collective either completes or throws one std::runtime_error line
 // naming the rank(s) that stopped answering and the cause as the transport
@@ -29,16 +29,6 @@
 
 namespace cifar {
 
-// The environment variables parse_dist_env() reads, as torchrun sets them.
-inline constexpr std::array<const char*, 8> kDistEnvVars = {"RANK",
-                                                            "WORLD_SIZE",
-                                                            "LOCAL_RANK",
-                                                            "LOCAL_WORLD_SIZE",
-                                                            "MASTER_ADDR",
-                                                            "MASTER_PORT",
-                                                            "TORCHELASTIC_USE_AGENT_STORE",
-                                                            "TORCHELASTIC_RESTART_COUNT"};
-
 struct DistEnv {
   int rank = 0;
   int world_size = 1;
@@ -52,12 +42,6 @@ struct DistEnv {
 
   bool active() const { return world_size > 1; }
 };
-
-// From the variables that are set (name -> value; unset ones absent). No
-// WORLD_SIZE or WORLD_SIZE=1: a single process. Throws UsageError naming the
-// variable and its value when one is malformed, out of range, or missing
-// (RANK, MASTER_ADDR and MASTER_PORT are required when WORLD_SIZE > 1).
-DistEnv parse_dist_env(const std::map<std::string, std::string>& vars);
 
 struct DistOptions {
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};  // --dist-timeout

@@ -11,19 +11,19 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "cifar/core/errors.h"
-
 namespace cifar {
 
 // A document that is not flat TOML; what() starts "line N" (and a column for
-// syntax errors): the caller adds the file's name.
-class TomlError : public UsageError {
+// syntax errors): the caller adds the file's name, and says whose mistake it
+// is (config/config_file.h: a config file's is the user's).
+class TomlError : public std::runtime_error {
  public:
-  TomlError(int64_t line, const std::string& what) : UsageError(what), line_(line) {}
+  TomlError(int64_t line, const std::string& what) : std::runtime_error(what), line_(line) {}
   int64_t line() const { return line_; }
 
  private:

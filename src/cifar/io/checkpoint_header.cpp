@@ -151,7 +151,7 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
   try {
     check_model_name(info.model);
     parse_stem(info.stem);
-  } catch (const UsageError& e) {
+  } catch (const std::runtime_error& e) {  // an unknown model or stem, named
     fail(source, e.what());
   }
   if (info.num_classes <= 0 || info.num_classes > 100000) {

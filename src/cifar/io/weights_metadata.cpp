@@ -50,7 +50,7 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
   if (const auto stem = value_of(metadata, "stem")) {
     try {
       out.stem = parse_stem(*stem);
-    } catch (const UsageError& e) {
+    } catch (const std::runtime_error& e) {
       throw std::runtime_error(
           fmt::format("weights file {}: metadata 'stem': {}", source, e.what()));
     }

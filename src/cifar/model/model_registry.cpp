@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cifar/core/registry.h"
 #include "cifar/model/airbench.h"
@@ -50,7 +51,8 @@ bool is_head_tensor(const ModelEntry& entry, const std::string& tensor) {
 }
 
 const ModelEntry& model_entry(const std::string& name) {
-  return find_entry(model_registry(), name, "model");
+  if (const ModelEntry* entry = find_entry(model_registry(), name)) return *entry;
+  throw std::runtime_error(unknown_name("model", name, model_names()));
 }
 
 const std::vector<std::string>& model_names() {

@@ -51,7 +51,9 @@ bool is_head_tensor(const ModelEntry& entry, const std::string& tensor);
 // The entries, in the order --help lists them.
 const std::vector<ModelEntry>& model_registry();
 
-// The entry called `name`; UsageError listing the known names otherwise.
+// The entry called `name`, a name read from a file or checked before:
+// std::runtime_error listing the known names otherwise (config/ refuses the
+// user's --model first).
 const ModelEntry& model_entry(const std::string& name);
 
 }  // namespace cifar

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "cifar/core/enum_names.h"
-#include "cifar/core/errors.h"
 #include "cifar/model/max_pool2.h"
 
 namespace cifar {
@@ -35,9 +34,6 @@ torch::Tensor NetImpl::forward(torch::Tensor x) {
 // --- ResNet-18 ---------------------------------------------------------------
 
 namespace {
-constexpr std::array<EnumName<ResNetStem>, 2> kStemNames{
-    {{ResNetStem::kCifar, "cifar"}, {ResNetStem::kImageNet, "imagenet"}}};
-
 nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride) {
   return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
 }

@@ -13,9 +13,12 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "cifar/core/enum_names.h"
 
 namespace cifar {
 
@@ -28,6 +31,9 @@ class ClassifierImpl : public torch::nn::Module {
 using Classifier = std::shared_ptr<ClassifierImpl>;
 
 enum class ResNetStem { kCifar, kImageNet };
+// --stem's names (config/ reads them; parse_stem, below, for files).
+inline constexpr std::array<EnumName<ResNetStem>, 2> kStemNames{
+    {{ResNetStem::kCifar, "cifar"}, {ResNetStem::kImageNet, "imagenet"}}};
 
 struct ModelOptions {
   ModelOptions(std::string name = "net") : name_(std::move(name)) {}
@@ -89,7 +95,8 @@ TORCH_MODULE(ResNet);
 // (model_registry.h, which defines these three from its table).
 const std::vector<std::string>& model_names();
 
-// Throws UsageError, listing the known names, unless `name` is one of them.
+// Throws std::runtime_error, listing the known names, unless `name` is one
+// of them: for a name read from a file (config/ refuses the user's --model).
 void check_model_name(const std::string& name);
 
 // Builds a freshly initialised model; an unknown name is an error listing the
@@ -99,7 +106,8 @@ Classifier make_model(const ModelOptions& options);
 int64_t count_parameters(const torch::nn::Module& model);
 
 // "cifar" or "imagenet", as --stem, config files, checkpoints and weights
-// metadata write it; parse_stem reads it back (UsageError for anything else).
+// metadata write it; parse_stem reads it back (std::runtime_error for
+// anything else: a file's text, as config/ refuses the user's --stem).
 ResNetStem parse_stem(const std::string& text);
 std::string to_string(ResNetStem stem);
 

@@ -2,25 +2,10 @@
 #include "cifar/optim/lr_schedule.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <numbers>
 
-#include "cifar/core/enum_names.h"
-
 namespace cifar {
-
-namespace {
-constexpr std::array<EnumName<Schedule>, 5> kScheduleNames{{{Schedule::kConstant, "constant"},
-                                                            {Schedule::kStep, "step"},
-                                                            {Schedule::kCosine, "cosine"},
-                                                            {Schedule::kOneCycle, "onecycle"},
-                                                            {Schedule::kLinear, "linear"}}};
-}  // namespace
-
-Schedule parse_schedule(const std::string& text) {
-  return parse_name(kScheduleNames, "schedule", text);
-}
 
 std::string to_string(Schedule schedule) {
   return name_of(kScheduleNames, schedule);

@@ -5,14 +5,23 @@
 // schedule (param_groups.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+
+#include "cifar/core/enum_names.h"
 
 namespace cifar {
 
 enum class Schedule { kConstant, kStep, kCosine, kOneCycle, kLinear };
+// --schedule's names, in the order its refusal lists them (config/ reads them).
+inline constexpr std::array<EnumName<Schedule>, 5> kScheduleNames{
+    {{Schedule::kConstant, "constant"},
+     {Schedule::kStep, "step"},
+     {Schedule::kCosine, "cosine"},
+     {Schedule::kOneCycle, "onecycle"},
+     {Schedule::kLinear, "linear"}}};
 
-Schedule parse_schedule(const std::string& text);  // UsageError when unknown
 std::string to_string(Schedule schedule);
 
 struct ScheduleOptions {

@@ -44,7 +44,8 @@ const std::vector<OptimizerEntry>& optimizer_registry() {
 }
 
 const OptimizerEntry& optimizer_entry(const std::string& name) {
-  return find_entry(optimizer_registry(), name, "--optimizer");
+  if (const OptimizerEntry* entry = find_entry(optimizer_registry(), name)) return *entry;
+  throw std::invalid_argument(unknown_name("--optimizer", name, entry_names(optimizer_registry())));
 }
 
 std::string optimizers_in_words() {

@@ -85,7 +85,8 @@ struct OptimizerEntry {
 // The entries, in the order --help lists them; the first is the default.
 const std::vector<OptimizerEntry>& optimizer_registry();
 
-// The entry called `name`; UsageError listing the known names otherwise.
+// The entry called `name`, a name checked before: std::invalid_argument
+// listing the known names otherwise (config/ refuses the user's --optimizer).
 const OptimizerEntry& optimizer_entry(const std::string& name);
 
 // "sgd (...) or adamw (...)", for --help.

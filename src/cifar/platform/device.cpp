@@ -7,12 +7,11 @@
 #include <charconv>
 #include <thread>
 
-#include "cifar/core/errors.h"
 #include "cifar/platform/gpu.h"
 
 namespace cifar {
 
-DeviceRequest parse_device(const std::string& text) {
+std::optional<DeviceRequest> parse_device(const std::string& text) {
   DeviceRequest request;
   request.text = text;
   if (text == "auto") return request;
@@ -36,10 +35,7 @@ DeviceRequest parse_device(const std::string& text) {
       return request;
     }
   }
-  throw UsageError(
-      fmt::format("--device '{}' is not a device: use auto, cpu, cuda or cuda:N (N = 0, 1, ...); "
-                  "cifar-train --list-devices shows what this machine has",
-                  text));
+  return std::nullopt;
 }
 
 DeviceChoice try_gpu(const DeviceRequest& request, int64_t cuda_device_count) {

@@ -3,12 +3,14 @@
 // --device accepts auto, cpu, cuda (also spelt gpu) or cuda:N. 'auto' means cuda:0 when a GPU
 // is usable, else cpu. A CUDA device that does not exist (or CUDA on a machine
 // without a GPU) falls back to the CPU with one warning naming what was asked
-// and what is used; a string that names no device at all is a UsageError.
+// and what is used; a string that names no device at all is none (config/
+// refuses it).
 #pragma once
 
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +25,8 @@ struct DeviceRequest {
   bool operator==(const DeviceRequest&) const = default;
 };
 
-// Parses --device; throws UsageError for anything that is not a device.
-DeviceRequest parse_device(const std::string& text);
+// Parses --device; none for anything that is not a device.
+std::optional<DeviceRequest> parse_device(const std::string& text);
 
 struct DeviceChoice {
   torch::Device device{torch::kCPU};

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/config/config.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/image_prep.h"
 #include "cifar/data/resolution.h"

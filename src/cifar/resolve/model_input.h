@@ -25,7 +25,7 @@ namespace cifar {
 // UsageError unless exactly one of checkpoint and weights is given, and
 // model, stem, mean, std and the images' options come only with weights
 // (mean and std together, each in channel_problem's range), the image size
-// from 8 and the share from 0.25 (data/resolution.h: check_image_options).
+// from 8 and the share from 0.25 (config/config.h: check_image_options).
 void check_model_input(const ModelInput& input);
 
 // The WeightsOptions a --weights file is read with: the Model options given,

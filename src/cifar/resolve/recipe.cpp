@@ -151,7 +151,8 @@ const std::vector<RecipeEntry>& recipe_registry() {
 }
 
 const RecipeEntry& recipe_entry(const std::string& name) {
-  return find_entry(recipe_registry(), name, "--recipe");
+  if (const RecipeEntry* entry = find_entry(recipe_registry(), name)) return *entry;
+  throw UsageError(unknown_name("--recipe", name, entry_names(recipe_registry())));
 }
 
 std::string recipes_in_words() {

@@ -1,14 +1,15 @@
 // dist_env.cpp: the launcher's environment (torchrun's variables) read into a
-// DistEnv, with a message naming the variable when one is missing or wrong.
-// The variables come from the app layer as a map; nothing here reads the
-// process environment.
+// DistEnv, with a message naming the variable when one is missing or wrong
+// (dist_env.h). The variables come as a map (cli.cpp reads them), so that
+// the tests can hand in their own.
+#include "cifar/app/dist_env.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
 #include <optional>
 
 #include "cifar/core/errors.h"
-#include "cifar/dist/distributed.h"
 
 namespace cifar {
 namespace {
