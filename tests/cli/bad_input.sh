@@ -49,6 +49,9 @@ expect 2 "--lr must be positive, got -0.1" -- "$TRAIN" "${ok[@]}" --lr -0.1
 expect 2 "--threads must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --threads -1
 expect 2 "--epochs must be at least 1, got 99999999999999999999|--epochs must be in .*got 99999999999999999999" -- "$TRAIN" "${ok[@]}" --epochs 99999999999999999999
 expect 2 "--seed must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --seed -1
+# Found only as the data is read, refused as the settings' (resolve/run_spec.cpp).
+expect 2 "a validation split of 50000 images is impossible: the training set holds 50000" -- \
+  "$TRAIN" "${ok[@]}" --val-split 50000
 # A batch larger than the training split is lowered to it (issue 39), also for
 # a recipe that drops a partial batch (once refused: "an epoch would take no step").
 expect 0 "--batch-size 2000 is more than the 100 training images: lowered to 100, the most the data allows" -- \

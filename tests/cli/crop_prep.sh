@@ -115,5 +115,8 @@ pass "bad --crop-pct, --crop-mode, --crop-scale refused before anything is writt
 "$TRAIN" --resume c.pt --data shapes --device cpu --threads 2 --epochs 3 --run-dir run >resume.out 2>resume.err ||
   { cat resume.err; fail "resuming without the crop options failed"; }
 grep -q "prepared as center 0.875" resume.err || { grep images: resume.err; fail "the resume changed the preparation"; }
-expect 2 "crop" -- "$TRAIN" --resume c.pt --data shapes --device cpu --epochs 4 --crop-pct 1 --run-dir run
+# In a folder of its own: run/ now holds that run further on than c.pt, which
+# is refused first, before the data is read.
+expect 2 "prepared as center 0.875, but the data is prepared as .*--crop-pct 0.875" -- \
+  "$TRAIN" --resume c.pt --data shapes --device cpu --epochs 4 --crop-pct 1 --run-dir run-again
 pass "a resume keeps the checkpoint's preparation, and refuses another"

@@ -47,7 +47,7 @@ TEST_CASE("every option is checked, naming the flag and the value", "[config]") 
   bad([](TrainConfig& c) { c.train_limit = -5; }, "--train-limit must be at least 0, got -5");
   bad([](TrainConfig& c) { c.test_limit = -7; }, "--test-limit must be at least 0, got -7");
   bad([](TrainConfig& c) { c.log_interval_s = 0; }, "--log-interval must be positive, got 0");
-  bad([](TrainConfig& c) { c.label_smoothing = 1.5; }, "--label-smoothing must be in [0, 1)");
+  bad([](TrainConfig& c) { c.step.label_smoothing = 1.5; }, "--label-smoothing must be in [0, 1)");
   bad([](TrainConfig& c) { c.lr = std::nan(""); }, "--lr must be a finite number");
   bad(
       [](TrainConfig& c) {

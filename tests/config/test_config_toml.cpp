@@ -35,7 +35,7 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.optimizer_args.at("beta2") = 0.95;  // a declared hyperparameter given; the others unset
   c.schedule = Schedule::kCosine;
   c.warmup_epochs = 1.5;
-  c.label_smoothing = 0.1;
+  c.step.label_smoothing = 0.1;
   c.seed = 18446744073709551615ULL;
   c.amp = AmpMode::kBf16;
   c.channels_last = true;

@@ -102,7 +102,7 @@ TEST_CASE("names in a config filled in code are refused by validate", "[config]"
   CHECK(validate_refusal(c) == "unknown model 'vgg': choose net, resnet18 or airbench94");
 }
 
-TEST_CASE("--resolution-schedule is refused naming the item and why", "[config]") {
+TEST_CASE("a bad --resolution-schedule is refused naming the item and why", "[config]") {
   const std::string hint =
       "; write sizes in px, each optionally repeated, e.g. 24x3,28x3 (epochs 1-3 at 24 px, 4-6 "
       "at 28 px, the rest at full size)";
@@ -123,7 +123,7 @@ TEST_CASE("--resolution-schedule is refused naming the item and why", "[config]"
         std::vector<int64_t>{24, 24, 28});
 }
 
-TEST_CASE("--image-size and --crop-pct are refused below their least", "[config]") {
+TEST_CASE("an --image-size and a --crop-pct below their least are refused", "[config]") {
   TrainConfig c;
   c.image_size = 5;
   CHECK(validate_refusal(c) ==
@@ -137,23 +137,8 @@ TEST_CASE("--image-size and --crop-pct are refused below their least", "[config]
   for (const auto& [size, pct] : {std::pair<int64_t, double>{0, 0}, {8, 0.25}, {1024, 1}}) {
     CHECK_NOTHROW(check_image_options(size, pct, "unset", "unset"));
   }
-  // The tools' --weights: the same check, the file's metadata standing in.
-  EvalConfig e;
-  e.weights = "w.safetensors";
-  e.image_size = 7;
-  CHECK_THAT(validate_refusal(e),
-             Catch::StartsWith("--image-size must be 0 (the weights file's) or "
-                               "from 8 to 1024 px, got 7"));
-  PredictConfig p;
-  p.weights = "w.safetensors";
-  p.images = {"a.png"};
-  p.crop_pct = 0.2;
-  CHECK_THAT(validate_refusal(p), Catch::StartsWith("--crop-pct must be 0 (the weights file's)"));
-  ExportConfig x;
-  x.weights = "w.safetensors";
-  x.out = "x.safetensors";
-  x.crop_pct = 0.2;
-  CHECK_THAT(validate_refusal(x), Catch::StartsWith("--crop-pct must be 0 (the weights file's)"));
+  // The tools' --weights take the same check, the file's metadata standing in,
+  // where their model input is resolved (tests/resolve/test_model_input.cpp).
 }
 
 TEST_CASE("settings text that is not flat TOML is the user's to fix in config/", "[config]") {

@@ -155,5 +155,5 @@ TEST_CASE("a validation split holds out the same n images for a seed", "[data][v
   CHECK_THROWS_WITH(
       split_validation(data, 1000, 7),
       Catch::Contains("validation split of 1000 images") && Catch::Contains("between 0 and 999"));
-  CHECK_THROWS_AS(split_validation(data, -1, 7), UsageError);
+  CHECK_THROWS_AS(split_validation(data, -1, 7), HoldoutTooLarge);  // resolve/ refuses it
 }

@@ -102,13 +102,13 @@ TEST_CASE("the data set kind is detected from what the folder holds", "[data][da
   TempDir dir;
   SECTION("cifar10, cifar100 and image folders") {
     test::write_small_cifar(dir.path(), 2);
-    CHECK(detect_dataset(dir.path()) == DatasetKind::kCifar10);
+    CHECK(detect_dataset(dir.path()) == DatasetKind{"cifar10"});
     TempDir other;
     write_cifar100(other.path(), 2, 2);
-    CHECK(detect_dataset(other.path()) == DatasetKind::kCifar100);
+    CHECK(detect_dataset(other.path()) == DatasetKind{"cifar100"});
     TempDir images;
     std::filesystem::create_directories(images.path() / "train" / "cat");
-    CHECK(detect_dataset(images.path()) == DatasetKind::kFolder);
+    CHECK(detect_dataset(images.path()) == DatasetKind{"folder"});
   }
   SECTION("none: what it holds and what each kind needs") {
     test::write_bytes(dir.path() / "readme.txt", {1});
@@ -128,7 +128,7 @@ TEST_CASE("the data set kind is detected from what the folder holds", "[data][da
                             Catch::Contains("--dataset"));
     SplitOptions options;
     options.data_dir = dir.path();
-    options.kind = DatasetKind::kCifar100;
+    options.kind = DatasetKind{"cifar100"};
     CHECK(read_test_split(options).class_names.size() == 100);
   }
   SECTION("a missing folder says how to get the data") {
@@ -147,7 +147,7 @@ TEST_CASE("a run's data set carries its classes and normalisation", "[data][data
   options.data_dir = dir.path();
   options.test_limit = 4;
   const RunData fine = read_run_data(options);
-  CHECK(fine.dataset.kind == DatasetKind::kCifar100);
+  CHECK(fine.dataset.kind == DatasetKind{"cifar100"});
   CHECK(fine.dataset.id() == "cifar100");
   CHECK(fine.dataset.num_classes() == 100);
   CHECK(fine.dataset.normalization == cifar100_normalization());

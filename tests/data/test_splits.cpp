@@ -129,9 +129,12 @@ TEST_CASE("An image folder's val/ validates, and serves as the test split withou
   CHECK_FALSE(run.test_is_val);
   CHECK(run.splits.val.size() == 6);
   CHECK(run.test.size() == 4);
-  c.val_split = 2;  // and val/: which is the validation split?
-  CHECK_THROWS_WITH(read_run_data(c), Catch::Contains("--val-split 2 holds out training images") &&
-                                          Catch::Contains("has a val/ folder"));
+  CHECK(val_split_beside_val_folder(c).empty());
+  c.val_split = 2;  // and val/: which is the validation split? (resolve/ refuses it)
+  CHECK_THAT(val_split_beside_val_folder(c),
+             Catch::Contains("--val-split 2 holds out training images") &&
+                 Catch::Contains("has a val/ folder"));
+  CHECK_THROWS_AS(read_run_data(c), std::invalid_argument);
 }
 
 TEST_CASE("val/ or test/ classes that train/ lacks are refused before anything is decoded",

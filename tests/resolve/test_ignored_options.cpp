@@ -32,7 +32,7 @@ TEST_CASE("a recipe's own settings given on the command line are named as ignore
   CHECK(warnings_for(c, "airbench94").empty());  // nothing given: nothing to say
   c.lr = 0.5;
   c.augment = true;
-  c.label_smoothing = 0.1;
+  c.step.label_smoothing = 0.1;
   CHECK_THAT(warnings_for(c, "airbench94"),
              Catch::Contains("the airbench94 recipe sets --augment, --lr, --label-smoothing "
                              "itself: the values given are ignored"));

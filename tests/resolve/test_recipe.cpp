@@ -126,6 +126,18 @@ TEST_CASE("the classic recipe is one SGD group over every trainable parameter", 
   CHECK_FALSE(recipe.drop_last);
 }
 
+TEST_CASE("the step takes the given settings, a recipe's own loss over them", "[recipe]") {
+  TrainConfig c;
+  c.step.label_smoothing = 0.1;
+  const StepSpec classic = step_spec(AmpMode::kBf16, make_recipe(c).loss, c.step);
+  CHECK(classic.amp == AmpMode::kBf16);
+  CHECK(classic.settings.label_smoothing == 0.1);  // --label-smoothing
+  CHECK_FALSE(classic.sum_loss);
+  const StepSpec airbench = step_spec(AmpMode::kOff, make_recipe(airbench_config()).loss, c.step);
+  CHECK(airbench.settings.label_smoothing == 0.2);  // its own, over the given 0.1
+  CHECK(airbench.sum_loss);
+}
+
 TEST_CASE("parameter groups save and load their state by name", "[recipe]") {
   torch::manual_seed(1);
   auto make = [](const Classifier& m) {

@@ -135,7 +135,7 @@ void train_optimisation(Config& c, V&& v) {
   v.number(Opt{"--warmup-epochs", "Optimisation", "Linear warm-up length in epochs"},
            c.warmup_epochs, Range<double>{0, 1'000'000});
   v.number(Opt{"--label-smoothing", "Optimisation", "Cross-entropy label smoothing"},
-           c.label_smoothing, Range<double>{0, 1, false, true});
+           c.step.label_smoothing, Range<double>{0, 1, false, true});
   v.number(fixed(Opt{"--ema", "Optimisation",
                      "Evaluate and save a moving average of the weights, moved after each step "
                      "by 1 - this decay (e.g. 0.999; 0: off)"}),

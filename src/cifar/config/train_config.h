@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/config/step_settings.h"
 #include "cifar/core/types.h"
 #include "cifar/data/dataset.h"
 #include "cifar/model/models.h"
@@ -79,8 +80,8 @@ struct TrainConfig {
   std::map<std::string, std::optional<double>> optimizer_args = optimizer_args_unset();
   Schedule schedule = Schedule::kConstant;
   double warmup_epochs = 0.0;
-  double label_smoothing = 0.0;
-  double ema = 0.0;  // --ema: the decay of the weights' moving average (train/ema.cpp); 0: off
+  StepSettings step;  // what the step reads as given (step_settings.h): --label-smoothing
+  double ema = 0.0;   // --ema: the decay of the weights' moving average (train/ema.cpp); 0: off
   uint64_t seed = 0;
   // Speed
   AmpMode amp = AmpMode::kAuto;

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
-#include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/registry.h"
 
@@ -47,15 +47,15 @@ std::string what_each_kind_needs() {
 
 std::optional<DatasetKind> dataset_request(const std::string& text) {
   if (text == "auto") return std::nullopt;
-  if (const DatasetKindEntry* entry = find_entry(dataset_kinds(), text)) return entry->kind;
+  if (const DatasetKindEntry* entry = find_entry(dataset_kinds(), text))
+    return DatasetKind{entry->name};
   throw std::invalid_argument(fmt::format("--dataset '{}' is not a data set kind", text));
 }
 
 const DatasetKindEntry& dataset_entry(DatasetKind kind) {
-  const auto& entries = dataset_kinds();
-  const auto it = std::ranges::find(entries, kind, &DatasetKindEntry::kind);
-  if (it == entries.end()) throw std::logic_error("a data set kind without its entry");
-  return *it;
+  const DatasetKindEntry* entry = find_entry(dataset_kinds(), kind.name);
+  if (entry == nullptr) throw std::logic_error("data set kind '" + kind.name + "' has no entry");
+  return *entry;
 }
 
 std::string to_string(DatasetKind kind) {
@@ -66,7 +66,7 @@ DatasetKind detect_dataset(const fs::path& dir) {
   check_readable_directory(dir, "data folder", kFolderHint);
   std::vector<std::pair<DatasetKind, std::string>> found;
   for (const auto& e : dataset_kinds()) {
-    if (const std::string f = e.detect(dir); !f.empty()) found.emplace_back(e.kind, f);
+    if (const std::string f = e.detect(dir); !f.empty()) found.emplace_back(DatasetKind{e.name}, f);
   }
   if (found.size() == 1) return found.front().first;
   if (found.empty()) {
@@ -102,13 +102,17 @@ std::string DatasetInfo::id() const {
   return entry.label_sets && labels == LabelSet::kCoarse ? entry.name + "-coarse" : entry.name;
 }
 
+std::string no_val_split(const std::filesystem::path& dir, const DatasetKindEntry& entry) {
+  return fmt::format(
+      "{} ({}) has no validation split of its own, only training and test images (a run holds "
+      "validation images out of the training split with cifar-train --val-split N)",
+      dir.string(), entry.name);
+}
+
 ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, Split split) {
   const DatasetKindEntry& entry = dataset_entry(kind);
-  if (split == Split::kVal && !entry.image_files) {
-    throw UsageError(fmt::format(
-        "{} ({}) has no validation split of its own, only training and test images (a run holds "
-        "validation images out of the training split with cifar-train --val-split N)",
-        options.dir.string(), entry.name));
+  if (split == Split::kVal && !entry.image_files) {  // resolve/inference.cpp refuses it
+    throw std::invalid_argument(no_val_split(options.dir, entry));
   }
   ImageSplit data = entry.read(options, split);
   if (entry.image_files) return data;  // prepared as read
@@ -208,7 +212,7 @@ std::vector<fs::path> dataset_files(const fs::path& dir) {
 std::vector<NamedFile> dataset_output_files(const fs::path& dir, std::optional<DatasetKind> kind) {
   std::vector<NamedFile> files;
   for (const auto& e : dataset_kinds()) {
-    if (e.outputs == nullptr || (kind ? *kind != e.kind : e.detect(dir).empty())) continue;
+    if (e.outputs == nullptr || (kind ? kind->name != e.name : e.detect(dir).empty())) continue;
     for (NamedFile& file : e.outputs(dir)) files.push_back(std::move(file));
   }
   return files;

@@ -37,7 +37,12 @@
 
 namespace cifar {
 
-enum class DatasetKind { kCifar10, kCifar100, kFolder };
+// A kind of data set: the name of its entry in dataset_kinds() ("cifar10",
+// "cifar100", "folder"), which says what it can do (dataset_entry).
+struct DatasetKind {
+  std::string name;
+  bool operator==(const DatasetKind&) const = default;
+};
 std::string to_string(DatasetKind kind);
 // --dataset as config/ checked it: "auto" (unset), or a kind's name
 // (std::invalid_argument for other text, which config/ refuses first).
@@ -78,8 +83,7 @@ ImagePrep dataset_prep(const DatasetOptions& options, DatasetKind kind);
 // The first is the default of files that name none (written before other
 // kinds existed).
 struct DatasetKindEntry {
-  DatasetKind kind;
-  std::string name;
+  std::string name;            // the kind (DatasetKind::name), --dataset
   std::string needs;           // what a folder of this kind holds, for errors
   ImagePrep prep;              // how its images become the model's (core/image_prep.h)
   bool resized_crops = false;  // augmented by random resized crops (crops.h), not translations
@@ -103,7 +107,7 @@ const DatasetKindEntry& dataset_entry(DatasetKind kind);
 
 // What a model trained on a data set keeps of it (checkpoints, weights).
 struct DatasetInfo {
-  DatasetKind kind = DatasetKind::kCifar10;
+  DatasetKind kind{"cifar10"};
   LabelSet labels = LabelSet::kFine;  // meaningful for cifar100
   std::vector<std::string> class_names;
   ImageShape image;  // of the images the model takes (the training split's)
@@ -116,7 +120,13 @@ struct DatasetInfo {
   std::string id() const;
 };
 
-// One split of the data set of kind `kind` in options.dir.
+// "DIR (cifar10) has no validation split of its own, ...": what a data set
+// whose kind holds no val/ (DatasetKindEntry::image_files false) says to a
+// --split val (resolve/inference.cpp refuses it with this).
+std::string no_val_split(const std::filesystem::path& dir, const DatasetKindEntry& entry);
+
+// One split of the data set of kind `kind` in options.dir; std::invalid_argument
+// (no_val_split) for Split::kVal of a kind without one.
 ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, Split split);
 
 // The data set, described from its (whole) training split, whose images

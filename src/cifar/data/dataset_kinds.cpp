@@ -39,8 +39,7 @@ std::vector<std::string> cifar10_files() {
 }
 
 DatasetKindEntry cifar10() {
-  return {.kind = DatasetKind::kCifar10,
-          .name = "cifar10",
+  return {.name = "cifar10",
           .needs =
               "data_batch_1.bin ... data_batch_5.bin and test_batch.bin "
               "(scripts/download_cifar10.sh)",
@@ -54,8 +53,7 @@ DatasetKindEntry cifar10() {
 // --- cifar100: train.bin and test.bin, 100 fine or 20 coarse classes ---------------
 
 DatasetKindEntry cifar100() {
-  return {.kind = DatasetKind::kCifar100,
-          .name = "cifar100",
+  return {.name = "cifar100",
           .needs = "train.bin, test.bin and fine_label_names.txt (scripts/download_cifar100.sh)",
           .prep = kWholeImage,
           .label_sets = true,
@@ -70,10 +68,10 @@ DatasetKindEntry cifar100() {
 
 ImageSplit read_folder(const DatasetOptions& options, Split split) {
   ImageFolderOptions folder = options.folder;
-  if (options.image_size > 0) folder.image_side = options.image_size;
-  folder.prep = dataset_prep(options, DatasetKind::kFolder);
+  if (options.image_size > 0) folder.image_size = options.image_size;
+  folder.prep = dataset_prep(options, DatasetKind{"folder"});
   if (split == Split::kTrain && options.resized_crops > 0) {
-    folder.whole_side = kWholeScale * folder.image_side;  // kept whole for resized crops
+    folder.whole_size = kWholeScale * folder.image_size;  // kept whole for resized crops
   }
   ImageSplit data = read_image_folder(options.dir, split, folder);
   if (data.whole) data.whole->min_scale = options.resized_crops;
@@ -90,8 +88,7 @@ std::vector<NamedFile> folder_caches(const fs::path& dir) {
 }
 
 DatasetKindEntry folder() {
-  return {.kind = DatasetKind::kFolder,
-          .name = "folder",
+  return {.name = "folder",
           .needs =
               "train/<class>/ subfolders of PNG or JPEG images (and val/<class>/, "
               "test/<class>/)",

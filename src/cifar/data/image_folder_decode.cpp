@@ -16,14 +16,14 @@ constexpr int64_t kChunk = 256;  // images decoded between progress calls
 
 // One decoded image as the split keeps it: prepared, or whole.
 torch::Tensor stored_image(const torch::Tensor& rgb, const ImageFolderOptions& options) {
-  if (options.whole_side > 0) return resize_image(rgb, options.whole_side);
-  return prepare_image(rgb, options.image_side, options.prep);
+  if (options.whole_size > 0) return resize_image(rgb, options.whole_size);
+  return prepare_image(rgb, options.image_size, options.prep);
 }
 
 }  // namespace
 
 int64_t stored_side(const ImageFolderOptions& options) {
-  return options.whole_side > 0 ? options.whole_side : options.image_side;
+  return options.whole_size > 0 ? options.whole_size : options.image_size;
 }
 
 Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {

@@ -6,7 +6,6 @@
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 
-#include "cifar/core/errors.h"
 #include "cifar/formats/image.h"
 
 namespace cifar {
@@ -33,7 +32,7 @@ ImageSplit take(const ImageSplit& data, const torch::Tensor& index) {
 
 TrainValIndex validation_indices(int64_t size, int64_t n, uint64_t seed) {
   if (n < 0 || n >= size) {
-    throw UsageError(fmt::format(
+    throw HoldoutTooLarge(fmt::format(
         "a validation split of {} images is impossible: the training set holds {}, so it must "
         "be between 0 and {}",
         n, size, size - 1));

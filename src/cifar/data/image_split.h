@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,16 @@ struct TrainValSplit {
 };
 TrainValSplit split_validation(const ImageSplit& train, int64_t n, uint64_t seed);
 
+// A validation split the training split cannot give (n >= its size), found
+// only as the data is read: resolve/ refuses the settings with its text.
+class HoldoutTooLarge : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 // The indices split_validation takes from a split of `size` images: `val`
-// (n) and `train` (size - n), each sorted, int64. UsageError as above.
+// (n) and `train` (size - n), each sorted, int64. HoldoutTooLarge unless
+// 0 <= n < size.
 struct TrainValIndex {
   torch::Tensor train;
   torch::Tensor val;

@@ -5,8 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <stdexcept>
 
-#include "cifar/core/errors.h"
 #include "cifar/data/crops.h"
 
 namespace cifar {
@@ -124,6 +124,16 @@ ImageSplit read_test_split(const SplitOptions& options) {
   return cut_test(read_dataset_split(data, kind, Split::kTest), options, kind);
 }
 
+std::string val_split_beside_val_folder(const SplitOptions& options) {
+  const std::filesystem::path& dir = options.data_dir;
+  if (options.val_split == 0 || !has_split_folder(dir, Split::kVal)) return "";
+  if (!dataset_entry(dataset_kind(options.dataset())).image_files) return "";
+  return fmt::format(
+      "--val-split {} holds out training images for validation, but {} has a val/ folder, "
+      "which is its validation split: drop --val-split, or move val/ away",
+      options.val_split, dir.string());
+}
+
 namespace {
 // The splits of an image folder: train/ (held out and cut), val/ or the
 // held-out images, test/ or (without it) val/ again.
@@ -132,11 +142,8 @@ RunData read_folder_run_data(const SplitOptions& options, DatasetKind kind) {
   check_split_classes(dir);  // before anything is decoded or written
   RunData run;
   run.val_folder = has_split_folder(dir, Split::kVal);
-  if (run.val_folder && options.val_split > 0) {
-    throw UsageError(fmt::format(
-        "--val-split {} holds out training images for validation, but {} has a val/ folder, "
-        "which is its validation split: drop --val-split, or move val/ away",
-        options.val_split, dir.string()));
+  if (run.val_folder && options.val_split > 0) {  // resolve/run_data.cpp refuses it
+    throw std::invalid_argument(val_split_beside_val_folder(options));
   }
   run.test_is_val = run.val_folder && !has_split_folder(dir, Split::kTest);
   if (!run.val_folder && !has_split_folder(dir, Split::kTest) && options.val_split == 0) {

@@ -28,13 +28,13 @@ struct SplitOptions {
   // image folder, which lists them class by class, N evenly spaced ones.
   int64_t train_limit = 0;
   int64_t test_limit = 0;
-  int64_t val_split = 0;              // N training images held out for validation
-  uint64_t seed = 0;                  // which images are held out
-  std::optional<DatasetKind> kind{};  // --dataset; unset: detected
-  LabelSet labels = LabelSet::kFine;  // --labels (CIFAR-100)
-  int64_t image_size = 0;             // --image-size (0: the data set's own side)
+  int64_t val_split = 0;                // N training images held out for validation
+  uint64_t seed = 0;                    // which images are held out
+  std::optional<DatasetKind> kind{};    // --dataset; unset: detected
+  LabelSet labels = LabelSet::kFine;    // --labels (CIFAR-100)
+  int64_t image_size = 0;               // --image-size (0: the data set's own side)
   std::optional<CropMode> crop_mode{};  // --crop-mode (unset: the data set's)
-  double crop_pct = 0;                // --crop-pct (0: the data set's)
+  double crop_pct = 0;                  // --crop-pct (0: the data set's)
   // Augmenting: random resized crops' least share of the area (--crop-scale),
   // for a data set augmented so (DatasetOptions::resized_crops); 0: none.
   double resized_crops = 0;
@@ -57,6 +57,14 @@ struct RunData {
   bool val_folder = false;   // splits.val is an image folder's val/
   bool test_is_val = false;  // no test/: `test` holds val/'s images
 };
+// Precondition: val_split_beside_val_folder(options) is "" (else
+// std::invalid_argument); a --val-split the training split cannot give is
+// HoldoutTooLarge (image_split.h). resolve/ refuses both as the user's.
 RunData read_run_data(const SplitOptions& options);
+
+// "--val-split N holds out training images ..., but DIR has a val/ folder":
+// an image folder's val/ is its validation split; "" when there is none, or
+// no --val-split.
+std::string val_split_beside_val_folder(const SplitOptions& options);
 
 }  // namespace cifar

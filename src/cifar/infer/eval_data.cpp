@@ -54,7 +54,7 @@ ImageSplit read_class_data(const EvalConfig& config, const DatasetOptions& optio
   spdlog::info("{}: a folder of class folders, labelled by the model's {} classes", config.data_dir,
                checkpoint.info.class_names.size());
   ImageFolderOptions folder = options.folder;
-  if (options.image_size > 0) folder.image_side = options.image_size;
+  if (options.image_size > 0) folder.image_size = options.image_size;
   folder.prep = checkpoint.info.prep;
   return read_class_folder(options.dir, checkpoint.info.class_names, model_file, folder);
 }

@@ -71,6 +71,13 @@ EvalRun resolve_eval(const EvalConfig& config) {
                     "(<class>/*.png|jpg|jpeg), evaluated whole: drop --split",
                     split_folder_name(config.split), config.data_dir));
   }
+  if (config.split == Split::kVal && !evaluated_whole(config)) {
+    DatasetOptions data;
+    data.dir = config.data_dir;
+    data.kind = dataset_request(config.dataset);
+    const DatasetKindEntry& entry = dataset_entry(dataset_kind(data));
+    if (!entry.image_files) throw UsageError(no_val_split(data.dir, entry));
+  }
   LoadedCheckpoint checkpoint = load_model_input(config);
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
   return {.config = config,
@@ -100,12 +107,13 @@ PredictRun resolve_predict(const PredictConfig& config) {
 LoadedCheckpoint resolve_export(const ExportConfig& config) {
   check_model_input(config);
   validate(config);  // config/: --out is none of the inputs
-  if (const std::string problem = weights_format_problem(config.out); !problem.empty()) {
+  // Before the model is read: --out replaces only an export of its own (a
+  // folder is named as one first), has a weights file's extension, and its
+  // folder is not made for it.
+  if (const std::string problem = export_replace_problem(config.out); !problem.empty()) {
     throw UsageError(problem);
   }
-  // Before the model is read: --out replaces only an export of its own, and
-  // its folder is not made for it.
-  if (const std::string problem = export_replace_problem(config.out); !problem.empty()) {
+  if (const std::string problem = weights_format_problem(config.out); !problem.empty()) {
     throw UsageError(problem);
   }
   ensure_writable(config.out, "--out", /*make_folder=*/false);

@@ -40,7 +40,7 @@ Recipe classic(const TrainConfig& c, const Precision& /*precision*/) {
                               .steps_per_epoch = steps_per_epoch});
           },
       .augmentation = c.augment ? kCropFlip : kNoAugmentation,
-      .loss = {.label_smoothing = c.label_smoothing, .sum = false},
+      .loss = {.label_smoothing = std::nullopt, .sum = false},  // --label-smoothing's
       .drop_last = false,
       .init_images = 0,
       .own_settings = {},

@@ -98,6 +98,45 @@ std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSour
                     .written_after_last = fs::equivalent(config.resume, checkpoint, ec)};
 }
 
+// Every file the run writes (the image cache too, which reading the data
+// may write) against every file it reads, and (rank 0, which writes them)
+// the run folder and --checkpoint (report/run_outputs.h), before anything is
+// written; a folder another run is writing now is said first (that run's
+// results are no reason to refuse these settings). The run --resume
+// continues, if any.
+std::optional<ResumedRun> checked_outputs(const TrainConfig& config, const ModelSource& source,
+                                          const fs::path& run_dir, const fs::path& checkpoint,
+                                          const std::vector<NamedFile>& inputs, bool main_rank) {
+  std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
+  for (auto& file : dataset_output_files(config.data_dir, dataset_request(config.dataset))) {
+    outputs.push_back(std::move(file));
+  }
+  if (const std::string problem = distinct_files_problem(inputs, outputs); !problem.empty()) {
+    throw UsageError(problem);
+  }
+  std::optional<ResumedRun> resumed = resumed_run(config, source, checkpoint);
+  if (!main_rank) return resumed;
+  if (const std::string busy = run_dir_in_use(run_dir); !busy.empty()) {
+    throw std::runtime_error(busy);
+  }
+  if (const std::string problem =
+          run_outputs_problem(run_dir, checkpoint, resumed, config.overwrite, inputs);
+      !problem.empty()) {
+    throw UsageError(problem);
+  }
+  return resumed;
+}
+
+// The run's data; a --val-split larger than the training split, found as it
+// is read, refused as the user's.
+RunData read_data(const SplitOptions& split) {
+  try {
+    return read_run_data(split);
+  } catch (const HoldoutTooLarge& e) {
+    throw UsageError(e.what());
+  }
+}
+
 // The model source, the precision, the outputs and the data of the run:
 // everything a RunSpec holds but what follows from the fitted batch size and
 // the resolved precision (resolve_run). `recipe` is made at the given
@@ -117,29 +156,9 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   const fs::path run_dir = choose_run_dir(config, source, dist.is_main());
   const fs::path checkpoint =
       config.checkpoint.empty() ? fs::path(source.model_name + ".pt") : fs::path(config.checkpoint);
-  // Every file the run writes (the image cache too, which reading the data
-  // may write) against every file it reads, before anything is written.
-  std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
-  for (auto& file : dataset_output_files(config.data_dir, dataset_request(config.dataset))) {
-    outputs.push_back(std::move(file));
-  }
   const std::vector<NamedFile> inputs = run_input_files(config);
-  if (const std::string problem = distinct_files_problem(inputs, outputs); !problem.empty()) {
-    throw UsageError(problem);
-  }
-  // The run folder and --checkpoint, which rank 0 writes (report/run_outputs.h):
-  // a folder another run is writing now first (that run's results are no
-  // reason to refuse these settings).
-  std::optional<ResumedRun> resumed = resumed_run(config, source, checkpoint);
-  if (const std::string busy = dist.is_main() ? run_dir_in_use(run_dir) : ""; !busy.empty()) {
-    throw std::runtime_error(busy);
-  }
-  if (const std::string problem = dist.is_main() ? run_outputs_problem(run_dir, checkpoint, resumed,
-                                                                       config.overwrite, inputs)
-                                                 : "";
-      !problem.empty()) {
-    throw UsageError(problem);
-  }
+  std::optional<ResumedRun> resumed =
+      checked_outputs(config, source, run_dir, checkpoint, inputs, dist.is_main());
 
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);
@@ -147,7 +166,10 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   SplitOptions split = split_options(sized, dist.is_main(), context.progress_bar);
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).
   split.resized_crops = recipe.augmentation.translates() ? config.crop_scale : 0;
-  const RunData data = read_run_data(split);
+  if (const std::string problem = val_split_beside_val_folder(split); !problem.empty()) {
+    throw UsageError(problem);
+  }
+  const RunData data = read_data(split);
   const TrainValSplit& splits = data.splits;
   sized.batch_size = fitted_batch(config.batch_size, splits.train.size(), dist.world_size());
   log_data(config, data, dist.is_main(), sized.batch_size);
@@ -242,7 +264,7 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   spec.local_batch = per_rank_batch(spec.batch_size, context.dist.world_size());
   // Its groups may scale with the batch; Muon's type follows the precision.
   spec.recipe = make_recipe(spec.settings, spec.precision);
-  spec.step = {.amp = spec.settings.amp, .loss = spec.recipe.loss};
+  spec.step = step_spec(spec.settings.amp, spec.recipe.loss, config.step);
   check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
   spec.shape = checked_epochs(spec, context.device, context.dist);
   return spec;

@@ -2,22 +2,35 @@
 //
 // The step (train/step.h, and the CUDA-graph step of train/cuda_graph.h)
 // takes this and nothing else of the settings: the precision --amp resolved
-// to for the device and model (platform/precision.h), and the recipe's loss
-// (resolve/recipe.h: its own, or --label-smoothing's for classic).
+// to for the device and model (platform/precision.h), whether the recipe
+// sums the batch's losses, and the step's settings as given
+// (config/step_settings.h), where the recipe sets none of its own.
 #pragma once
 
+#include <optional>
+
+#include "cifar/config/step_settings.h"
 #include "cifar/core/types.h"
 
 namespace cifar {
 
+// A recipe's loss: its own label smoothing (unset: --label-smoothing's), and
+// whether the batch's losses are summed (airbench's rates assume it) or averaged.
 struct LossOptions {
-  double label_smoothing = 0.0;
-  bool sum = false;  // sum the batch's losses (airbench's rates assume it), else average
+  std::optional<double> label_smoothing;
+  bool sum = false;
 };
 
 struct StepSpec {
   AmpMode amp = AmpMode::kOff;  // resolved: never kAuto
-  LossOptions loss;
+  bool sum_loss = false;        // LossOptions::sum
+  StepSettings settings;        // as given, the recipe's own values over them
 };
+
+// The step of a run with these settings and this recipe loss, at `amp`.
+inline StepSpec step_spec(AmpMode amp, const LossOptions& loss, StepSettings given) {
+  if (loss.label_smoothing) given.label_smoothing = *loss.label_smoothing;
+  return {.amp = amp, .sum_loss = loss.sum, .settings = given};
+}
 
 }  // namespace cifar

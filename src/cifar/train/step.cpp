@@ -19,13 +19,13 @@ torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const Step
   {
     AutocastScope autocast(batch.images.device(), options.amp, autocast_cache);
     logits = model.forward(batch.images);  // (B, classes)
-    auto how = F::CrossEntropyFuncOptions().label_smoothing(options.loss.label_smoothing);
-    if (options.loss.sum) how.reduction(torch::kSum);
+    auto how = F::CrossEntropyFuncOptions().label_smoothing(options.settings.label_smoothing);
+    if (options.sum_loss) how.reduction(torch::kSum);
     loss = F::cross_entropy(logits.to(torch::kFloat), batch.labels, how);
   }
   {
     torch::NoGradGuard no_grad;
-    const double per_loss = options.loss.sum ? 1.0 : static_cast<double>(batch.labels.size(0));
+    const double per_loss = options.sum_loss ? 1.0 : static_cast<double>(batch.labels.size(0));
     totals.loss_sum.add_(loss.detach(), per_loss);
     totals.correct.add_(logits.argmax(1).eq(batch.labels).sum());
   }

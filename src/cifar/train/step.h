@@ -46,7 +46,7 @@ struct RunningTotals {
   torch::Tensor correct;   // () int64: correct predictions
 };
 
-// Forward and loss of one batch (mean or sum, as options.loss says); adds the
+// Forward and loss of one batch (mean or sum, as options.sum_loss says); adds the
 // batch's summed loss and correct count to `totals` (no host sync).
 // `autocast_cache` must be off while a CUDA graph is captured.
 torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepSpec& options,
