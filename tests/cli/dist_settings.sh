@@ -56,6 +56,18 @@ for r in 0 1; do  # torchrun interleaves the processes' lines: each names its ra
 done
 pass "each process's error line names its rank"
 
+# Rank 0 writes the run folder, and refuses one holding another run's
+# results: every rank stops alike, with its message, before reading the data.
+mkdir -p taken && echo "epoch" >taken/metrics.csv
+pair taken "--checkpoint taken.pt" "--checkpoint taken.pt"
+for r in 0 1; do
+  no_crash "taken.$r"
+  grep -q "already holds another run's results (metrics.csv)" "taken.$r" ||
+    { cat "taken.$r"; fail "rank $r does not name the run folder's results"; }
+done
+[[ $s0 -eq 2 && $s1 -eq 2 ]] || { cat taken.*; fail "taken: ranks exited $s0 and $s1, expected 2 and 2"; }
+pass "a run folder holding another run's results: both ranks exit 2 with rank 0's refusal"
+
 pair limit "--train-limit 512 --checkpoint limit.pt" "--train-limit 1024 --checkpoint limit.pt"
 refused limit "rank 1's --train-limit is 1024, rank 0's is 512; rank 1's training data is 1024 images, CRC-32C [0-9a-f]{8} of the images, [0-9a-f]{8} of the labels, rank 0's is 512 images"
 

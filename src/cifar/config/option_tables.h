@@ -24,8 +24,8 @@ namespace cifar::options {
 // cifar-train: where the model comes from and what it is.
 template <class Config, class V>
 void train_model(Config& c, V&& v) {
-  // The recipes are train/'s (recipe.h): cifar-train's --help lists them,
-  // and the job checks the name.
+  // The recipes are resolve/'s (recipe.h): cifar-train's --help lists them,
+  // and check_run_settings (resolve/run_spec.h) checks the name.
   v.text(fixed(Opt{"--recipe", kModel, "How to train (cifar-train --help lists the recipes)"}),
          c.recipe);
   static const std::string model_help =

@@ -142,7 +142,7 @@ RunData read_folder_run_data(const SplitOptions& options, DatasetKind kind) {
   check_split_classes(dir);  // before anything is decoded or written
   RunData run;
   run.val_folder = has_split_folder(dir, Split::kVal);
-  if (run.val_folder && options.val_split > 0) {  // resolve/run_data.cpp refuses it
+  if (run.val_folder && options.val_split > 0) {  // resolve/run_spec.cpp refuses it
     throw std::invalid_argument(val_split_beside_val_folder(options));
   }
   run.test_is_val = run.val_folder && !has_split_folder(dir, Split::kTest);

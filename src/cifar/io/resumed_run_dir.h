@@ -10,8 +10,8 @@
 // checkpoint (one epoch past the checkpoint's), and last.pt written just
 // before --checkpoint (up to the end of the checkpoint's epoch, when the
 // checkpoint resumed is that --checkpoint). run_dir.h's
-// prepare_resumed_run_dir refuses anything else, or with --overwrite
-// replaces it.
+// run_dir_refusal names anything else (resolve/ refuses it), or with
+// --overwrite clear_run_dir replaces it.
 #pragma once
 
 #include <cstdint>

@@ -8,10 +8,10 @@
 //     in any way (SIGKILL included), so a lock is never stale; a second run on
 //     the same folder fails at once, naming the folder and the holder's pid.
 //     The lock file stays behind (removing it would race with a waiting run).
-//   - prepare_fresh_run_dir: a new (non-resume) run refuses a folder that
-//     already holds another run's results unless told to overwrite them;
-//     prepare_resumed_run_dir: a resumed run goes on only in a folder that
-//     provably holds its own run, no further than its checkpoint.
+//   - run_dir_refusal: why a new (non-resume) run may not write in a folder
+//     that already holds another run's results, or a resumed run in one that
+//     does not provably hold its own run no further than its checkpoint,
+//     unless told to overwrite them (clear_run_dir); resolve/ refuses with it.
 //   - note_if_replacing_other_run: before a run first replaces a checkpoint
 //     path, one line saying what the file held if another run wrote it.
 #pragma once

@@ -109,9 +109,8 @@ ImportedWeights import_weights(const std::filesystem::path& path, const WeightsO
 // epoch 0, accuracies -1 (never measured).
 CheckpointInfo weights_info(const ImportedWeights& weights);
 
-// --- Transitional: to be removed once train.cpp uses ImportedWeights ----------
-// (resolve/model_source.cpp, model_input.cpp, evaluate.cpp and cifar_predict.cpp
-// call these today; import_weights and weights_info replace them.)
+// --- Transitional: the tools read through import_weights and weights_info;
+// tests/io/test_weights.cpp still reads through these two. ------------------
 // The weights with a CheckpointInfo (weights_info), and the note.
 struct LoadedWeights {
   CheckpointInfo info;

@@ -98,6 +98,13 @@ std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSour
                     .written_after_last = fs::equivalent(config.resume, checkpoint, ec)};
 }
 
+// Rank 0's finding, had by every rank alike (a collective; one process: its
+// own): the others stop with it, rather than read the data and fail in the
+// next exchange.
+std::string from_rank0(Distributed& dist, const std::string& text) {
+  return dist.world_size() == 1 ? text : dist.all_gather_text(text).front();
+}
+
 // Every file the run writes (the image cache too, which reading the data
 // may write) against every file it reads, and (rank 0, which writes them)
 // the run folder and --checkpoint (report/run_outputs.h), before anything is
@@ -106,7 +113,7 @@ std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSour
 // continues, if any.
 std::optional<ResumedRun> checked_outputs(const TrainConfig& config, const ModelSource& source,
                                           const fs::path& run_dir, const fs::path& checkpoint,
-                                          const std::vector<NamedFile>& inputs, bool main_rank) {
+                                          const std::vector<NamedFile>& inputs, Distributed& dist) {
   std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
   for (auto& file : dataset_output_files(config.data_dir, dataset_request(config.dataset))) {
     outputs.push_back(std::move(file));
@@ -115,15 +122,13 @@ std::optional<ResumedRun> checked_outputs(const TrainConfig& config, const Model
     throw UsageError(problem);
   }
   std::optional<ResumedRun> resumed = resumed_run(config, source, checkpoint);
-  if (!main_rank) return resumed;
-  if (const std::string busy = run_dir_in_use(run_dir); !busy.empty()) {
-    throw std::runtime_error(busy);
-  }
-  if (const std::string problem =
-          run_outputs_problem(run_dir, checkpoint, resumed, config.overwrite, inputs);
-      !problem.empty()) {
-    throw UsageError(problem);
-  }
+  const bool main_rank = dist.is_main();
+  const std::string busy = from_rank0(dist, main_rank ? run_dir_in_use(run_dir) : "");
+  if (!busy.empty()) throw std::runtime_error(busy);
+  const std::string problem = from_rank0(
+      dist,
+      main_rank ? run_outputs_problem(run_dir, checkpoint, resumed, config.overwrite, inputs) : "");
+  if (!problem.empty()) throw UsageError(problem);
   return resumed;
 }
 
@@ -158,7 +163,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       config.checkpoint.empty() ? fs::path(source.model_name + ".pt") : fs::path(config.checkpoint);
   const std::vector<NamedFile> inputs = run_input_files(config);
   std::optional<ResumedRun> resumed =
-      checked_outputs(config, source, run_dir, checkpoint, inputs, dist.is_main());
+      checked_outputs(config, source, run_dir, checkpoint, inputs, context.dist);
 
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);

@@ -1,13 +1,14 @@
 // run_spec.h: a training run, resolved once, before any training.
 //
-// resolve_run builds the RunSpec from the options (TrainConfig, config/), the
-// checkpoint or weights file they name and the registries' entries, in this
-// order: the settings' checks that need no file (check_run_settings), where
-// the model comes from (model_source.h), the precision (platform/precision.h),
-// the outputs (run folder, checkpoint path, checked against every input), the
+// check_run_settings refuses what needs no file, before the device and the
+// processes (train() calls it first). resolve_run then builds the RunSpec
+// from the options (TrainConfig, config/), the checkpoint or weights file
+// they name and the registries' entries, in this order: where the model
+// comes from (model_source.h), the precision (platform/precision.h), the
+// outputs (run folder, checkpoint path, checked against every input), the
 // data (read once, moved to the device once), the model fitted to the data,
-// the resolved settings saved as config.toml, the recipe, the epochs' shape,
-// and the processes' agreement. Every refusal of the user's settings is a
+// the resolved settings saved as config.toml, the recipe, the processes'
+// agreement, and the epochs' shape. Every refusal of the user's settings is a
 // UsageError from here (or from config/, for a value alone); the job's parts
 // (train/) then take their piece of the spec: the session the model source,
 // the step its StepSpec, the loop the data and the shape. The run folder
