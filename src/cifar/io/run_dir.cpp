@@ -100,17 +100,14 @@ RunDirLock::RunDirLock(const fs::path& dir) {
         dir.string(), lock.string()));
   }
   // A few tries: run_dir_in_use's probe holds a shared lock for an instant.
-  int rc = 0;
   int lock_err = 0;
   for (int attempt = 0; attempt < 5; ++attempt) {
-    do {
-      rc = ::flock(fd_, LOCK_EX | LOCK_NB);
-    } while (rc != 0 && errno == EINTR);
-    lock_err = rc == 0 ? 0 : errno;
+    lock_err = ::flock(fd_, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+    if (lock_err == EINTR) continue;  // interrupted: try again (a try of the five)
     if (lock_err != EWOULDBLOCK) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (rc != 0) {
+  if (lock_err != 0) {
     char pid[32] = {};
     const ssize_t n = ::pread(fd_, pid, sizeof(pid) - 1, 0);
     const std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
