@@ -48,21 +48,13 @@ std::string in_use_message(const fs::path& dir, std::string holder) {
 }  // namespace
 
 std::string run_dir_in_use(const fs::path& dir) {
-  const fs::path lock = dir / kRunDirLockFile;
-  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return "";  // no lock file (or none to read): no run holds it
-  int rc;
-  do {
-    rc = ::flock(fd, LOCK_SH | LOCK_NB);
-  } while (rc != 0 && errno == EINTR);
-  std::string problem;
-  if (rc != 0 && errno == EWOULDBLOCK) {
-    char pid[32] = {};
-    const ssize_t n = ::pread(fd, pid, sizeof(pid) - 1, 0);
-    problem = in_use_message(dir, n > 0 ? std::string(pid, static_cast<size_t>(n)) : "");
+  if (!run_folder_in_use(dir)) return "";
+  std::string holder;  // the lock file holds the holder's pid (RunDirLock)
+  try {
+    holder = read_front(dir / kRunDirLockFile, 31, "the run folder's lock file");
+  } catch (const std::runtime_error&) {  // unreadable: the message names no pid
   }
-  ::close(fd);  // releases the shared lock, if taken
-  return problem;
+  return in_use_message(dir, holder);
 }
 
 RunDirLock::RunDirLock(const fs::path& dir) {
