@@ -3,6 +3,7 @@
 // process (the launcher's environment read: tests/app/test_dist_env.cpp).
 // Multi-process behaviour (broadcast, averaging, a killed peer, torchrun) is
 // tested by tests/cli/dist_*.sh.
+#include <c10/util/Logging.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include <future>
 #include <set>
+#include <thread>
 
 #include "cifar/core/errors.h"
 #include "cifar/data/shard.h"
@@ -46,6 +48,30 @@ DistEnv two_ranks(int rank, int port) {
 }
 
 }  // namespace
+
+// A port that takes connections and never answers: the store's handshake is
+// given up on after --dist-timeout and 5 s, and its thread, left behind, must
+// not print c10d's stack trace when it fails later (c10d stays quiet).
+TEST_CASE("a store that never answers is given up on, and c10d stays quiet after", "[dist]") {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  REQUIRE(::listen(fd, 16) == 0);  // the kernel completes connections; nobody answers
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int saved = FLAGS_caffe2_log_level;
+  FLAGS_caffe2_log_level = 0;
+  CHECK_THROWS_WITH(
+      Distributed(two_ranks(1, ntohs(addr.sin_port)), torch::kCPU,
+                  DistOptions{std::chrono::seconds(1), 1}),
+      Catch::Contains("no answer from the store at 127.0.0.1") && Catch::Contains("within 6 s"));
+  CHECK(FLAGS_caffe2_log_level >= 3);
+  ::close(fd);  // the thread left behind fails now, quietly
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  FLAGS_caffe2_log_level = saved;
+}
 
 TEST_CASE("sharding gives equal disjoint shares that make up the global batches", "[dist]") {
   CHECK(per_rank_batch(256, 2) == 128);

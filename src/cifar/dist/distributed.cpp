@@ -40,9 +40,12 @@ constexpr std::chrono::seconds kStoreGrace{5};
 // but its handshake then waits for the server's reply with no bound, so a
 // MASTER_ADDR:MASTER_PORT that accepts connections and never answers would
 // hold this process forever. On time-out the thread is left behind (blocked
-// in a read; the process is about to end with the error).
+// in a read or still retrying; the process is about to end with the error)
+// and c10d stays quiet: when that thread gives up it logs its exception with
+// a C++ stack trace.
 c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host,
-                                                 const c10d::TCPStoreOptions& options) {
+                                                 const c10d::TCPStoreOptions& options,
+                                                 QuietC10dLogs& quiet) {
   std::packaged_task<c10::intrusive_ptr<c10d::TCPStore>()> task(
       [host, options] { return c10::make_intrusive<c10d::TCPStore>(host, options); });
   auto result = task.get_future();
@@ -50,6 +53,7 @@ c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host,
   const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout) +
                      std::chrono::milliseconds(kStoreGrace);
   if (result.wait_for(limit) == std::future_status::timeout) {
+    quiet.keep();
     throw std::runtime_error(fmt::format(
         "no answer from the store at {}:{} within {} s (--dist-timeout and {} s more): something "
         "accepts connections there but does not answer as a c10d store (another program on "
@@ -120,7 +124,7 @@ Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions o
     if (!env_.use_agent_store) store_options.numWorkers = static_cast<std::size_t>(env_.world_size);
     store_options.waitWorkers = !env_.use_agent_store;
     store_options.timeout = options_.timeout;
-    auto tcp = connect_store(env_.master_addr, store_options);
+    auto tcp = connect_store(env_.master_addr, store_options, quiet);
     state->store = c10::make_intrusive<c10d::PrefixStore>(
         fmt::format("cifar-train/attempt_{}", env_.restart_count), tcp);
     if (device.is_cuda()) {

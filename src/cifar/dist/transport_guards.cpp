@@ -19,7 +19,7 @@ QuietC10dLogs::QuietC10dLogs() : saved_(FLAGS_caffe2_log_level) {
 }
 
 QuietC10dLogs::~QuietC10dLogs() {
-  FLAGS_caffe2_log_level = saved_;
+  if (restore_) FLAGS_caffe2_log_level = saved_;
 }
 
 void TransportThreadErrors::exit_with_message() {

@@ -21,8 +21,13 @@ class QuietC10dLogs {
   QuietC10dLogs(const QuietC10dLogs&) = delete;
   QuietC10dLogs& operator=(const QuietC10dLogs&) = delete;
 
+  // Leaves c10d quiet for the rest of the process: a thread left behind
+  // (a store connection given up on) may still log when it fails.
+  void keep() { restore_ = false; }
+
  private:
   int saved_;
+  bool restore_ = true;
 };
 
 // While a process group lives, an exception that escapes one of the
