@@ -145,7 +145,7 @@ int check_train(Distributed& dist, const std::string& model_name, int64_t steps)
   dist.broadcast_module(*model);
   const uint64_t initial_buffers = digest(model->buffers());
   ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions().momentum(0.9),
-                                     {.schedule = Schedule::kConstant, .base_lr = 0.05});
+                                     {.schedule = Schedule::kConstant, .lr = 0.05});
   GradientAverager averager(dist, model->parameters());
   GradScaler scaler(/*enabled=*/false, torch::kCPU);
   Learner trainee{*model, groups, dist, averager, scaler};

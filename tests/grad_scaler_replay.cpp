@@ -44,7 +44,7 @@ int main(int argc, char** argv) try {
   const int64_t steps = x.size(0);
 
   ParamGroups groups = one_sgd_group({weight, bias}, SgdOptions().momentum(momentum),
-                                     {.schedule = Schedule::kConstant, .base_lr = lr});
+                                     {.schedule = Schedule::kConstant, .lr = lr});
   GradScaler scaler(true, torch::kCPU, {.growth_interval = interval});
   TensorMap out{{"scale", torch::zeros({steps})},
                 {"growth_tracker", torch::zeros({steps}, torch::kInt64)},

@@ -44,7 +44,7 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
     auto model = make_model(ModelOptions("net"));
     model->to(gpu);
     ParamGroups groups = one_sgd_group(model->parameters(), SgdOptions().momentum(0.9),
-                                       {.schedule = Schedule::kConstant, .base_lr = 0.01});
+                                       {.schedule = Schedule::kConstant, .lr = 0.01});
     Distributed alone(DistEnv{}, gpu);
     GradientAverager averager(alone, model->parameters());
     GradScaler scaler(amp == AmpMode::kFp16, gpu);

@@ -96,7 +96,7 @@ TEST_CASE("check_covers refuses a frozen parameter, a missing one and a repeat",
   torch::manual_seed(0);
   const Classifier model = make_model(ModelOptions("airbench94"));
   auto with = [&](std::vector<torch::Tensor> params) {
-    return one_sgd_group(params, SgdOptions(), {.base_lr = 0.1});
+    return one_sgd_group(params, SgdOptions(), {.lr = 0.1});
   };
   std::vector<torch::Tensor> trainable, all = model->parameters();
   for (const auto& p : all) {
@@ -177,7 +177,7 @@ TEST_CASE("parameter groups save and load their state by name", "[recipe]") {
   }
   // A one-group state does not load into the four groups.
   torch::serialize::OutputArchive single;
-  one_sgd_group(model->parameters(), SgdOptions().momentum(0.9), {.base_lr = 0.1}).save(single);
+  one_sgd_group(model->parameters(), SgdOptions().momentum(0.9), {.lr = 0.1}).save(single);
   std::ostringstream single_bytes;
   single.save_to(single_bytes);
   torch::serialize::InputArchive single_in;
@@ -204,7 +204,7 @@ TEST_CASE("a group frozen when done stops getting gradients, from the right step
 
 TEST_CASE("the linear schedule falls from the peak to zero", "[recipe][optim]") {
   const ScheduleOptions o{
-      .schedule = Schedule::kLinear, .base_lr = 1.0, .epochs = 2, .steps_per_epoch = 5};
+      .schedule = Schedule::kLinear, .lr = 1.0, .epochs = 2, .steps_per_epoch = 5};
   CHECK(lr_at(o, 0) == 1.0);
   CHECK(lr_at(o, 5) == Approx(0.5));
   CHECK(lr_at(o, 9) == Approx(0.1));

@@ -17,7 +17,7 @@ struct LoneLearner {
   explicit LoneLearner(Classifier m, double lr, double momentum = 0.0, bool loss_scaling = false)
       : model(std::move(m)),
         groups(one_sgd_group(model->parameters(), SgdOptions().momentum(momentum),
-                             {.schedule = Schedule::kConstant, .base_lr = lr})),
+                             {.schedule = Schedule::kConstant, .lr = lr})),
         averager(dist, model->parameters()),
         scaler(loss_scaling, torch::kCPU),
         learner{*model, groups, dist, averager, scaler} {}

@@ -73,9 +73,9 @@ TEST_CASE("body-lr-scale: the recipe's groups over head and body apart", "[fine_
   REQUIRE(groups.groups().size() == 2);
   CHECK(groups.groups()[0].name == "head");
   CHECK(groups.groups()[0].params.size() == 2);  // fc3.weight, fc3.bias
-  CHECK(groups.groups()[0].schedule.base_lr == 0.1);
+  CHECK(groups.groups()[0].schedule.lr == 0.1);
   CHECK(groups.groups()[1].name == "body");
   CHECK(groups.groups()[1].params.size() == 8);
-  CHECK(groups.groups()[1].schedule.base_lr == Approx(0.025));
+  CHECK(groups.groups()[1].schedule.lr == Approx(0.025));
   for (const auto& p : model->parameters()) CHECK(p.requires_grad());  // put back
 }

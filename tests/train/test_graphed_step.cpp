@@ -41,7 +41,7 @@ TEST_CASE("the graphed step takes one SGD group, and CUDA data", "[epoch]") {
     two.push_back({.name = "group",
                    .params = *params,
                    .optimizer = std::make_unique<Sgd>(*params, SgdOptions()),
-                   .schedule = {.schedule = Schedule::kConstant, .base_lr = 0.1}});
+                   .schedule = {.schedule = Schedule::kConstant, .lr = 0.1}});
   }
   ParamGroups groups(std::move(two));
   Learner two_groups{*a.model, groups, a.dist, a.averager, a.scaler};

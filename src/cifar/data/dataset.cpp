@@ -89,14 +89,6 @@ DatasetKind dataset_kind(const DatasetOptions& options) {
   return options.kind ? *options.kind : detect_dataset(options.dir);
 }
 
-ImagePrep dataset_prep(const DatasetOptions& options, DatasetKind kind) {
-  ImagePrep prep = dataset_entry(kind).prep;
-  if (options.crop_mode) prep.mode = *options.crop_mode;
-  if (options.crop_pct > 0) prep.crop_pct = options.crop_pct;
-  validate_image_prep(prep);
-  return prep;
-}
-
 std::string DatasetInfo::id() const {
   const DatasetKindEntry& entry = dataset_entry(kind);
   return entry.label_sets && labels == LabelSet::kCoarse ? entry.name + "-coarse" : entry.name;
@@ -116,8 +108,7 @@ ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, S
   }
   ImageSplit data = entry.read(options, split);
   if (entry.image_files) return data;  // prepared as read
-  const int64_t side = options.image_size > 0 ? options.image_size : data.images.size(3);
-  data.images = prepare_split(data.images, side, dataset_prep(options, kind));
+  data.images = prepare_split(data.images, options.image.image_size, options.image.prep);
   return data;
 }
 

@@ -11,15 +11,13 @@
 // --dataset names the kind; without it (auto) the kind is detected from what
 // the folder holds, and a folder that holds none of them, or more than one,
 // is refused saying what it holds and what each kind needs. Every kind gives
-// splits of (N, 3, S, S) uint8 images: S is the data set's own side (CIFAR's
-// 32, an image folder's 32 unless asked otherwise) or --image-size, each
-// image prepared as the kind's table entry says unless --crop-mode and
-// --crop-pct say otherwise (core/image_prep.h: CIFAR's whole, an image
+// splits of (N, 3, S, S) uint8 images as DatasetOptions::image says (resolved
+// by resolve/): S is its image_size, each image prepared as its prep says
+// (core/image_prep.h: by default the kind's entry's, CIFAR's whole, an image
 // folder's torchvision centre crop), or, for an augmenting run's image
-// folder, kept whole for random resized crops (crops.h). The class names and the count come
-// from the data, and the normalisation is the data set's: CIFAR-10's and
-// CIFAR-100's published values, an image folder's measured on its training
-// images.
+// folder, the training split kept whole for random resized crops (crops.h). The class names and the
+// count come from the data, and the normalisation is the data set's: CIFAR-10's and CIFAR-100's
+// published values, an image folder's measured on its training images.
 #pragma once
 
 #include <cstdint>
@@ -50,16 +48,12 @@ std::optional<DatasetKind> dataset_request(const std::string& text);
 
 struct DatasetOptions {
   std::filesystem::path dir;
-  std::optional<DatasetKind> kind{};    // unset (--dataset auto): detected from dir
-  LabelSet labels = LabelSet::kFine;    // CIFAR-100's label set (--labels)
-  ImageFolderOptions folder{};          // image folders: cache, bad images, no test/
-  int64_t image_size = 0;               // --image-size: the side, px; 0: the data set's own
-  std::optional<CropMode> crop_mode{};  // --crop-mode; unset: the kind's (dataset_kinds())
-  double crop_pct = 0;                  // --crop-pct; 0: the kind's
-  // Training with augmentation: the share of the area a random resized crop
-  // keeps at least (--crop-scale), for a kind that augments so; then its
-  // training split is read as whole images (crops.h). 0: prepared as evaluated.
-  double resized_crops = 0;
+  std::optional<DatasetKind> kind{};  // unset (--dataset auto): detected from dir
+  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set (--labels)
+  ImageFolderOptions folder{};        // image folders: cache, bad images, no test/
+  // The model's images, as resolve/ decided them from the options and this
+  // kind's entry (its own preparation, random resized crops or none).
+  ImageSpec image{};
 };
 
 // The kind `dir` holds: cifar10 when it has data_batch_*.bin, test_batch.bin
@@ -71,11 +65,6 @@ DatasetKind detect_dataset(const std::filesystem::path& dir);
 
 // options.kind, else detect_dataset(options.dir).
 DatasetKind dataset_kind(const DatasetOptions& options);
-
-// The preparation of the data set's images: --crop-mode and --crop-pct where
-// given, else the kind's. std::invalid_argument for a crop_pct out of range
-// (config/ refuses --crop-pct's first: check_image_options).
-ImagePrep dataset_prep(const DatasetOptions& options, DatasetKind kind);
 
 // The kinds --dataset names, a table (dataset_kinds.cpp): each kind's name
 // in options, checkpoints and weights files, and everything that differs

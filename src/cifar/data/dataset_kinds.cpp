@@ -68,14 +68,9 @@ DatasetKindEntry cifar100() {
 
 ImageSplit read_folder(const DatasetOptions& options, Split split) {
   ImageFolderOptions folder = options.folder;
-  if (options.image_size > 0) folder.image_size = options.image_size;
-  folder.prep = dataset_prep(options, DatasetKind{"folder"});
-  if (split == Split::kTrain && options.resized_crops > 0) {
-    folder.whole_size = kWholeScale * folder.image_size;  // kept whole for resized crops
-  }
-  ImageSplit data = read_image_folder(options.dir, split, folder);
-  if (data.whole) data.whole->min_scale = options.resized_crops;
-  return data;
+  folder.image = options.image;
+  if (split != Split::kTrain) folder.image.whole_size = 0;  // evaluated as prepared
+  return read_image_folder(options.dir, split, folder);
 }
 
 std::vector<NamedFile> folder_caches(const fs::path& dir) {

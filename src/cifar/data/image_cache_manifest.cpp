@@ -64,12 +64,13 @@ std::string image_cache_manifest(const ImageFolderListing& listing,
   std::string m = "cifar-train image folder cache 2\n";
   m += "decode: PNG (libpng), JPEG (libjpeg-turbo), transparency composited onto white\n";
   m += fmt::format("decoders: {}\n", image_decoding_version());
-  if (options.whole_size > 0) {
+  const ImageSpec& image = options.image;
+  if (image.whole_size > 0) {
     m += fmt::format("whole: resized (squashed) to {0}x{0}, rounded to uint8, sizes kept\n",
-                     options.whole_size);
+                     image.whole_size);
   } else {
     m += fmt::format("prepare: {}, bilinear with antialiasing, to {}x{}, rounded to uint8\n",
-                     to_string(options.prep), options.image_size, options.image_size);
+                     to_string(image.prep), image.image_size, image.image_size);
   }
   m += fmt::format("libtorch: {}\n", libtorch_version());
   m += fmt::format("skip_bad_images: {}\nmax_pixels: {}\n", options.skip_bad_images ? 1 : 0,

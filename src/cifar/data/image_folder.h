@@ -16,9 +16,9 @@
 // listed as torchvision lists them (each class's folder walked recursively,
 // folders in sorted order, files sorted within each), decoded with
 // formats/image.h (transparency composited onto white, as cifar-predict
-// does) and prepared at options.image_size as options.prep says
+// does) and prepared at options.image.image_size as options.image.prep says
 // (prepare_image: torchvision's Resize + CenterCrop for an image folder
-// data set), or kept whole at options.whole_size for random resized crops
+// data set), or kept whole at options.image.whole_size for random resized crops
 // (data/crops.h), each with its size as read. Hidden
 // entries (names starting with '.') and files without an image extension
 // are ignored and counted.
@@ -56,11 +56,10 @@ struct ImageFolderOptions {
   // that has none (cifar-eval), whose hint then names none.
   std::string holdout_option;
   int64_t max_pixels = kMaxImagePixels;  // per image, before decoding
-  int64_t image_size = kCifarImageSide;  // the model's side (--image-size)
-  ImagePrep prep;                        // how each image is made side x side
-  // > 0: images kept whole for random resized crops (data/crops.h), squashed
-  // to this side, the split's `whole` set (its min_scale left to the caller).
-  int64_t whole_size = 0;
+  // The model's images (resolved by resolve/): each image prepared as
+  // image.prep says at image.image_size, or kept whole at image.whole_size
+  // (the split's `whole` set) for random resized crops (data/crops.h).
+  ImageSpec image;
   // The files to read, chosen from the number the split lists: sorted,
   // distinct int64 indices into the listing (--train-limit, --test-limit:
   // only those are decoded). Unset: every file. Not with skip_bad_images
@@ -137,7 +136,7 @@ ImageFolderListing list_image_folder(const std::filesystem::path& dir, Split spl
                                      const ImageFolderOptions& options = {});
 
 // Reads a split: images (N, 3, side, side) uint8 in the listing's order
-// (side: image_size, or whole_size with `whole` set), labels (N) int64,
+// (side: image.image_size, or image.whole_size with `whole` set), labels (N) int64,
 // class names. From the cache when its key matches the listing;
 // else decodes (logging "decoding N images", calling options.progress) and
 // writes the cache (atomically; a cache that cannot be written is a warning,

@@ -16,14 +16,15 @@ constexpr int64_t kChunk = 256;  // images decoded between progress calls
 
 // One decoded image as the split keeps it: prepared, or whole.
 torch::Tensor stored_image(const torch::Tensor& rgb, const ImageFolderOptions& options) {
-  if (options.whole_size > 0) return resize_image(rgb, options.whole_size);
-  return prepare_image(rgb, options.image_size, options.prep);
+  const ImageSpec& image = options.image;
+  if (image.whole_size > 0) return resize_image(rgb, image.whole_size);
+  return prepare_image(rgb, image.image_size, image.prep);
 }
 
 }  // namespace
 
 int64_t stored_side(const ImageFolderOptions& options) {
-  return options.whole_size > 0 ? options.whole_size : options.image_size;
+  return options.image.whole_size > 0 ? options.image.whole_size : options.image.image_size;
 }
 
 Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {

@@ -73,7 +73,7 @@ void log_ignored(const ImageFolderListing& listing) {
       named(listing.other_ignored, listing.other_names));
 }
 
-// The split; whole images (options.whole_size) with their sizes.
+// The split; whole images (options.image.whole_size) with their sizes.
 ImageSplit to_split(torch::Tensor images, torch::Tensor labels, const torch::Tensor& sizes,
                     const std::vector<std::string>& class_names,
                     const ImageFolderOptions& options) {
@@ -81,8 +81,9 @@ ImageSplit to_split(torch::Tensor images, torch::Tensor labels, const torch::Ten
   data.images = std::move(images);
   data.labels = std::move(labels);
   data.class_names = class_names;
-  if (options.whole_size > 0) {
-    data.whole = WholeImages{.sizes = sizes, .side = options.image_size, .prep = options.prep};
+  if (const ImageSpec& image = options.image; image.whole_size > 0) {
+    data.whole = WholeImages{
+        .sizes = sizes, .side = image.image_size, .prep = image.prep, .min_scale = image.min_scale};
   }
   return data;
 }

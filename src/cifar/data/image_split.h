@@ -16,12 +16,25 @@
 #include <vector>
 
 #include "cifar/core/image_prep.h"
+#include "cifar/core/types.h"
 
 namespace cifar {
 
 // Which split of a data set: the training, validation or test images (only
 // an image folder may have a validation split of its own, val/).
 enum class Split { kTrain, kVal, kTest };
+
+// The images a run's model takes, resolved once from the options, the data
+// set's kind and the recipe (resolve/run_data.cpp; cifar-eval's from the
+// checkpoint) and read unchanged by the data set's reader: every split
+// prepared at image_size as prep says or, with whole_size set, the training
+// split kept whole for random resized crops (crops.h).
+struct ImageSpec {
+  int64_t image_size = kCifarImageSide;  // --image-size: the side, px
+  ImagePrep prep;                        // how an image of any shape is made image_size square
+  int64_t whole_size = 0;  // > 0: the training split kept whole, squashed to this side
+  double min_scale = 0;    // then a random crop's least share of the area (--crop-scale)
+};
 
 // Training images kept whole for random resized crops (data/crops.h):
 // stored squashed to a square larger than the model's side, with what is

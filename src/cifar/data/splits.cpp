@@ -45,14 +45,8 @@ ImageSplit cut_test(ImageSplit test, const SplitOptions& options, DatasetKind ki
 }  // namespace
 
 DatasetOptions SplitOptions::dataset() const {
-  DatasetOptions options{.dir = data_dir,
-                         .kind = kind,
-                         .labels = labels,
-                         .folder = folder,
-                         .image_size = image_size,
-                         .crop_mode = crop_mode,
-                         .crop_pct = crop_pct,
-                         .resized_crops = resized_crops};
+  DatasetOptions options{
+      .dir = data_dir, .kind = kind, .labels = labels, .folder = folder, .image = image};
   options.folder.missing_test_is_empty = val_split > 0;
   options.folder.holdout_option = "--val-split";  // a run's way round a missing test/
   return options;
@@ -152,12 +146,10 @@ RunData read_folder_run_data(const SplitOptions& options, DatasetKind kind) {
   if (lazy_train(options)) {
     // Described (normalisation) from the training images the run uses.
     run.splits = read_folder_train_picked(options, kind);
-    run.dataset = describe_dataset(kind, options.labels, run.splits.train,
-                                   dataset_prep(options.dataset(), kind));
+    run.dataset = describe_dataset(kind, options.labels, run.splits.train, options.image.prep);
   } else {  // described from the whole training split, as CIFAR's
     const ImageSplit train = read_dataset_split(options.dataset(), kind, Split::kTrain);
-    run.dataset =
-        describe_dataset(kind, options.labels, train, dataset_prep(options.dataset(), kind));
+    run.dataset = describe_dataset(kind, options.labels, train, options.image.prep);
     run.splits = cut_train(train, options, kind);
   }
   if (run.val_folder) run.splits.val = read_folder_eval_split(options, kind, Split::kVal);
@@ -171,7 +163,7 @@ RunData read_run_data(const SplitOptions& options) {
   const DatasetKind kind = dataset_kind(data);
   if (dataset_entry(kind).image_files) return read_folder_run_data(options, kind);
   const ImageSplit train = read_dataset_split(data, kind, Split::kTrain);
-  RunData run{.dataset = describe_dataset(kind, options.labels, train, dataset_prep(data, kind)),
+  RunData run{.dataset = describe_dataset(kind, options.labels, train, options.image.prep),
               .splits = cut_train(train, options, kind),
               .test = cut_test(read_dataset_split(data, kind, Split::kTest), options, kind),
               .val_folder = false,

@@ -28,16 +28,11 @@ struct SplitOptions {
   // image folder, which lists them class by class, N evenly spaced ones.
   int64_t train_limit = 0;
   int64_t test_limit = 0;
-  int64_t val_split = 0;                // N training images held out for validation
-  uint64_t seed = 0;                    // which images are held out
-  std::optional<DatasetKind> kind{};    // --dataset; unset: detected
-  LabelSet labels = LabelSet::kFine;    // --labels (CIFAR-100)
-  int64_t image_size = 0;               // --image-size (0: the data set's own side)
-  std::optional<CropMode> crop_mode{};  // --crop-mode (unset: the data set's)
-  double crop_pct = 0;                  // --crop-pct (0: the data set's)
-  // Augmenting: random resized crops' least share of the area (--crop-scale),
-  // for a data set augmented so (DatasetOptions::resized_crops); 0: none.
-  double resized_crops = 0;
+  int64_t val_split = 0;              // N training images held out for validation
+  uint64_t seed = 0;                  // which images are held out
+  std::optional<DatasetKind> kind{};  // --dataset; unset: detected
+  LabelSet labels = LabelSet::kFine;  // --labels (CIFAR-100)
+  ImageSpec image{};                  // the model's images, as resolve/ decided them
   // Image folders: the cache, --skip-bad-images, the decoding progress (a
   // missing test/ is an empty test split when --val-split holds images out).
   ImageFolderOptions folder{};

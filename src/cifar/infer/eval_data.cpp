@@ -54,8 +54,7 @@ ImageSplit read_class_data(const EvalConfig& config, const DatasetOptions& optio
   spdlog::info("{}: a folder of class folders, labelled by the model's {} classes", config.data_dir,
                checkpoint.info.class_names.size());
   ImageFolderOptions folder = options.folder;
-  if (options.image_size > 0) folder.image_size = options.image_size;
-  folder.prep = checkpoint.info.prep;
+  folder.image = options.image;
   return read_class_folder(options.dir, checkpoint.info.class_names, model_file, folder);
 }
 
@@ -81,9 +80,8 @@ ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint
   // A model trained on CIFAR-100's 20 coarse labels is evaluated on them.
   if (info.dataset == "cifar100-coarse") options.labels = LabelSet::kCoarse;
   options.folder.skip_bad_images = config.skip_bad_images;
-  options.image_size = info.image.side;  // the images the model was trained on
-  options.crop_mode = info.prep.mode;    // prepared as they were
-  options.crop_pct = info.prep.crop_pct;
+  // The images the model was trained on, prepared as they were.
+  options.image = ImageSpec{.image_size = info.image.side, .prep = info.prep};
   const std::string model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                            : "checkpoint " + config.checkpoint;
   if (plain_class_folder(options)) {

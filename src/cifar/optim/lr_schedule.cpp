@@ -18,26 +18,26 @@ double lr_at(const ScheduleOptions& o, int64_t step) {
   if (o.schedule == Schedule::kOneCycle) {
     if (warmup <= 0) warmup = 0.3 * total;
     warmup = std::min(warmup, total);
-    const double start = o.base_lr / 25.0;
-    if (t < warmup) return start + (o.base_lr - start) * t / warmup;
+    const double start = o.lr / 25.0;
+    if (t < warmup) return start + (o.lr - start) * t / warmup;
     const double rest = std::max(1.0, total - warmup);
-    return o.base_lr * std::max(0.0, 1.0 - (t - warmup) / rest);
+    return o.lr * std::max(0.0, 1.0 - (t - warmup) / rest);
   }
-  if (t < warmup) return o.base_lr * (t + 1) / warmup;
+  if (t < warmup) return o.lr * (t + 1) / warmup;
   const double progress = std::clamp(t / total, 0.0, 1.0);
   switch (o.schedule) {
     case Schedule::kConstant:
-      return o.base_lr;
+      return o.lr;
     case Schedule::kStep:
-      return o.base_lr * (progress >= 0.75 ? 0.01 : progress >= 0.5 ? 0.1 : 1.0);
+      return o.lr * (progress >= 0.75 ? 0.01 : progress >= 0.5 ? 0.1 : 1.0);
     case Schedule::kCosine:
-      return o.base_lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+      return o.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
     case Schedule::kLinear:
-      return o.base_lr * (1.0 - progress);
+      return o.lr * (1.0 - progress);
     case Schedule::kOneCycle:
       break;
   }
-  return o.base_lr;
+  return o.lr;
 }
 
 }  // namespace cifar

@@ -26,18 +26,18 @@ std::string to_string(Schedule schedule);
 
 struct ScheduleOptions {
   Schedule schedule = Schedule::kConstant;
-  double base_lr = 0.001;
+  double lr = 0.001;
   double warmup_epochs = 0.0;
   int64_t epochs = 1;
   int64_t steps_per_epoch = 1;
 };
 
 // Learning rate for the 0-based global step:
-//   constant  base_lr
-//   step      base_lr, x0.1 after 50% and again after 75% of training
-//   cosine    half-cosine from base_lr down to 0
-//   linear    straight down from base_lr at step 0 to 0 at the end (airbench)
-//   onecycle  linear rise from base_lr/25 to base_lr over the warm-up (30%
+//   constant  lr
+//   step      lr, x0.1 after 50% and again after 75% of training
+//   cosine    half-cosine from lr down to 0
+//   linear    straight down from lr at step 0 to 0 at the end (airbench)
+//   onecycle  linear rise from lr/25 to lr over the warm-up (30%
 //             of training when --warmup-epochs is 0), then linear fall to 0
 // For constant, step, cosine and linear a warm-up ramps linearly from 0 first.
 double lr_at(const ScheduleOptions& options, int64_t step);

@@ -11,8 +11,8 @@ namespace cifar {
 ParamGroups::ParamGroups(std::vector<ParamGroup> groups) : groups_(std::move(groups)) {
   if (groups_.empty()) throw std::logic_error("a recipe needs at least one parameter group");
   for (const auto& g : groups_) {
-    TORCH_CHECK(g.schedule.base_lr > 0, "parameter group ", g.name,
-                ": learning rate must be positive, got ", g.schedule.base_lr);
+    TORCH_CHECK(g.schedule.lr > 0, "parameter group ", g.name,
+                ": learning rate must be positive, got ", g.schedule.lr);
   }
 }
 
@@ -50,7 +50,7 @@ std::string ParamGroups::describe() const {
   for (const auto& g : groups_) {
     if (!out.empty()) out += ", ";
     out += fmt::format("{} {} ({} lr {:g})", g.name, g.params.size(), g.optimizer->name(),
-                       g.schedule.base_lr);
+                       g.schedule.lr);
   }
   return out;
 }

@@ -31,7 +31,7 @@ struct ParamGroup {
   std::string name;                      // for the log: "filters", "head", ...
   std::vector<torch::Tensor> params;     // the optimiser's parameters
   std::unique_ptr<Optimizer> optimizer;  // over `params`
-  ScheduleOptions schedule;              // base_lr is the group's peak rate
+  ScheduleOptions schedule;              // lr is the group's peak rate
   // Once the schedule has run out (rate 0), stop computing the group's
   // gradients (requires_grad false), as airbench detaches its whitening bias
   // after 3 epochs: the backward pass then skips what only they needed.

@@ -34,7 +34,7 @@ Recipe classic(const TrainConfig& c, const Precision& /*precision*/) {
                                              .declared = given_args(c.optimizer_args)};
             return one_group(params, optimizer_entry(c.optimizer).make(params, settings),
                              {.schedule = c.schedule,
-                              .base_lr = c.lr,
+                              .lr = c.lr,
                               .warmup_epochs = c.warmup_epochs,
                               .epochs = c.epochs,
                               .steps_per_epoch = steps_per_epoch});
@@ -81,7 +81,7 @@ ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, c10::Scal
   const double wd = a.decay_per_image * static_cast<double>(c.batch_size);
   auto linear = [&](double lr, double epochs) {
     return ScheduleOptions{.schedule = Schedule::kLinear,
-                           .base_lr = lr,
+                           .lr = lr,
                            .warmup_epochs = 0,
                            .epochs = static_cast<int64_t>(std::ceil(epochs)),
                            .steps_per_epoch = steps_per_epoch};

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "cifar/data/crops.h"
 #include "cifar/report/progress_bar.h"
 #include "cifar/resolve/ignored_options.h"
 
@@ -89,20 +90,31 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
   }
 }
 
-SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar) {
+ImageSpec image_spec(const TrainConfig& c, const DatasetKindEntry& kind, bool augments) {
+  ImageSpec image;
+  if (c.image_size > 0) image.image_size = c.image_size;
+  image.prep = kind.prep;
+  if (c.crop_mode != "auto") image.prep.mode = parse_crop_mode(c.crop_mode);
+  if (c.crop_pct > 0) image.prep.crop_pct = c.crop_pct;
+  validate_image_prep(image.prep);  // config/ refuses a --crop-pct out of range first
+  if (augments && kind.resized_crops && c.crop_scale > 0) {  // --crop-scale 0: translations
+    image.whole_size = kWholeScale * image.image_size;
+    image.min_scale = c.crop_scale;
+  }
+  return image;
+}
+
+SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, bool progress_bar) {
+  DatasetOptions given{.dir = c.data_dir, .kind = dataset_request(c.dataset), .folder = {}};
+  const DatasetKind kind = dataset_kind(given);  // --dataset, else detected
   SplitOptions options{.data_dir = c.data_dir,
                        .train_limit = c.train_limit,
                        .test_limit = c.test_limit,
                        .val_split = c.val_split,
                        .seed = c.seed,
-                       .kind = dataset_request(c.dataset),
+                       .kind = kind,
                        .labels = c.labels,
-                       .image_size = c.image_size,
-                       .crop_mode = c.crop_mode == "auto"
-                                        ? std::nullopt
-                                        : std::optional<CropMode>(parse_crop_mode(c.crop_mode)),
-                       .crop_pct = c.crop_pct,
-                       .resized_crops = 0,
+                       .image = image_spec(c, dataset_entry(kind), augments),
                        .folder = {}};
   options.folder.skip_bad_images = c.skip_bad_images;
   options.folder.progress = decoding_progress(c, main_rank, progress_bar);

@@ -1,7 +1,7 @@
 // run_data.h: a training run's data as the settings ask for it, and what was read.
 //
 // split_options turns the settings into the data layer's SplitOptions (the
-// image size and preparation, the limits, the held-out images, the decoding
+// kind, the images (image_spec), the limits, the held-out images, the decoding
 // bar); log_data says what was read and what it means for the run (the split
 // sizes, how best.pt is chosen, a --batch-size lowered to the training split,
 // the data options the data set's kind does not read); fitted_batch is that
@@ -15,9 +15,16 @@
 
 namespace cifar {
 
-// The data layer's options for `c` (rank 0 draws the decoding bar;
-// `progress_bar`: it draws on stderr).
-SplitOptions split_options(const TrainConfig& c, bool main_rank, bool progress_bar);
+// The model's images, the one place --image-size, --crop-mode, --crop-pct
+// and --crop-scale are read: the side given, else CIFAR's 32; the
+// preparation given, else the kind's; for an augmenting recipe (`augments`)
+// and a kind augmented by random resized crops (--crop-scale above 0), the
+// training images kept whole at kWholeScale times the side.
+ImageSpec image_spec(const TrainConfig& c, const DatasetKindEntry& kind, bool augments);
+
+// The data layer's options for `c`, its kind detected once (rank 0 draws the
+// decoding bar; `progress_bar`: it draws on stderr).
+SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, bool progress_bar);
 
 // --batch-size, lowered to fit a training split smaller than it: each of the
 // `world` processes' batch to its share of the images (so the global batch

@@ -168,9 +168,9 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);
   sized.amp = precision.amp;  // config.toml and the checkpoint record what ran
-  SplitOptions split = split_options(sized, dist.is_main(), context.progress_bar);
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).
-  split.resized_crops = recipe.augmentation.translates() ? config.crop_scale : 0;
+  const SplitOptions split =
+      split_options(sized, recipe.augmentation.translates(), dist.is_main(), context.progress_bar);
   if (const std::string problem = val_split_beside_val_folder(split); !problem.empty()) {
     throw UsageError(problem);
   }

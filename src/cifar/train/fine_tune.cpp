@@ -46,7 +46,7 @@ ParamGroups fine_tune_groups(const Recipe& recipe, ClassifierImpl& model, int64_
   }
   for (ParamGroup& g : groups_of_part(recipe, model, steps_per_epoch, entry, false)) {
     g.name = g.name == "all" ? "body" : "body_" + g.name;
-    g.schedule.base_lr *= body_lr_scale;
+    g.schedule.lr *= body_lr_scale;
     groups.push_back(std::move(g));
   }
   return ParamGroups(std::move(groups));
