@@ -14,9 +14,9 @@
 // the step its StepSpec, the loop the data and the shape. The run folder
 // itself is opened later, by rank 0 only (report/run_outputs.h).
 //
-//   option (TrainConfig) -> RunSpec -> its one consumer
-//   --image-size   -> spec.source.image (the data's, as read) -> session, checkpoint header
-//   --lr           -> spec.recipe.param_groups -> the optimisers (train/session.cpp)
+//   option (TrainConfig) -> resolved here -> its one consumer
+//   --image-size -> ImageSpec::image_size (run_data.h image_spec) -> the kind's reader (data/)
+//   --lr         -> ScheduleOptions::lr of each parameter group (recipe.h) -> optim/lr_schedule
 #pragma once
 
 #include <filesystem>
