@@ -55,9 +55,9 @@ c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host,
   if (result.wait_for(limit) == std::future_status::timeout) {
     quiet.keep();
     throw std::runtime_error(fmt::format(
-        "no answer from the store at {}:{} within {} s (--dist-timeout and {} s more): something "
-        "accepts connections there but does not answer as a c10d store (another program on "
-        "that port?)",
+        "no answer from the store at {}:{} within {} s (--dist-timeout and {} s more): nothing "
+        "there answered as a c10d store (rank 0, which serves it, not started yet, or another "
+        "program on that port?)",
         host, options.port, limit.count() / 1000, kStoreGrace.count()));
   }
   return result.get();
