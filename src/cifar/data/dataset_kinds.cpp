@@ -6,7 +6,6 @@
 #include <system_error>
 
 #include "cifar/data/cifar10.h"
-#include "cifar/data/crops.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/image_cache.h"
 

@@ -203,6 +203,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       .precision = std::move(precision),
       .recipe = {},
       .step = {},
+      .loop = {},
       .local_batch = 0,
       .shape = {},
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),
@@ -270,6 +271,7 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   // Its groups may scale with the batch; Muon's type follows the precision.
   spec.recipe = make_recipe(spec.settings, spec.precision);
   spec.step = step_spec(spec.settings.amp, spec.recipe.loss, config.step);
+  spec.loop = loop_spec(spec.settings);
   check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
   spec.shape = checked_epochs(spec, context.device, context.dist);
   return spec;

@@ -11,7 +11,7 @@
 // agreement, and the epochs' shape. Every refusal of the user's settings is a
 // UsageError from here (or from config/, for a value alone); the job's parts
 // (train/) then take their piece of the spec: the session the model source,
-// the step its StepSpec, the loop the data and the shape. The run folder
+// the step its StepSpec, the loop its LoopSpec, the data and the shape. The run folder
 // itself is opened later, by rank 0 only (report/run_outputs.h).
 //
 //   option (TrainConfig) -> resolved here -> its one consumer
@@ -31,6 +31,7 @@
 #include "cifar/dist/distributed.h"
 #include "cifar/io/resumed_run_dir.h"
 #include "cifar/platform/precision.h"
+#include "cifar/resolve/loop_spec.h"
 #include "cifar/resolve/model_source.h"
 #include "cifar/resolve/recipe.h"
 #include "cifar/resolve/step_spec.h"
@@ -45,6 +46,7 @@ struct RunSpec {
   Precision precision;      // --amp resolved for the device and the model (platform/precision.h)
   Recipe recipe;            // made at the resolved batch size and precision
   StepSpec step;            // the precision and the recipe's loss
+  LoopSpec loop;            // the epochs: how many, evaluated how, reported how
   int64_t local_batch = 0;  // this process's share of batch_size
   EpochShape shape;         // how every epoch of this process is cut into steps
   // Data on the training device.

@@ -34,10 +34,10 @@ EpochOptions epoch_options(const TrainingJob& job) {
       .shape = job.shape,
       .step = job.spec.step,
       // Written for the data sets' own 32 px: at --image-size N, N/32 of each size.
-      .resolutions = scaled_schedule(job.config.resolution_schedule, kCifarImageSide,
+      .resolutions = scaled_schedule(job.loop.resolution_schedule, kCifarImageSide,
                                      job.spec.source.image.side),
       .progress_bar = job.env.progress_bar,
-      .log_interval_s = job.config.log_interval_s,
+      .log_interval_s = job.loop.log_interval_s,
       .before_step = [&job](int64_t global_step) { job.threads.at_boundary("step", global_step); },
       .after_step =
           [&job](int64_t /*images*/) {
@@ -48,7 +48,7 @@ EpochOptions epoch_options(const TrainingJob& job) {
           },
       // TensorBoard's running loss, read back every 10 steps on rank 0: only
       // when there are event files to write it to (no host sync otherwise).
-      .on_loss = job.outputs == nullptr || !job.config.tensorboard
+      .on_loss = job.outputs == nullptr || !job.loop.tensorboard
                      ? std::function<void(int64_t, double)>{}
                      : [outputs = job.outputs](int64_t step,
                                                double loss) { outputs->running_loss(step, loss); },
@@ -103,30 +103,30 @@ EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult
   return m;
 }
 
-bool evaluates(const TrainConfig& config, int64_t epoch) {
-  return epoch == config.epochs || epoch % config.eval_every == 0;
+bool evaluates(const LoopSpec& loop, int64_t epoch) {
+  return epoch == loop.epochs || epoch % loop.eval_every == 0;
 }
 
 // Validation (when held out) and test, at --tta; nothing on skipped epochs.
 EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torch::Device& device) {
   EpochEvaluation out;
-  if (!evaluates(job.config, epoch)) return out;
+  if (!evaluates(job.loop, epoch)) return out;
   DeviceTimer timer(device);
   timer.start();
   const ProgressBarOptions progress =
-      eval_progress_options(job.env.progress_bar, job.config.log_interval_s);
+      eval_progress_options(job.env.progress_bar, job.loop.log_interval_s);
   const OomAdvice advice{
-      "--eval-batch-size", job.config.eval_batch_size, job.spec.source.model_name, device,
-      job.config.amp,      job.spec.test.size()};
+      "--eval-batch-size", job.loop.eval_batch_size, job.spec.source.model_name, device,
+      job.loop.amp,        job.spec.test.size()};
   const CpuSettingsGuard cpu_settings(job.threads.threads(), /*onednn=*/true);
   auto evaluate_on = [&](const DeviceDataset& data) {
     return with_oom_advice(advice, [&] {
       return evaluate(
           job.session.shown_model(), data,
-          {.batch_size = job.config.eval_batch_size,
-           .amp = job.config.amp,
+          {.batch_size = job.loop.eval_batch_size,
+           .amp = job.loop.amp,
            .num_classes = static_cast<int64_t>(job.spec.class_names.size()),
-           .tta = job.config.tta,
+           .tta = job.loop.tta,
            .dist = &job.dist,
            .progress = job.dist.is_main() ? &progress : nullptr,
            .before_batch = [&job](int64_t b) { job.threads.at_boundary("evaluation batch", b); }});
@@ -153,7 +153,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
   EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
                               eval.val ? &*eval.val : nullptr, eval.seconds);
   m.top5_column = static_cast<int64_t>(job.spec.class_names.size()) > kTop5Above;
-  spdlog::info("{}", format_epoch_line(m, job.config.epochs));
+  spdlog::info("{}", format_epoch_line(m, job.loop.epochs));
   if (const GradScaler& scaler = *job.session.scaler; scaler.enabled()) {
     spdlog::info("epoch {}: {} of {} steps skipped for inf/NaN gradients, loss scale now {:g}",
                  epoch, stats.skipped_steps, stats.steps, scaler.scale_value());
@@ -185,14 +185,14 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
                      .run_dir = job.spec.run_dir,
                      .test_is_val = job.spec.test_is_val};
   const EpochOptions options = epoch_options(job);
-  const OomAdvice train_oom{"--batch-size", job.config.batch_size, job.spec.source.model_name,
-                            device,         job.config.amp,        job.spec.train.size()};
+  const OomAdvice train_oom{"--batch-size", job.loop.batch_size, job.spec.source.model_name,
+                            device,         job.loop.amp,        job.spec.train.size()};
   EpochPosition& position = job.session.position;
   EpochState shared(job.spec.train.device());  // the running totals; --cuda-graph's step, once
-  for (; position.epoch <= job.config.epochs; ++position.epoch) {
+  for (; position.epoch <= job.loop.epochs; ++position.epoch) {
     const EpochPlan plan =
         shard_plan(job.spec.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
-                                             job.config.seed, position.epoch),
+                                             job.loop.seed, position.epoch),
                    job.dist.rank(), job.dist.world_size());
     const EpochStats later = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);

@@ -23,7 +23,7 @@ namespace cifar {
 
 // Everything the epochs of one run share.
 struct TrainingJob {
-  const TrainConfig& config;
+  const LoopSpec& loop;  // of the settings, the loop reads only this
   const RunEnv& env;
   const Recipe& recipe;
   const RunSpec& spec;

@@ -60,7 +60,7 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const to
   const int64_t steps = spec.shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
   RunForecast forecast(steps, device.is_cpu());
   const InterruptGuard interrupt_guard;
-  const TrainingJob job{.config = config,
+  const TrainingJob job{.loop = spec.loop,
                         .env = env,
                         .recipe = spec.recipe,
                         .spec = spec,

@@ -1,0 +1,45 @@
+// loop_spec.h: what the loop of a run's epochs follows, resolved.
+//
+// The epoch loop (train/epoch_loop.h) takes this and nothing else of the
+// settings: how many epochs, which of them are evaluated and how, each
+// epoch's shuffle, the resolution schedule, and what it reports. Built once
+// from the settings resolve_run has fitted (the batch to the training split,
+// --amp to what runs).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cifar/config/train_config.h"
+#include "cifar/core/types.h"
+
+namespace cifar {
+
+struct LoopSpec {
+  int64_t epochs = 0;                        // --epochs, the last one numbered so
+  int64_t eval_every = 1;                    // --eval-every: every N-th epoch and the last
+  uint64_t seed = 0;                         // --seed: each epoch's shuffle and augmentation
+  std::vector<int64_t> resolution_schedule;  // --resolution-schedule, at CIFAR's 32 px
+  int64_t batch_size = 0;                    // --batch-size as fitted (out-of-memory advice)
+  int64_t eval_batch_size = 0;               // --eval-batch-size
+  AmpMode amp = AmpMode::kOff;               // resolved: never kAuto
+  int64_t tta = 0;                           // --tta's level
+  bool tensorboard = false;                  // the running loss for TensorBoard (rank 0)
+  double log_interval_s = 0;                 // --log-interval: progress lines off a terminal
+};
+
+// The loop of a run with these (fitted, resolved) settings.
+inline LoopSpec loop_spec(const TrainConfig& settings) {
+  return {.epochs = settings.epochs,
+          .eval_every = settings.eval_every,
+          .seed = settings.seed,
+          .resolution_schedule = settings.resolution_schedule,
+          .batch_size = settings.batch_size,
+          .eval_batch_size = settings.eval_batch_size,
+          .amp = settings.amp,
+          .tta = settings.tta,
+          .tensorboard = settings.tensorboard,
+          .log_interval_s = settings.log_interval_s};
+}
+
+}  // namespace cifar
