@@ -115,8 +115,8 @@ namespace {
 // n images whose first pixel byte and label encode their index.
 ImageSplit indexed_dataset(int64_t n) {
   ImageSplit d;
-  d.images =
-      torch::zeros({n, kCifarImage.channels, kCifarImage.side, kCifarImage.side}, torch::kUInt8);
+  d.images = torch::zeros({n, kCifarImage.channels, kCifarImage.image_size, kCifarImage.image_size},
+                          torch::kUInt8);
   d.images.select(1, 0).select(1, 0).select(1, 0).copy_(torch::arange(n) % 256);
   d.images.select(1, 1).select(1, 0).select(1, 0).copy_(torch::arange(n) / 256);
   d.labels = torch::arange(n, torch::kInt64);

@@ -144,12 +144,12 @@ TEST_CASE("DeviceDataset cuts whole images to the model's side", "[crops][loader
   split.labels = torch::arange(6, torch::kInt64);
   split.whole = WholeImages{
       .sizes = torch::tensor({{40, 60}, {60, 40}, {50, 50}, {30, 90}, {90, 30}, {32, 32}}),
-      .side = 16,
+      .image_size = 16,
       .prep = kTorchvisionEval,
       .min_scale = 0.25};
-  CHECK(split.model_side() == 16);
+  CHECK(split.image_size() == 16);
   const DeviceDataset data(split, torch::kCPU, Normalization{});
-  CHECK(data.side() == 16);
+  CHECK(data.image_size() == 16);
   const auto plan = data.plan_epoch(true, kAirbenchAugmentation, 7, 1);
   REQUIRE(plan.boxes.defined());
   CHECK_FALSE(plan.offsets.defined());

@@ -25,7 +25,7 @@ size_t count(const std::string& text, const std::string& what) {
 TEST_CASE("a weights file's images: given over recorded over the defaults, never silently",
           "[weights_images]") {
   WeightsMetadata recorded;  // a folder model's metadata
-  recorded.image_side = 40;
+  recorded.image_size = 40;
   recorded.prep = ImagePrep{CropMode::kCenter, 0.6};
   WeightsMetadata cifar_train;  // cifar-train's, the defaults left out
   cifar_train.from_cifar_train = true;
@@ -34,16 +34,16 @@ TEST_CASE("a weights file's images: given over recorded over the defaults, never
   SECTION("recorded, nothing given: the file's, no warning") {
     LogCapture log;
     const auto t = images_taken(recorded, ImageOptions{.warn_unsaid = true}, "m", "its metadata");
-    CHECK(t.side == 40);
+    CHECK(t.image_size == 40);
     CHECK(t.prep == ImagePrep{CropMode::kCenter, 0.6});
     CHECK(t.note == "40 px, center 0.6 (from its metadata)");
     CHECK(count(log.text(), "warning") == 0);
   }
   SECTION("given over a different record: used, one warning naming each") {
     LogCapture log;
-    const auto t = images_taken(recorded, ImageOptions{.side = 32, .mode = CropMode::kSquash}, "m",
-                                "its metadata");
-    CHECK(t.side == 32);
+    const auto t = images_taken(recorded, ImageOptions{.image_size = 32, .mode = CropMode::kSquash},
+                                "m", "its metadata");
+    CHECK(t.image_size == 32);
     CHECK(t.prep == ImagePrep{CropMode::kSquash, 0.6});
     CHECK(count(log.text(), "warning") == 1);
     CHECK(count(log.text(),
@@ -55,9 +55,9 @@ TEST_CASE("a weights file's images: given over recorded over the defaults, never
   }
   SECTION("given equal to the record, or to cifar-train's left-out defaults: no warning") {
     LogCapture log;
-    images_taken(recorded, ImageOptions{.side = 40, .crop_pct = 0.6}, "m", "its metadata");
-    const auto t = images_taken(cifar_train, ImageOptions{.side = 32, .warn_unsaid = true}, "m",
-                                "its metadata");
+    images_taken(recorded, ImageOptions{.image_size = 40, .crop_pct = 0.6}, "m", "its metadata");
+    const auto t = images_taken(cifar_train, ImageOptions{.image_size = 32, .warn_unsaid = true},
+                                "m", "its metadata");
     CHECK(t.prep == kWholeImage);
     CHECK(count(log.text(), "warning") == 0);
     // Given over cifar-train's left-out default: a difference too.
@@ -67,17 +67,18 @@ TEST_CASE("a weights file's images: given over recorded over the defaults, never
   SECTION("nothing recorded: the defaults, said once where the tool asks") {
     LogCapture log;
     const auto t = images_taken(none, ImageOptions{.warn_unsaid = true}, "m.pt", "its metadata");
-    CHECK(t.side == 32);
+    CHECK(t.image_size == 32);
     CHECK(t.prep == kWholeImage);
     CHECK(t.note == "32 px, squash 1 (the defaults: the file does not say)");
     CHECK(count(log.text(), "warning") == 1);
     CHECK(count(log.text(), "--image-size 32, --crop-mode squash, --crop-pct 1") == 1);
     // Part given: only the rest is named; all given: nothing to say.
-    images_taken(none, ImageOptions{.side = 40, .warn_unsaid = true}, "m.pt", "its metadata");
+    images_taken(none, ImageOptions{.image_size = 40, .warn_unsaid = true}, "m.pt", "its metadata");
     CHECK(count(log.text(), "prepared as --crop-mode squash, --crop-pct 1;") == 1);
     images_taken(
         none,
-        ImageOptions{.side = 40, .mode = CropMode::kCenter, .crop_pct = 0.6, .warn_unsaid = true},
+        ImageOptions{
+            .image_size = 40, .mode = CropMode::kCenter, .crop_pct = 0.6, .warn_unsaid = true},
         "m.pt", "its metadata");
     // --init-weights (warn_unsaid false): its run says the size.
     images_taken(none, ImageOptions{}, "m.pt", "its metadata");
@@ -91,7 +92,7 @@ TEST_CASE("an export names what its format loses of the model's answers", "[weig
   info.stem = "cifar";
   info.class_names = {"a", "b"};
   info.num_classes = 2;
-  info.image.side = 40;
+  info.image.image_size = 40;
   info.prep = ImagePrep{CropMode::kCenter, 0.6};
   info.normalization = Normalization{{0.5, 0.5, 0.5}, {0.25, 0.25, 0.25}};
   info.tta = 2;

@@ -19,22 +19,22 @@ TEST_CASE("each model entry builds its model and takes the image sizes it declar
     Classifier model = make_model(ModelOptions(entry.name).num_classes(7));
     model->eval();
     torch::NoGradGuard no_grad;
-    const int64_t side = entry.any_image_size() ? 32 : entry.image_side;
+    const int64_t side = entry.any_image_size() ? 32 : entry.image_size;
     CHECK(model->forward(torch::randn({2, 3, side, side})).sizes() == torch::IntArrayRef{2, 7});
     if (entry.any_image_size()) {  // from --image-size's least to well above CIFAR's
-      for (const int64_t other : {entry.min_image_side, int64_t{24}, int64_t{64}, int64_t{96}}) {
+      for (const int64_t other : {entry.min_image_size, int64_t{24}, int64_t{64}, int64_t{96}}) {
         INFO(other);
         CHECK(model->forward(torch::randn({2, 3, other, other})).sizes() ==
               torch::IntArrayRef{2, 7});
-        CHECK(entry.takes_image_side(other));
+        CHECK(entry.takes_image_size(other));
       }
     } else {
       CHECK_THROWS(model->forward(torch::randn({2, 3, 24, 24})));
-      CHECK_FALSE(entry.takes_image_side(64));
+      CHECK_FALSE(entry.takes_image_size(64));
     }
-    if (entry.any_image_size() && entry.min_image_side > ModelEntry{}.min_image_side) {
-      const int64_t below = entry.min_image_side - 1;  // a declared least: below it, no forward
-      CHECK_FALSE(entry.takes_image_side(below));
+    if (entry.any_image_size() && entry.min_image_size > ModelEntry{}.min_image_size) {
+      const int64_t below = entry.min_image_size - 1;  // a declared least: below it, no forward
+      CHECK_FALSE(entry.takes_image_size(below));
       CHECK_THROWS(model->forward(torch::randn({2, 3, below, below})));
     }
   }

@@ -14,7 +14,7 @@ TEST_CASE("image_spec: the side and preparation given, else CIFAR's and the kind
   const DatasetKindEntry& folder = dataset_entry(DatasetKind{"folder"});
   TrainConfig c;
   ImageSpec image = image_spec(c, folder, /*augments=*/false);
-  CHECK(image.image_size == kCifarImageSide);
+  CHECK(image.image_size == kCifarImageSize);
   CHECK(image.prep == kTorchvisionEval);
   CHECK(image.whole_size == 0);
   CHECK(image_spec(c, cifar, false).prep == kWholeImage);

@@ -112,7 +112,7 @@ TEST_CASE("a weights file's problems are the user's to fix, each named", "[resol
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "x.onnx", named); }),
              Catch::Contains("x.onnx: unknown extension '.onnx'; use .safetensors, .pt or .pth"));
   WeightsOptions big;
-  big.images.side = 40;
+  big.images.image_size = 40;
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "net.safetensors", big); }),
              Catch::Contains("--image-size 40: net takes images of 32 px only"));
 

@@ -18,20 +18,20 @@
 namespace cifar {
 
 // The geometry of a model's input images, as data: `channels` planes of
-// `side` x `side` pixels. The data set gives it (data/dataset.h: CIFAR's
+// `image_size` x `image_size` pixels. The data set gives it (data/dataset.h: CIFAR's
 // files, or an image folder at the size asked for), the model is built for
 // it, and checkpoints and weights files carry it to evaluation and
 // prediction. Class counts come from the data too.
 struct ImageShape {
   int64_t channels = 3;  // RGB: what the decoders give and Normalization covers
-  int64_t side = 0;
-  constexpr int64_t bytes() const { return channels * side * side; }  // one uint8 image
+  int64_t image_size = 0;
+  constexpr int64_t bytes() const { return channels * image_size * image_size; }  // one uint8 image
   bool operator==(const ImageShape&) const = default;
 };
 // CIFAR's image side: the CIFAR readers' images, an image folder's size
 // unless a recipe or --image-size says otherwise, and the size a checkpoint
 // or weights file that records none was trained at.
-inline constexpr int64_t kCifarImageSide = 32;
+inline constexpr int64_t kCifarImageSize = 32;
 
 // The highest test-time augmentation level (infer/evaluate.h says what each
 // level does); checkpoints record the level they were trained for.

@@ -84,8 +84,8 @@ ImageSplit read_cifar10(const fs::path& dir, Split split, const Cifar10Options& 
 
   const int64_t n = options.records_per_file * static_cast<int64_t>(files.size());
   ImageSplit data;
-  data.images =
-      torch::empty({n, kCifarImage.channels, kCifarImage.side, kCifarImage.side}, torch::kUInt8);
+  data.images = torch::empty(
+      {n, kCifarImage.channels, kCifarImage.image_size, kCifarImage.image_size}, torch::kUInt8);
   data.labels = torch::empty({n}, torch::kInt64);
   for (size_t f = 0; f < files.size(); ++f) {
     const auto path = dir / files[f];

@@ -22,7 +22,7 @@
 namespace cifar {
 
 // CIFAR's images (CIFAR-100's too): 3 x 32 x 32, 3,072 bytes each.
-inline constexpr ImageShape kCifarImage{.channels = 3, .side = kCifarImageSide};
+inline constexpr ImageShape kCifarImage{.channels = 3, .image_size = kCifarImageSize};
 inline constexpr int64_t kCifarImageBytes = kCifarImage.bytes();  // 3,072
 inline constexpr int64_t kRecordBytes = 1 + kCifarImageBytes;     // 3,073
 inline constexpr int64_t kRecordsPerFile = 10000;

@@ -105,8 +105,8 @@ ImageSplit read_cifar100(const fs::path& dir, Split split, LabelSet labels) {
                  official_records(split));
   }
   ImageSplit data;
-  data.images =
-      torch::empty({n, kCifarImage.channels, kCifarImage.side, kCifarImage.side}, torch::kUInt8);
+  data.images = torch::empty(
+      {n, kCifarImage.channels, kCifarImage.image_size, kCifarImage.image_size}, torch::kUInt8);
   data.labels = torch::empty({n}, torch::kInt64);
   parse_cifar100_records(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
                          path.string(), labels, data.images.data_ptr<uint8_t>(),

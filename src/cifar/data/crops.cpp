@@ -88,15 +88,15 @@ torch::Tensor crop_resize(const torch::Tensor& x, const torch::Tensor& boxes,
 ImageSplit evaluation_view(const ImageSplit& split) {
   if (!split.whole) return split;
   const WholeImages& whole = *split.whole;
-  const auto boxes = eval_crop_boxes(whole.sizes, whole.side, whole.prep);
-  auto images =
-      torch::empty({split.size(), split.images.size(1), whole.side, whole.side}, torch::kUInt8);
+  const auto boxes = eval_crop_boxes(whole.sizes, whole.image_size, whole.prep);
+  auto images = torch::empty(
+      {split.size(), split.images.size(1), whole.image_size, whole.image_size}, torch::kUInt8);
   constexpr int64_t kChunk = 256;
   for (int64_t start = 0; start < split.size(); start += kChunk) {
     const int64_t count = std::min(kChunk, split.size() - start);
     images.narrow(0, start, count)
         .copy_(crop_resize(split.images.narrow(0, start, count), boxes.narrow(0, start, count),
-                           torch::Tensor(), whole.side)
+                           torch::Tensor(), whole.image_size)
                    .round_()
                    .clamp_(0, 255));
   }

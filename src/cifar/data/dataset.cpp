@@ -144,7 +144,7 @@ DatasetInfo describe_dataset(DatasetKind kind, LabelSet labels, const ImageSplit
   info.kind = kind;
   info.labels = labels;
   info.class_names = train.class_names;
-  info.image = ImageShape{.channels = train.images.size(1), .side = train.model_side()};
+  info.image = ImageShape{.channels = train.images.size(1), .image_size = train.image_size()};
   info.prep = prep;
   info.normalization = dataset_entry(kind).normalization(train);
   return info;

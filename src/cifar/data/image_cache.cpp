@@ -85,7 +85,7 @@ class CacheReader {
     ::madvise(base, length, MADV_WILLNEED);
     auto images = torch::from_blob(
         static_cast<uint8_t*>(base) + (offset_ - start),
-        {n, shape.channels, shape.side, shape.side},
+        {n, shape.channels, shape.image_size, shape.image_size},
         [base, length](void*) { ::munmap(base, length); }, torch::kUInt8);
     crc_ = crc_of(crc_, images.data_ptr<uint8_t>(), bytes);
     offset_ += bytes;
@@ -174,7 +174,8 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
     in.read(c.labels.data_ptr<int64_t>(), n * sizeof(int64_t));
     c.sizes = torch::empty({static_cast<int64_t>(n), 2}, torch::kInt64);
     in.read(c.sizes.data_ptr<int64_t>(), 2 * n * sizeof(int64_t));
-    c.images = n == 0 ? torch::empty({0, shape.channels, shape.side, shape.side}, torch::kUInt8)
+    c.images = n == 0 ? torch::empty({0, shape.channels, shape.image_size, shape.image_size},
+                                     torch::kUInt8)
                       : in.map_images(static_cast<int64_t>(n), shape);
     const uint32_t expected = in.crc();
     uint32_t stored = 0;

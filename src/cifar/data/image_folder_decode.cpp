@@ -29,9 +29,10 @@ int64_t stored_side(const ImageFolderOptions& options) {
 
 Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {
   const auto n = static_cast<int64_t>(listing.files.size());
-  const ImageShape shape{.channels = 3, .side = stored_side(options)};
+  const ImageShape shape{.channels = 3, .image_size = stored_side(options)};
   const int64_t bytes = shape.bytes();
-  auto images = torch::empty({n, shape.channels, shape.side, shape.side}, torch::kUInt8);
+  auto images =
+      torch::empty({n, shape.channels, shape.image_size, shape.image_size}, torch::kUInt8);
   auto* out = images.data_ptr<uint8_t>();
   auto sizes = torch::zeros({n, 2}, torch::kInt64);
   auto* size_of = sizes.data_ptr<int64_t>();

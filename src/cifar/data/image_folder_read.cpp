@@ -82,8 +82,10 @@ ImageSplit to_split(torch::Tensor images, torch::Tensor labels, const torch::Ten
   data.labels = std::move(labels);
   data.class_names = class_names;
   if (const ImageSpec& image = options.image; image.whole_size > 0) {
-    data.whole = WholeImages{
-        .sizes = sizes, .side = image.image_size, .prep = image.prep, .min_scale = image.min_scale};
+    data.whole = WholeImages{.sizes = sizes,
+                             .image_size = image.image_size,
+                             .prep = image.prep,
+                             .min_scale = image.min_scale};
   }
   return data;
 }
@@ -174,9 +176,9 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   ImageCacheContents contents;
   contents.manifest = image_cache_manifest(listing, options, where);
   bool writable = true;
-  if (options.use_cache &&
-      use_cache(cache, contents.manifest, ImageShape{.channels = 3, .side = stored_side(options)},
-                listing.root, contents, start, writable)) {
+  if (options.use_cache && use_cache(cache, contents.manifest,
+                                     ImageShape{.channels = 3, .image_size = stored_side(options)},
+                                     listing.root, contents, start, writable)) {
     warn_skipped(contents.skipped, listing.root);
     if (picked.defined()) {  // those asked for (a copy)
       TORCH_CHECK(contents.labels.size(0) == listed, "a pick from a cache with skipped files");

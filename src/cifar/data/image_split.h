@@ -30,7 +30,7 @@ enum class Split { kTrain, kVal, kTest };
 // prepared at image_size as prep says or, with whole_size set, the training
 // split kept whole for random resized crops (crops.h).
 struct ImageSpec {
-  int64_t image_size = kCifarImageSide;  // --image-size: the side, px
+  int64_t image_size = kCifarImageSize;  // --image-size: the side, px
   ImagePrep prep;                        // how an image of any shape is made image_size square
   int64_t whole_size = 0;  // > 0: the training split kept whole, squashed to this side
   double min_scale = 0;    // then a random crop's least share of the area (--crop-scale)
@@ -40,10 +40,10 @@ struct ImageSpec {
 // stored squashed to a square larger than the model's side, with what is
 // needed to cut them to it.
 struct WholeImages {
-  torch::Tensor sizes;   // (N, 2) int64: each image's (height, width) as read
-  int64_t side = 0;      // the model's side, that crops are resized to
-  ImagePrep prep;        // the evaluation view (an unaugmented batch)
-  double min_scale = 0;  // a random crop's least share of the image's area
+  torch::Tensor sizes;     // (N, 2) int64: each image's (height, width) as read
+  int64_t image_size = 0;  // the model's side, that crops are resized to
+  ImagePrep prep;          // the evaluation view (an unaugmented batch)
+  double min_scale = 0;    // a random crop's least share of the image's area
 };
 
 // One split of a data set (CIFAR-10, CIFAR-100, an image folder: see
@@ -57,8 +57,8 @@ struct ImageSplit {
   std::optional<WholeImages> whole{};
 
   int64_t size() const { return labels.size(0); }
-  // The side of the images the model takes: whole->side, else S.
-  int64_t model_side() const { return whole ? whole->side : images.size(3); }
+  // The side of the images the model takes: whole->image_size, else S.
+  int64_t image_size() const { return whole ? whole->image_size : images.size(3); }
 };
 
 // The images at `index` ((K) int64) of `data`, with their labels (and sizes).

@@ -24,7 +24,8 @@ DeviceDataset::DeviceDataset(const ImageSplit& data, torch::Device device, Norma
   labels_ = to_device(data.labels, device);
   whole_ = data.whole;
   if (whole_)
-    eval_boxes_ = to_device(eval_crop_boxes(whole_->sizes, whole_->side, whole_->prep), device);
+    eval_boxes_ =
+        to_device(eval_crop_boxes(whole_->sizes, whole_->image_size, whole_->prep), device);
 }
 
 EpochPlan DeviceDataset::plan_epoch(bool shuffle, const Augmentation& augmentation, uint64_t seed,
@@ -77,7 +78,8 @@ Batch DeviceDataset::batch(const EpochPlan& plan, int64_t start, int64_t count) 
     return t.defined() ? t.narrow(0, start, count) : torch::Tensor();
   };
   if (plan.boxes.defined()) {  // whole images: cut to the model's side, flipped
-    x = crop_resize(x, part(plan.boxes), part(plan.flips), side());  // (B, 3, side, side) float
+    x = crop_resize(x, part(plan.boxes), part(plan.flips),
+                    image_size());  // (B, 3, side, side) float
   } else if (plan.offsets.defined() || plan.flips.defined()) {
     x = translate_and_flip(x, part(plan.offsets), part(plan.flips), plan.pad, plan.pad_mode);
   }

@@ -38,7 +38,7 @@ struct EpochPlan {
 };
 
 struct Batch {
-  torch::Tensor images;  // (B, 3, S, S) float, normalised (S: side())
+  torch::Tensor images;  // (B, 3, S, S) float, normalised (S: image_size())
   torch::Tensor labels;  // (B) int64
 };
 
@@ -51,7 +51,7 @@ class DeviceDataset {
   const torch::Tensor& labels() const { return labels_; }
   const torch::Tensor& images() const { return images_; }  // (N, 3, S, S) uint8
   // The side of a batch's images: the model's (S, or a whole image's crop side).
-  int64_t side() const { return whole_ ? whole_->side : images_.size(3); }
+  int64_t image_size() const { return whole_ ? whole_->image_size : images_.size(3); }
   torch::Device device() const { return images_.device(); }
 
   // The same (seed, epoch) always gives the same plan, on any device.

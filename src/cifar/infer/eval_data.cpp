@@ -81,7 +81,7 @@ ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint
   if (info.dataset == "cifar100-coarse") options.labels = LabelSet::kCoarse;
   options.folder.skip_bad_images = config.skip_bad_images;
   // The images the model was trained on, prepared as they were.
-  options.image = ImageSpec{.image_size = info.image.side, .prep = info.prep};
+  options.image = ImageSpec{.image_size = info.image.image_size, .prep = info.prep};
   const std::string model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                            : "checkpoint " + config.checkpoint;
   if (plain_class_folder(options)) {

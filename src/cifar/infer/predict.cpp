@@ -67,7 +67,7 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
     out[i].file = files[i];
     try {
       inputs.push_back(image_to_input(read_image(files[i], options.max_pixels), info.normalization,
-                                      info.image.side, info.prep));
+                                      info.image.image_size, info.prep));
       pending.push_back(i);
     } catch (const std::exception& e) {
       out[i].error = first_line(e.what());

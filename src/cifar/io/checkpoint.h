@@ -104,7 +104,7 @@ struct CheckpointInfo {
   std::string train_fingerprint;
   // The images it takes (core/types.h): the data set's, at the run's
   // --image-size; absent in older files: CIFAR's 3 x 32 x 32.
-  ImageShape image{.channels = 3, .side = kCifarImageSide};
+  ImageShape image{.channels = 3, .image_size = kCifarImageSize};
   // How an image of any shape is made one of those (core/image_prep.h);
   // absent in older files: the whole image resized (kWholeImage).
   ImagePrep prep;

@@ -37,7 +37,7 @@ ImagePrep image_prep_field(const json& image, const std::string& source) {
 
 json image_field(const ImageShape& shape, const ImagePrep& prep) {
   return {{"channels", shape.channels},
-          {"side", shape.side},
+          {"side", shape.image_size},
           {"crop_mode", to_string(prep.mode)},
           {"crop_pct", prep.crop_pct}};
 }
@@ -48,8 +48,8 @@ void read_image_field(const json& image, const std::string& source, ImageShape& 
     const auto field = image.find(key);
     return field != image.end() && field->is_number_integer() ? field->get<int64_t>() : -1;
   };
-  shape = ImageShape{.channels = value("channels"), .side = value("side")};
-  if (shape.channels != 3 || shape.side < 1 || shape.side > kMaxImageSide) {
+  shape = ImageShape{.channels = value("channels"), .image_size = value("side")};
+  if (shape.channels != 3 || shape.image_size < 1 || shape.image_size > kMaxImageSide) {
     fail(source, fmt::format("header field \"image\" is {}; this cifar-train takes 3 channels "
                              "of 1 to {} px a side",
                              image.dump(), kMaxImageSide));

@@ -144,7 +144,7 @@ WeightsContents read_weights_contents(const fs::path& path, const WeightsOptions
                      .normalization = c.info.normalization,
                      .class_names = c.info.class_names,
                      .dataset = c.info.dataset,
-                     .image_side = c.info.image.side,
+                     .image_size = c.info.image.image_size,
                      .prep = c.info.prep},
             .says = "the checkpoint's header",
             .classes_field = "header field 'class_names'"};
@@ -166,10 +166,10 @@ std::string weights_contents_problem(const WeightsContents& contents, const Weig
     return fmt::format("unknown model '{}': choose {}", *name, in_words(model_names()));
   }
   if (const auto& entry = model_entry(*name);
-      options.images.side && !entry.takes_image_side(*options.images.side)) {
-    return fmt::format("--image-size {}: {} takes images of {}", *options.images.side, *name,
-                       entry.any_image_size() ? fmt::format("{} px or more", entry.min_image_side)
-                                              : fmt::format("{} px only", entry.image_side));
+      options.images.image_size && !entry.takes_image_size(*options.images.image_size)) {
+    return fmt::format("--image-size {}: {} takes images of {}", *options.images.image_size, *name,
+                       entry.any_image_size() ? fmt::format("{} px or more", entry.min_image_size)
+                                              : fmt::format("{} px only", entry.image_size));
   }
   return "";
 }
@@ -194,7 +194,7 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
                         : unnamed_classes(head_size(tensors, out.model_name, out.stem));
   out.dataset = meta.dataset.value_or(dataset_kinds().front().name);
   const ImagesTaken images = images_taken(meta, options.images, source, says);
-  out.image.side = images.side;
+  out.image.image_size = images.image_size;
   out.prep = images.prep;
   out.image_note = images.note;
   if (options.normalization) {

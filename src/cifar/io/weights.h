@@ -65,8 +65,8 @@ struct ImportedWeights {
   std::vector<std::string> class_names;  // the model's outputs, in order
   bool class_names_known = true;         // false: the file names none (see WeightsOptions)
   std::string dataset = "cifar10";       // what the file says it was trained on
-  ImageShape image{.channels = 3, .side = kCifarImageSide};  // what the file says it takes
-  ImagePrep prep;                                            // and how images are made that size
+  ImageShape image{.channels = 3, .image_size = kCifarImageSize};  // what the file says it takes
+  ImagePrep prep;                  // and how images are made that size
   std::string normalization_note;  // where the normalisation came from, for the log
   std::string image_note;          // where the image size and preparation came from
 };
@@ -89,7 +89,7 @@ WeightsContents read_weights_contents(const std::filesystem::path& path,
                                       const WeightsOptions& options);
 // Why no model can be built from `contents` with `options` ("" when one can):
 // neither options.model nor the file says which model, the file names a
-// model this build does not know, or options.images.side is a size that
+// model this build does not know, or options.images.image_size is a size that
 // model does not take.
 std::string weights_contents_problem(const WeightsContents& contents, const WeightsOptions& options,
                                      const std::filesystem::path& path);

@@ -44,7 +44,8 @@ std::string export_losses(const CheckpointInfo& info, const fs::path& path) {
     flags += fmt::format(" --mean {} --std {}", fmt::join(info.normalization.mean, ","),
                          fmt::join(info.normalization.std, ","));
   }
-  if (info.image.side != kCifarImageSide) flags += fmt::format(" --image-size {}", info.image.side);
+  if (info.image.image_size != kCifarImageSize)
+    flags += fmt::format(" --image-size {}", info.image.image_size);
   if (info.prep != kWholeImage) {
     flags += fmt::format(" --crop-mode {} --crop-pct {:g}", to_string(info.prep.mode),
                          info.prep.crop_pct);

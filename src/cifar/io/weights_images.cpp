@@ -43,10 +43,10 @@ ImagesTaken images_taken(const WeightsMetadata& meta, const ImageOptions& option
   const auto recorded_prep =
       meta.prep ? meta.prep : (meta.from_cifar_train ? std::optional(kWholeImage) : std::nullopt);
   const auto recorded_side =
-      meta.image_side
-          ? meta.image_side
-          : (meta.from_cifar_train ? std::optional<int64_t>(kCifarImageSide) : std::nullopt);
-  const Setting<int64_t> side{"--image-size", options.side, recorded_side, kCifarImageSide,
+      meta.image_size
+          ? meta.image_size
+          : (meta.from_cifar_train ? std::optional<int64_t>(kCifarImageSize) : std::nullopt);
+  const Setting<int64_t> side{"--image-size", options.image_size, recorded_side, kCifarImageSize,
                               side_text};
   const Setting<CropMode> mode{"--crop-mode", options.mode,
                                recorded_prep ? std::optional(recorded_prep->mode) : std::nullopt,
@@ -54,7 +54,7 @@ ImagesTaken images_taken(const WeightsMetadata& meta, const ImageOptions& option
   const Setting<double> pct{"--crop-pct", options.crop_pct,
                             recorded_prep ? std::optional(recorded_prep->crop_pct) : std::nullopt,
                             kWholeImage.crop_pct, pct_text};
-  ImagesTaken out{.side = side.value(), .prep = ImagePrep{mode.value(), pct.value()}};
+  ImagesTaken out{.image_size = side.value(), .prep = ImagePrep{mode.value(), pct.value()}};
 
   std::vector<std::string> differ, given, unsaid;
   const auto tally = [&](const auto& s) {
@@ -82,7 +82,7 @@ ImagesTaken images_taken(const WeightsMetadata& meta, const ImageOptions& option
         source, fmt::join(unsaid, ", "));
   }
   out.note = fmt::format(
-      "{} px, {} ({})", out.side, to_string(out.prep),
+      "{} px, {} ({})", out.image_size, to_string(out.prep),
       given.empty() ? (recorded_side || recorded_prep ? fmt::format("from {}", says)
                                                       : std::string("the defaults: the file does "
                                                                     "not say"))

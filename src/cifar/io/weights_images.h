@@ -23,7 +23,7 @@ namespace cifar {
 
 // What the command line gave; unset: not given.
 struct ImageOptions {
-  std::optional<int64_t> side = std::nullopt;
+  std::optional<int64_t> image_size = std::nullopt;
   std::optional<CropMode> mode = std::nullopt;
   std::optional<double> crop_pct = std::nullopt;
   // Warn when neither the file nor the options say (the tools that
@@ -32,7 +32,7 @@ struct ImageOptions {
 };
 
 struct ImagesTaken {
-  int64_t side = 32;
+  int64_t image_size = 32;
   ImagePrep prep;
   std::string note{};  // where they came from, for the log
 };

@@ -79,7 +79,7 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
                       "of pixels from 1 to {}",
                       source, *side, kMaxImageSide));
     }
-    out.image_side = value;
+    out.image_size = value;
   }
   const auto crop_mode = value_of(metadata, "crop_mode");
   const auto crop_pct = value_of(metadata, "crop_pct");
@@ -129,7 +129,8 @@ StringMap weights_metadata(const CheckpointInfo& info) {
   // CIFAR-10 goes unsaid, as in files written before other data sets, so that
   // its weights files stay byte for byte what they were.
   if (info.dataset != dataset_kinds().front().name) out["dataset"] = info.dataset;
-  if (info.image.side != kCifarImageSide) out["image_size"] = std::to_string(info.image.side);
+  if (info.image.image_size != kCifarImageSize)
+    out["image_size"] = std::to_string(info.image.image_size);
   if (info.prep != kWholeImage) {  // unsaid for CIFAR's, as image_size
     out["crop_mode"] = to_string(info.prep.mode);
     out["crop_pct"] = fmt::format("{:g}", info.prep.crop_pct);

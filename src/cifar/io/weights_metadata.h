@@ -32,7 +32,7 @@ struct WeightsMetadata {
   std::optional<Normalization> normalization;  // set only when both mean and std are there
   std::optional<std::vector<std::string>> class_names;
   std::optional<std::string> dataset;  // absent: cifar10, or not said
-  std::optional<int64_t> image_side;   // absent: 32 (kCifarImageSide), or not said
+  std::optional<int64_t> image_size;   // absent: 32 (kCifarImageSize), or not said
   std::optional<ImagePrep> prep;       // absent: the whole image resized, or not said
   // The file names cifar_train_version: a key it lacks holds cifar-train's
   // default (image_size 32, squash 1), said by leaving it out.

@@ -59,7 +59,7 @@ class Airbench94Impl : public ClassifierImpl {
   explicit Airbench94Impl(int64_t num_classes = 10);
   // The least image side: the 2x2 whitening conv and three 2x2 pools leave
   // one pixel of a 9x9 image.
-  static constexpr int64_t kMinImageSide = 9;
+  static constexpr int64_t kMinImageSize = 9;
 
   // (N, 3, H, W) normalised images (32x32 for CIFAR) -> (N, num_classes) logits.
   torch::Tensor forward(torch::Tensor x) override;

@@ -32,13 +32,13 @@ const std::vector<ModelEntry>& model_registry() {
   // One line per model.
   static const std::vector<ModelEntry> entries{
       {.name = "net",
-       .image_side = NetImpl::kImageSide,
+       .image_size = NetImpl::kImageSize,
        .head = "fc3",
        .cpu_bf16_slow = true,
        .build = build_net},
       {.name = "resnet18", .has_stem = true, .head = "fc", .build = build_resnet18},
       {.name = "airbench94",
-       .min_image_side = Airbench94Impl::kMinImageSide,
+       .min_image_size = Airbench94Impl::kMinImageSize,
        .head = "head",
        .build = build_airbench94,
        .init_from_images = whiten_airbench94},

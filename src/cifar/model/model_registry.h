@@ -20,10 +20,10 @@ struct ModelEntry {
   std::string name;  // --model, checkpoints, weights metadata
   // The only image side it takes (its first linear layer is sized for it);
   // 0: any side (a global pool before its head).
-  int64_t image_side = 0;
+  int64_t image_size = 0;
   // The least side it takes when any: what its convolutions and pools leave
   // at least one pixel of (--image-size's least, 8, for most).
-  int64_t min_image_side = 8;
+  int64_t min_image_size = 8;
   bool has_stem = false;  // --stem chooses its first layer (ResNetStem)
   // The output layer's module (net: fc3, resnet18: fc, airbench94: head): its
   // tensors ("fc.weight", "fc.bias") are the head, sized by the class count;
@@ -38,9 +38,9 @@ struct ModelEntry {
   // whitening filters, as its reference does. Null: nothing.
   void (*init_from_images)(ClassifierImpl& model, const torch::Tensor& images) = nullptr;
 
-  bool any_image_size() const { return image_side == 0; }
-  bool takes_image_side(int64_t side) const {
-    return image_side == 0 ? side >= min_image_side : side == image_side;
+  bool any_image_size() const { return image_size == 0; }
+  bool takes_image_size(int64_t side) const {
+    return image_size == 0 ? side >= min_image_size : side == image_size;
   }
 };
 

@@ -20,7 +20,7 @@ NetImpl::NetImpl(int64_t num_classes)
       fc3(register_module("fc3", nn::Linear(84, num_classes))) {}
 
 torch::Tensor NetImpl::forward(torch::Tensor x) {
-  // x: (N, 3, 32, 32) (kImageSide). ReLU and max-pooling commute (ReLU is monotonic), so
+  // x: (N, 3, 32, 32) (kImageSize). ReLU and max-pooling commute (ReLU is monotonic), so
   // pool(relu(x)), as the tutorial writes it, is relu(pool(x)): one fused
   // pass on the CPU (max_pool2.h), with the same values and gradients.
   x = max_pool2_relu(conv1(x));  // (N, 6, 14, 14)

@@ -49,8 +49,8 @@ class NetImpl : public ClassifierImpl {
  public:
   // The only image side it takes: its fc1 is sized for the 16 maps of 5x5
   // that two 5x5 convolutions and 2x2 pools leave of a 32x32 image.
-  static constexpr int64_t kImageSide = 32;
-  static constexpr int64_t kMapSide = ((kImageSide - 4) / 2 - 4) / 2;  // 5
+  static constexpr int64_t kImageSize = 32;
+  static constexpr int64_t kMapSide = ((kImageSize - 4) / 2 - 4) / 2;  // 5
   explicit NetImpl(int64_t num_classes = 10);
   torch::Tensor forward(torch::Tensor x) override;
 

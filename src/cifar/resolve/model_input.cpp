@@ -64,7 +64,7 @@ WeightsOptions weights_options(const ModelInput& input, std::optional<int64_t> n
   options.stem = input.stem;
   options.normalization = normalization(input);
   options.num_classes = num_classes;
-  if (input.image_size > 0) options.images.side = input.image_size;
+  if (input.image_size > 0) options.images.image_size = input.image_size;
   if (input.crop_mode != "auto") options.images.mode = parse_crop_mode(input.crop_mode);
   if (input.crop_pct > 0) options.images.crop_pct = input.crop_pct;
   options.images.warn_unsaid = true;

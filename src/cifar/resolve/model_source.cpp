@@ -88,13 +88,13 @@ std::string named_by(const TrainConfig& config) {
 // the model (its image size), whether --model named it or a checkpoint or
 // weights file did.
 // UsageError unless the model of `entry` takes images of `side` px.
-void check_image_side(const ModelEntry& entry, int64_t side, const std::string& named_by) {
-  if (entry.takes_image_side(side)) return;
+void check_image_size(const ModelEntry& entry, int64_t side, const std::string& named_by) {
+  if (entry.takes_image_size(side)) return;
   if (entry.any_image_size()) {
     throw UsageError(fmt::format(
         "{} gives {}, which takes images of {} px a side or more (its layers leave nothing of "
         "smaller ones), not {}: pass --image-size {} or more",
-        named_by, entry.name, entry.min_image_side, side, entry.min_image_side));
+        named_by, entry.name, entry.min_image_size, side, entry.min_image_size));
   }
   std::vector<std::string> any;
   for (const ModelEntry& e : model_registry()) {
@@ -103,7 +103,7 @@ void check_image_side(const ModelEntry& entry, int64_t side, const std::string& 
   throw UsageError(fmt::format(
       "{} gives {}, which takes {}x{} images only (its first linear layer is sized for them), "
       "not {}x{}: drop --image-size, or train a model that takes any size ({})",
-      named_by, entry.name, entry.image_side, entry.image_side, side, side, fmt::join(any, ", ")));
+      named_by, entry.name, entry.image_size, entry.image_size, side, side, fmt::join(any, ", ")));
 }
 
 // Every size --resolution-schedule trains at, as --image-size scales it
@@ -118,15 +118,15 @@ void check_schedule_sizes(const ModelEntry& entry, int64_t side, const TrainConf
                           const ModelSource& source) {
   if (config.resolution_schedule.empty() || !entry.any_image_size()) return;
   const std::vector<int64_t>& written = config.resolution_schedule;
-  const std::vector<int64_t> sizes = scaled_schedule(written, kCifarImageSide, side);
+  const std::vector<int64_t> sizes = scaled_schedule(written, kCifarImageSize, side);
   // A resumed run trains from the epoch it stopped in (0-based: the epochs done).
   const size_t first = source.resumed ? static_cast<size_t>(source.resumed->info.epoch) : 0;
   for (size_t i = first; i < sizes.size() && static_cast<int64_t>(i) < config.epochs; ++i) {
-    const bool small = sizes[i] < entry.min_image_side;
+    const bool small = sizes[i] < entry.min_image_size;
     if (!small && sizes[i] <= kMaxResolution) continue;
     const auto fits = [&](int64_t at, int64_t image) {
-      const int64_t s = scaled_schedule({at}, kCifarImageSide, image).front();
-      return s >= entry.min_image_side && s <= kMaxResolution;
+      const int64_t s = scaled_schedule({at}, kCifarImageSize, image).front();
+      return s >= entry.min_image_size && s <= kMaxResolution;
     };
     int64_t bound = small ? kMaxResolution : kMinResolution;  // the written size that would fit
     for (int64_t at = kMinResolution; at <= kMaxResolution; ++at) {
@@ -140,7 +140,7 @@ void check_schedule_sizes(const ModelEntry& entry, int64_t side, const TrainConf
         "for 32 px images, scaled by {}/32), {} {} takes ({} px): {}",
         resolution_schedule_text(written), side, i + 1, sizes[i], written[i], side,
         small ? "under the least side" : "over the most", entry.name,
-        small ? entry.min_image_side : kMaxResolution,
+        small ? entry.min_image_size : kMaxResolution,
         small ? fmt::format("give sizes of {} or more, or a larger --image-size", bound)
               : fmt::format("give sizes of {} or less, or a smaller --image-size", bound)));
   }
@@ -151,7 +151,7 @@ void check_schedule_sizes(const ModelEntry& entry, int64_t side, const TrainConf
 // image folder is prepared at too unless told).
 int64_t planned_side(const ModelSource& source, const TrainConfig& config) {
   if (config.image_size > 0) return config.image_size;
-  return source.resumed ? source.resumed->info.image.side : kCifarImageSide;
+  return source.resumed ? source.resumed->info.image.image_size : kCifarImageSize;
 }
 
 // --init-weights whose head has another class count than the data: the
@@ -181,18 +181,18 @@ ModelSource checked(ModelSource source, const TrainConfig& config) {
     throw UsageError(fmt::format(
         "--resolution-schedule needs a model that takes any image size; {} gives {}, whose first "
         "linear layer is sized for {}x{} images: drop --resolution-schedule{}",
-        named_by(config), source.model_name, entry.image_side, entry.image_side,
+        named_by(config), source.model_name, entry.image_size, entry.image_size,
         config.resume.empty() ? " or choose --model" : ", or resume a model of another kind"));
   }
-  if (config.image_size > 0) check_image_side(entry, config.image_size, named_by(config));
+  if (config.image_size > 0) check_image_size(entry, config.image_size, named_by(config));
   check_schedule_sizes(entry, planned_side(source, config), config, source);
   if (source.resumed && config.image_size > 0 &&
-      config.image_size != source.resumed->info.image.side) {
+      config.image_size != source.resumed->info.image.image_size) {
     throw UsageError(fmt::format(
         "--resume {} was trained on images of {} px a side, not the {} --image-size asks for: "
         "pass --image-size {}, or drop it",
-        config.resume, source.resumed->info.image.side, config.image_size,
-        source.resumed->info.image.side));
+        config.resume, source.resumed->info.image.image_size, config.image_size,
+        source.resumed->info.image.image_size));
   }
   return source;
 }
@@ -252,16 +252,16 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
 
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
                  const std::string& data_source) {
-  check_image_side(model_entry(source.model_name), data.image.side, named_by(config));
-  check_schedule_sizes(model_entry(source.model_name), data.image.side, config, source);
+  check_image_size(model_entry(source.model_name), data.image.image_size, named_by(config));
+  check_schedule_sizes(model_entry(source.model_name), data.image.image_size, config, source);
   source.image = data.image;
   source.prep = data.prep;
   if (source.resumed && source.resumed->info.image != data.image) {
     throw UsageError(fmt::format(
         "--resume {} was trained on images of {} px a side, but the data is read at {} px: pass "
         "--image-size {}",
-        config.resume, source.resumed->info.image.side, data.image.side,
-        source.resumed->info.image.side));
+        config.resume, source.resumed->info.image.image_size, data.image.image_size,
+        source.resumed->info.image.image_size));
   }
   if (source.resumed && source.resumed->info.prep != data.prep) {
     const ImagePrep& was = source.resumed->info.prep;

@@ -181,7 +181,7 @@ void check_recipe_settings(const TrainConfig& config) {
   const bool fresh = config.resume.empty() && config.init_weights.empty();
   const std::string model = !config.model.empty() ? config.model : fresh ? recipe.network : "";
   if (!model.empty() && !model_entry(model).any_image_size()) {
-    const int64_t side = model_entry(model).image_side;
+    const int64_t side = model_entry(model).image_size;
     throw UsageError(fmt::format(
         "--resolution-schedule needs a model that takes any image size; {}'s first linear layer "
         "is sized for {}x{} images: drop --resolution-schedule or choose --model",

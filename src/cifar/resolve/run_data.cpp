@@ -56,7 +56,7 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
                                       "the area, from whole images kept at {} px",
                                       splits.train.whole->min_scale, splits.train.images.size(3))
                                 : std::string();
-  spdlog::info("images: {} px, prepared as {} (--crop-mode, --crop-pct){}", info.image.side,
+  spdlog::info("images: {} px, prepared as {} (--crop-mode, --crop-pct){}", info.image.image_size,
                to_string(info.prep), crops);
   DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
   given.folder.skip_bad_images = c.skip_bad_images;

@@ -34,8 +34,8 @@ EpochOptions epoch_options(const TrainingJob& job) {
       .shape = job.shape,
       .step = job.spec.step,
       // Written for the data sets' own 32 px: at --image-size N, N/32 of each size.
-      .resolutions = scaled_schedule(job.loop.resolution_schedule, kCifarImageSide,
-                                     job.spec.source.image.side),
+      .resolutions = scaled_schedule(job.loop.resolution_schedule, kCifarImageSize,
+                                     job.spec.source.image.image_size),
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.loop.log_interval_s,
       .before_step = [&job](int64_t global_step) { job.threads.at_boundary("step", global_step); },
