@@ -15,8 +15,9 @@
 
 namespace cifar {
 
-// The model's images, the one place --image-size, --crop-mode, --crop-pct
-// and --crop-scale are read: the side given, else CIFAR's 32; the
+// The model's images, where --image-size, --crop-mode, --crop-pct and
+// --crop-scale become the data's ImageSpec (model_source.cpp checks the
+// given size against the model first): the side given, else CIFAR's 32; the
 // preparation given, else the kind's; for an augmenting recipe (`augments`)
 // and a kind augmented by random resized crops (--crop-scale above 0), the
 // training images kept whole at kWholeScale times the side.
