@@ -3,7 +3,7 @@
 // files.)
 //
 // Three guards against runs that overwrite or mix:
-//   - RunDirLock: an exclusive flock(2) on <run-dir>/.cifar-train.lock, held
+//   - RunDirLock (run_dir_lock.h): an exclusive flock(2) on <run-dir>/.cifar-train.lock, held
 //     open for the run's lifetime. The kernel drops it when the process ends
 //     in any way (SIGKILL included), so a lock is never stale; a second run on
 //     the same folder fails at once, naming the folder and the holder's pid.
@@ -24,6 +24,7 @@
 
 #include "cifar/core/file_identity.h"
 #include "cifar/io/resumed_run_dir.h"
+#include "cifar/io/run_dir_lock.h"
 
 namespace cifar {
 
@@ -31,26 +32,6 @@ namespace cifar {
 const std::vector<std::string>& run_result_files();
 // Which of run_result_files() `dir` holds (a dangling link counts).
 std::vector<std::string> results_in(const std::filesystem::path& dir);
-
-class RunDirLock {
- public:
-  // Creates `dir` if needed and locks it; throws std::runtime_error naming
-  // the folder (and the pid holding it, when known) if another process does.
-  explicit RunDirLock(const std::filesystem::path& dir);
-  ~RunDirLock();
-  RunDirLock(const RunDirLock&) = delete;
-  RunDirLock& operator=(const RunDirLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-inline constexpr const char* kRunDirLockFile = ".cifar-train.lock";
-
-// "" unless another process holds `dir`'s RunDirLock now; then the message a
-// RunDirLock would throw. Creates and writes nothing (a probe before a run
-// is resolved: another run's folder is in use, not a usage error).
-std::string run_dir_in_use(const std::filesystem::path& dir);
 
 // What stops a run from writing its results in `dir` without --overwrite
 // ("" when nothing does), with the ways out. A fresh run (no `resumed`):
@@ -90,9 +71,6 @@ std::string non_file_kind(const std::filesystem::path& path);
 // The run folder `path` is a file of: its folder, when that holds a run's
 // lock file or a config.toml that cifar-train wrote.
 std::optional<std::filesystem::path> run_folder_of(const std::filesystem::path& path);
-
-// Whether a cifar-train process holds the lock of run folder `dir` now.
-bool run_folder_in_use(const std::filesystem::path& dir);
 
 // The run folder a checkpoint's run_id names (make_run_id's first part).
 std::filesystem::path run_folder_of_id(const std::string& run_id);
