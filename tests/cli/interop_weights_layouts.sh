@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One reading of a weights file (issue 47, class 2): a state dict as Python
 # saves it from DataParallel ("module."), torch.compile ("_orig_mod."), both,
-# or inside {"state_dict": ...} / {"model": ...}, in .pt, .pth and
-# .safetensors, is the same model to every tool that reads weights:
+# or inside {"state_dict": ...} / {"model": ...}, in .pt, .pth (torch.save's
+# zip layout and its legacy one) and .safetensors, is the same model to every tool that reads weights:
 # cifar-predict --weights, cifar-export --weights, cifar-eval --weights and
 # cifar-train --init-weights. The class count (a 1000-class head, a 3-class
 # one) comes from the file's layout undone, never from the names as saved
@@ -31,12 +31,23 @@ for n in (1000, 3):
     sd = Net(num_classes=n).state_dict()
     for name, layout in layouts.items():
         torch.save(layout(sd), f"{name}-{n}.pt")
+    # torch.save's legacy layout (before PyTorch 1.6), as published weights
+    # often are; one copy whose fc3.weight is a strided view into a larger
+    # storage that fc3.bias shares.
+    torch.save(sd, f"legacy-{n}.pt", _use_new_zipfile_serialization=False)
+    w, b = sd["fc3.weight"], sd["fc3.bias"]
+    big = torch.zeros(w.shape[0], 2 * w.shape[1] + 1)
+    big[:, 0:2 * w.shape[1]:2] = w
+    big[:, -1] = b
+    views = dict(sd, **{"fc3.weight": big[:, 0:2 * w.shape[1]:2], "fc3.bias": big[:, -1]})
+    assert not views["fc3.weight"].is_contiguous()
+    torch.save({"state_dict": views}, f"legacy_views-{n}.pth", _use_new_zipfile_serialization=False)
     torch.save(layouts["dp"](sd), f"dp_pth-{n}.pth")
     for name in ("dp", "compiled", "dp_compiled"):
         save_file({k: v.contiguous() for k, v in layouts[name](sd).items()}, f"st_{name}-{n}.safetensors")
 PY
 layouts=(plain dp compiled dp_compiled wrapped wrapped_dp model_compiled dp_pth st_dp st_compiled
-  st_dp_compiled)
+  st_dp_compiled legacy legacy_views)
 wfile() { ls "$1-$2".*; }  # wfile LAYOUT N: its path
 write_folder pets cat,dog,frog train,test 8
 cp "$(ls pets/test/cat/*.png | head -1)" img.png

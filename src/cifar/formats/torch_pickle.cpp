@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "cifar/core/file_io.h"  // write_file_atomically
-#include "cifar/core/file_io.h"
+#include "cifar/formats/torch_legacy.h"
 #include "cifar/formats/unpickle.h"
 
 namespace cifar {
@@ -35,6 +35,28 @@ bool as_tensor_map(const Value& value, TensorMap& out) {
   return true;
 }
 
+// The state dict a saved object holds: itself when all its values are
+// tensors, else the dict under one of state_dict_keys().
+template <typename Fail>
+TensorMap state_dict_of(const Value& root, const Fail& fail) {
+  TensorMap map;
+  if (as_tensor_map(root, map)) return map;
+  const auto* d = std::get_if<Dict>(&root.content);
+  if (d == nullptr) {
+    throw fail(fmt::format("it holds a {}, not a dict of tensors; save model.state_dict()",
+                           pickle::type_name(root)));
+  }
+  for (const auto& key : state_dict_keys()) {
+    for (const auto& [k, v] : d->items) {
+      const auto* name = std::get_if<std::string>(&k->content);
+      if (name != nullptr && *name == key && as_tensor_map(*v, map)) return map;
+    }
+  }
+  throw fail(fmt::format(
+      "it holds a dict that is not a state dict and has none under the keys {}",
+      fmt::join(state_dict_keys(), ", ")));
+}
+
 }  // namespace
 
 const std::vector<std::string>& state_dict_keys() {
@@ -48,11 +70,18 @@ TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& s
   const auto fail = [&](const std::string& problem) {
     return std::runtime_error(fmt::format("weights file {}: {}", source, problem));
   };
+  if (is_legacy_torch_file(bytes)) {
+    try {
+      return state_dict_of(*unpickle_legacy_torch(bytes, limits), fail);
+    } catch (const std::runtime_error& e) {
+      if (std::string_view(e.what()).starts_with("weights file ")) throw;
+      throw fail(fmt::format("{} (torch.save's legacy layout)", e.what()));
+    }
+  }
   if (bytes.size() < 4 || bytes.compare(0, 4, "PK\x03\x04") != 0) {
     throw fail(
-        "not a torch.save zip file (a file from torch.save with "
-        "_use_new_zipfile_serialization=False, torch.jit.save or torch::save is not read); "
-        "save it with torch.save(model.state_dict(), path) or as .safetensors");
+        "not a torch.save file (a file from torch.jit.save or torch::save is not read); save it "
+        "with torch.save(model.state_dict(), path) or as .safetensors");
   }
   std::istringstream stream(bytes);
   try {
@@ -92,23 +121,7 @@ TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& s
     };
     const ValuePtr root = pickle::unpickle(
         std::string_view(static_cast<const char*>(data.get()), size), load_storage, limits);
-    TensorMap map;
-    if (as_tensor_map(*root, map)) return map;
-    const auto* d = std::get_if<Dict>(&root->content);
-    if (d == nullptr) {
-      throw fail(fmt::format("it holds a {}, not a dict of tensors; save model.state_dict()",
-                             pickle::type_name(*root)));
-    }
-    for (const auto& key : state_dict_keys()) {
-      for (const auto& [k, v] : d->items) {
-        const auto* name = std::get_if<std::string>(&k->content);
-        if (name != nullptr && *name == key && as_tensor_map(*v, map)) return map;
-      }
-    }
-    throw fail(
-        fmt::format("it holds a dict that is not a state dict and has none under the keys "
-                    "{}",
-                    fmt::join(state_dict_keys(), ", ")));
+    return state_dict_of(*root, fail);
   } catch (const c10::Error& e) {
     throw fail(fmt::format("the zip cannot be read ({}); the file is truncated or damaged",
                            e.what_without_backtrace()));

@@ -25,11 +25,12 @@ class Unpickler {
   Unpickler(std::string_view pickle, const StorageLoader& load, const Limits& limits)
       : in_(pickle), load_(load), limits_(limits), budget_(limits) {}
 
-  ValuePtr run() {
+  ValuePtr run(size_t* end) {
     while (true) {
       const uint8_t op = byte();
       if (op == static_cast<uint8_t>(Op::STOP)) {
         if (stack_.size() != 1) throw std::runtime_error("the pickle ends with a malformed stack");
+        if (end != nullptr) *end = pos_;
         return stack_.back();
       }
       step(op);
@@ -169,11 +170,16 @@ class Unpickler {
       throw std::runtime_error(fmt::format("the pickle calls {}, which is not allowed", g->name));
     }
   }
-  // ("storage", torch.FloatStorage, key, device, numel) -> the bytes of data/<key>
+  // ("storage", torch.FloatStorage, key, device, numel) -> the bytes of data/<key>; the
+  // legacy format adds a sixth item, a view of another storage (None: not a view).
   ValuePtr load_storage(const ValuePtr& pid) {
     const auto* t = std::get_if<Tuple>(&pid->content);
-    if (t == nullptr || t->items.size() != 5)
+    if (t == nullptr || t->items.size() < 5 || t->items.size() > 6)
       throw std::runtime_error("a storage reference is malformed");
+    if (t->items.size() == 6 && !std::holds_alternative<std::monostate>(t->items[5]->content)) {
+      throw std::runtime_error("a storage reference is a view of another storage, which torch.save "
+                               "of a state dict does not write; save it again with torch.save");
+    }
     const auto* kind = std::get_if<std::string>(&t->items[0]->content);
     const auto* type = std::get_if<Global>(&t->items[1]->content);
     const auto* key = std::get_if<std::string>(&t->items[2]->content);
@@ -292,8 +298,8 @@ const char* type_name(const Value& value) {
 }
 
 ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage,
-                  const Limits& limits) {
-  return Unpickler(pickle, load_storage, limits).run();
+                  const Limits& limits, size_t* end) {
+  return Unpickler(pickle, load_storage, limits).run(end);
 }
 
 }  // namespace cifar::pickle

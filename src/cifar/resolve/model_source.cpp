@@ -12,8 +12,10 @@
 #include "cifar/model/model_registry.h"
 #include "cifar/platform/guards.h"
 #include "cifar/resolve/model_input.h"
+#include "cifar/resolve/weights_source.h"
 
 namespace cifar {
+namespace fs = std::filesystem;
 namespace {
 
 // --freeze-body and --body-lr-scale decide which tensors train and the
@@ -81,6 +83,7 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
 std::string named_by(const TrainConfig& config) {
   if (!config.resume.empty()) return "--resume " + config.resume;
   if (!config.init_weights.empty()) return "--init-weights " + config.init_weights;
+  if (config.pretrained) return "--pretrained";
   return config.model.empty() ? std::string("the recipe") : "--model " + config.model;
 }
 
@@ -151,6 +154,7 @@ void check_schedule_sizes(const ModelEntry& entry, int64_t side, const TrainConf
 // image folder is prepared at too unless told).
 int64_t planned_side(const ModelSource& source, const TrainConfig& config) {
   if (config.image_size > 0) return config.image_size;
+  if (source.weights_image_size > 0) return source.weights_image_size;
   return source.resumed ? source.resumed->info.image.image_size : kCifarImageSize;
 }
 
@@ -169,9 +173,9 @@ void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainCon
   copy_body(*source.model, *fresh, entry);
   source.model = fresh;
   spdlog::info(
-      "--init-weights {}: its head ({}) has {} classes, the data {}: the body is loaded, and a new "
-      "{}-class head starts from --seed {}",
-      config.init_weights, entry.head, was, data.class_names.size(), data.class_names.size(),
+      "{}: its head ({}) has {} classes, the data {}: the body is loaded, and a new {}-class head "
+      "starts from --seed {}",
+      source.weights_named_by, entry.head, was, data.class_names.size(), data.class_names.size(),
       config.seed);
 }
 
@@ -197,7 +201,8 @@ ModelSource checked(ModelSource source, const TrainConfig& config) {
   return source;
 }
 
-ModelSource resolve(const TrainConfig& config, const std::string& default_network) {
+ModelSource resolve(const TrainConfig& config, const std::string& default_network,
+                    const std::vector<fs::path>& pretrained_dirs) {
   if (std::optional<LoadedCheckpoint> resumed = load_resume(config)) {
     ModelSource source{.model_name = resumed->info.model,
                        .stem = parse_stem(resumed->info.stem),
@@ -219,21 +224,8 @@ ModelSource resolve(const TrainConfig& config, const std::string& default_networ
     source.resumed = std::move(resumed);
     return source;
   }
-  if (!config.init_weights.empty()) {
-    WeightsOptions options;
-    if (!config.model.empty()) options.model = config.model;
-    options.stem = config.stem;  // unset: the file's metadata
-    ImportedWeights w = resolve_weights(config.init_weights, options);
-    spdlog::info("init weights: {} ({}); {}", config.init_weights, w.model_name,
-                 w.normalization_note);
-    return {.model_name = w.model_name,
-            .stem = w.stem,
-            .normalization = w.normalization,
-            .class_names = w.class_names,
-            .class_names_known = w.class_names_known,
-            .model = w.model,
-            .resumed = std::nullopt,
-            .resumed_settings = std::nullopt};
+  if (!config.init_weights.empty() || config.pretrained) {
+    return weights_source(config, pretrained_dirs);
   }
   return {.model_name = config.model.empty() ? default_network : config.model,
           .stem = config.stem.value_or(ResNetStem::kCifar),
@@ -246,8 +238,9 @@ ModelSource resolve(const TrainConfig& config, const std::string& default_networ
 
 }  // namespace
 
-ModelSource model_source(const TrainConfig& config, const std::string& default_network) {
-  return checked(resolve(config, default_network), config);
+ModelSource model_source(const TrainConfig& config, const std::string& default_network,
+                         const std::vector<fs::path>& pretrained_dirs) {
+  return checked(resolve(config, default_network, pretrained_dirs), config);
 }
 
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
@@ -286,7 +279,7 @@ void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig
   }
   check_same_classes(
       source.class_names,
-      weights ? "--init-weights " + config.init_weights : "--resume " + config.resume,
+      weights ? source.weights_named_by : "--resume " + config.resume,
       data.class_names, data_source);
 }
 

@@ -5,11 +5,13 @@
 //   resume       a cifar-train checkpoint (--resume): model, optimiser state,
 //                position in the run; it fixes the model and normalisation
 //   init weights a weights file (--init-weights, e.g. saved in Python): the
-//                model and its normalisation, training starts at epoch 1
+//                model and its normalisation, training starts at epoch 1;
+//                --pretrained names the model's ImageNet weights (pretrained.h)
 // Resuming and init weights are different things: only a resume restores the
 // optimiser and the position.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +35,12 @@ struct ModelSource {
   // that names none.
   std::vector<std::string> class_names;
   bool class_names_known = true;
+  // The weights file started from ("--init-weights FILE", "--pretrained
+  // (FILE)"), for the log and errors; empty for a fresh start or a resume.
+  std::string weights_named_by = {};
+  // The side the weights were trained at (--pretrained's): --image-size's
+  // default; 0: the data's.
+  int64_t weights_image_size = 0;
   Classifier model;                         // null for a fresh start: built later, seeded
   std::optional<LoadedCheckpoint> resumed;  // set by --resume only
   // The settings the resumed run saved in its checkpoint, read once
@@ -47,7 +55,9 @@ struct ModelSource {
 // the model resolved (--resolution-schedule needs one that takes any image
 // size, --image-size one that takes that size), so that a model named by a
 // file is held to what --model is.
-ModelSource model_source(const TrainConfig& config, const std::string& default_network);
+// `pretrained_dirs`: where --pretrained looks (pretrained.h).
+ModelSource model_source(const TrainConfig& config, const std::string& default_network,
+                         const std::vector<std::filesystem::path>& pretrained_dirs);
 
 // The data decides what a fresh model is (its classes, normalisation and
 // image size); a loaded one must have the data's classes, same names, same

@@ -149,7 +149,7 @@ RunData read_data(const SplitOptions& split) {
 RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunContext& context) {
   const torch::Device& device = context.device;
   const Distributed& dist = context.dist;
-  ModelSource source = model_source(config, recipe.network);
+  ModelSource source = model_source(config, recipe.network, context.pretrained_dirs);
   warn_ignored(config, recipe, source.model_name, device);
   Precision precision =
       resolve_precision(config.amp, device, context.numerics,
@@ -167,6 +167,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
 
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);
+  if (sized.image_size == 0) sized.image_size = source.weights_image_size;  // --pretrained's
   sized.amp = precision.amp;  // config.toml and the checkpoint record what ran
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).
   const SplitOptions split =

@@ -74,6 +74,7 @@ struct RunContext {
   const DeviceNumerics& numerics;
   Distributed& dist;
   bool progress_bar = false;  // the data load's bar draws on stderr (RunEnv::progress_bar)
+  std::vector<std::filesystem::path> pretrained_dirs = {};  // where --pretrained looks
 };
 
 // What a checkpoint records of the training split its steps count in

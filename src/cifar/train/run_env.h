@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -19,6 +21,8 @@ struct RunEnv {
   int64_t hardware_threads = std::thread::hardware_concurrency();
   int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (torchrun sets 1), used when --threads is 0
   DistEnv dist;                 // the launcher's RANK, WORLD_SIZE, ... (one process by default)
+  // Where --pretrained looks for weights (app/cli.h: pretrained_dirs_from_environment).
+  std::vector<std::filesystem::path> pretrained_dirs;
 };
 
 }  // namespace cifar

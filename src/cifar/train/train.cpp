@@ -43,7 +43,11 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const to
                            ThreadRule& threads) {
   const RunSpec spec = resolve_run(
       given,
-      {.device = device, .numerics = numerics, .dist = dist, .progress_bar = env.progress_bar});
+      {.device = device,
+       .numerics = numerics,
+       .dist = dist,
+       .progress_bar = env.progress_bar,
+       .pretrained_dirs = env.pretrained_dirs});
   const TrainConfig& config = spec.settings;
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {

