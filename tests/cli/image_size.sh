@@ -77,7 +77,7 @@ grep -q "out of date (.*48x48" again.err || { cat again.err; fail "the 64 px cac
 pass "the image cache is keyed by the size"
 
 before=$(ls -A)
-expect 2 "--model net gives net, which takes 32x32 images only .*not 64x64: drop --image-size, or train a model that takes any size \(resnet18, airbench94\)" -- \
+expect 2 "--model net gives net, which takes 32x32 images only .*not 64x64: drop --image-size, or train a model that takes any size \(resnet18, airbench94, efficientnet_lite0\)" -- \
   "$TRAIN" --data pets --model net --image-size 64 --device cpu --epochs 1 --run-dir x --checkpoint x.pt
 expect 2 "--image-size must be 0 \(the data set's own size\) or from 8 to 1024 px, got 5" -- \
   "$TRAIN" --data pets --model resnet18 --image-size 5 --device cpu --run-dir x --checkpoint x.pt

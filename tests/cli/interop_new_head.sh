@@ -103,8 +103,8 @@ refused() { # refused STATUS PATTERN ARGS...: refused, and no run folder or chec
   expect "$status" "$pattern" -- "$TRAIN" "${common[@]}" --run-dir no --checkpoint no.pt "$@"
   [[ ! -e no && ! -e no.pt ]] || fail "a refused run ($*) wrote files"
 }
-refused 2 "--freeze-body fine-tunes the body of weights trained before, but this run starts a fresh model.*add --init-weights" --epochs 1 --freeze-body
-refused 2 "--body-lr-scale 0.5 fine-tunes the body of weights trained before.*add --init-weights" --epochs 1 --body-lr-scale 0.5
+refused 2 "--freeze-body fine-tunes the body of weights trained before, but this run starts a fresh model.*add --pretrained .*or --init-weights" --epochs 1 --freeze-body
+refused 2 "--body-lr-scale 0.5 fine-tunes the body of weights trained before.*add --pretrained .*or --init-weights" --epochs 1 --body-lr-scale 0.5
 refused 2 "--freeze-body trains no part of the body, so --body-lr-scale 0.5 has nothing to scale" \
   --epochs 1 --init-weights r18.pth --freeze-body --body-lr-scale 0.5
 refused 2 "--cuda-graph captures one SGD parameter group, and --body-lr-scale 0.5 trains two" \

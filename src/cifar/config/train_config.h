@@ -40,9 +40,9 @@ struct TrainConfig {
   // (the body's tensors, batch-norm statistics included, kept as loaded), or
   // the body at this fraction of each rate.
   bool freeze_body = false;
+  double body_lr_scale = 1.0;
   // Start from the model's ImageNet weights (model_registry.h's PretrainedWeights).
   bool pretrained = false;
-  double body_lr_scale = 1.0;
   // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.
   std::string data_dir = "data/cifar-10-batches-bin";
   std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)

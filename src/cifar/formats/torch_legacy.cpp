@@ -65,7 +65,8 @@ void check_header(LegacyReader& in) {
   const ValuePtr version = in.next(no_storage);
   const auto* v = std::get_if<int64_t>(&version->content);
   if (v == nullptr || *v != kProtocolVersion) {
-    throw std::runtime_error("its legacy protocol version is not 1001; save it again with torch.save");
+    throw std::runtime_error(
+        "its legacy protocol version is not 1001; save it again with torch.save");
   }
   const ValuePtr info = in.next(no_storage);
   const auto* d = std::get_if<pickle::Dict>(&info->content);
@@ -74,7 +75,8 @@ void check_header(LegacyReader& in) {
     const auto* name = std::get_if<std::string>(&key->content);
     const auto* little = std::get_if<bool>(&value->content);
     if (name != nullptr && *name == "little_endian" && little != nullptr && !*little) {
-      throw std::runtime_error("it was saved on a big-endian machine, which this tool does not read");
+      throw std::runtime_error(
+          "it was saved on a big-endian machine, which this tool does not read");
     }
   }
 }

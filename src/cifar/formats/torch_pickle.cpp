@@ -52,9 +52,8 @@ TensorMap state_dict_of(const Value& root, const Fail& fail) {
       if (name != nullptr && *name == key && as_tensor_map(*v, map)) return map;
     }
   }
-  throw fail(fmt::format(
-      "it holds a dict that is not a state dict and has none under the keys {}",
-      fmt::join(state_dict_keys(), ", ")));
+  throw fail(fmt::format("it holds a dict that is not a state dict and has none under the keys {}",
+                         fmt::join(state_dict_keys(), ", ")));
 }
 
 }  // namespace

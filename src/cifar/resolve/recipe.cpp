@@ -178,7 +178,7 @@ void check_recipe_settings(const TrainConfig& config) {
   }
   // The model the run will train, where the settings say (a checkpoint or
   // weights file names its own, checked once loaded: resolve/run_spec.h).
-  const bool fresh = config.resume.empty() && config.init_weights.empty();
+  const bool fresh = config.resume.empty() && config.init_weights.empty() && !config.pretrained;
   const std::string model = !config.model.empty() ? config.model : fresh ? recipe.network : "";
   if (!model.empty() && !model_entry(model).any_image_size()) {
     const int64_t side = model_entry(model).image_size;

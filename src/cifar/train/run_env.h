@@ -7,9 +7,9 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <vector>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cifar/dist/distributed.h"
 

@@ -41,13 +41,11 @@ namespace {
 TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const torch::Device& device,
                            const DeviceNumerics& numerics, const CpuPlan& cpu, Distributed& dist,
                            ThreadRule& threads) {
-  const RunSpec spec = resolve_run(
-      given,
-      {.device = device,
-       .numerics = numerics,
-       .dist = dist,
-       .progress_bar = env.progress_bar,
-       .pretrained_dirs = env.pretrained_dirs});
+  const RunSpec spec = resolve_run(given, {.device = device,
+                                           .numerics = numerics,
+                                           .dist = dist,
+                                           .progress_bar = env.progress_bar,
+                                           .pretrained_dirs = env.pretrained_dirs});
   const TrainConfig& config = spec.settings;
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
