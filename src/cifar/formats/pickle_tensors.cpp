@@ -71,6 +71,26 @@ torch::ScalarType storage_dtype(const std::string& name) {
   throw std::runtime_error(fmt::format("storage type {} is not supported", name));
 }
 
+StorageRef storage_ref(const Value& pid) {
+  const auto* t = std::get_if<Tuple>(&pid.content);
+  if (t == nullptr || t->items.size() < 5 || t->items.size() > 6)
+    throw std::runtime_error("a storage reference is malformed");
+  if (t->items.size() == 6 && !std::holds_alternative<std::monostate>(t->items[5]->content)) {
+    throw std::runtime_error(
+        "a storage reference is a view of another storage, which torch.save "
+        "of a state dict does not write; save it again with torch.save");
+  }
+  const auto* kind = std::get_if<std::string>(&t->items[0]->content);
+  const auto* type = std::get_if<Global>(&t->items[1]->content);
+  const auto* key = std::get_if<std::string>(&t->items[2]->content);
+  const auto* numel = std::get_if<int64_t>(&t->items[4]->content);
+  if (kind == nullptr || *kind != "storage" || type == nullptr || key == nullptr ||
+      numel == nullptr || *numel < 0) {
+    throw std::runtime_error("a storage reference is malformed");
+  }
+  return {.key = *key, .dtype = storage_dtype(type->name), .numel = *numel};
+}
+
 torch::Tensor rebuild_tensor(const Value& args, ByteBudget& budget) {
   const auto* t = std::get_if<Tuple>(&args.content);
   if (t == nullptr || t->items.size() < 4) {

@@ -32,6 +32,17 @@ class ByteBudget {
 // for any other name.
 torch::ScalarType storage_dtype(const std::string& name);
 
+// A storage's persistent id: ("storage", torch.FloatStorage, key, device,
+// numel) in the zip layout; the legacy layout adds a sixth item, the storage
+// it is a view of (None: not a view; a view is refused). std::runtime_error
+// for a malformed one or an unknown storage type.
+struct StorageRef {
+  std::string key;
+  torch::ScalarType dtype = torch::kFloat;
+  int64_t numel = 0;
+};
+StorageRef storage_ref(const Value& pid);
+
 // torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...): the
 // view checked against the storage's bounds; the storage itself when the view
 // is all of it, contiguous, else a copy (taken from `budget`).

@@ -128,7 +128,8 @@ ValuePtr unpickle_legacy_torch(std::string_view bytes, const pickle::Limits& lim
     const Storage& s = storages.at(key);
     if (s.offset == 0) throw std::runtime_error(fmt::format("storage {} is not in the file", key));
     auto data = torch::empty({numel}, torch::TensorOptions().dtype(dtype));
-    if (numel > 0) std::memcpy(data.data_ptr(), in.at(s.offset), numel * c10::elementSize(dtype));
+    const size_t size = static_cast<size_t>(numel) * c10::elementSize(dtype);
+    if (numel > 0) std::memcpy(data.data_ptr(), in.at(s.offset), size);
     return data;
   });
 }

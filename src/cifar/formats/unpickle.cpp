@@ -170,30 +170,13 @@ class Unpickler {
       throw std::runtime_error(fmt::format("the pickle calls {}, which is not allowed", g->name));
     }
   }
-  // ("storage", torch.FloatStorage, key, device, numel) -> the bytes of data/<key>; the
-  // legacy format adds a sixth item, a view of another storage (None: not a view).
+  // A persistent id (storage_ref) -> the bytes of data/<key>, each key loaded once.
   ValuePtr load_storage(const ValuePtr& pid) {
-    const auto* t = std::get_if<Tuple>(&pid->content);
-    if (t == nullptr || t->items.size() < 5 || t->items.size() > 6)
-      throw std::runtime_error("a storage reference is malformed");
-    if (t->items.size() == 6 && !std::holds_alternative<std::monostate>(t->items[5]->content)) {
-      throw std::runtime_error(
-          "a storage reference is a view of another storage, which torch.save "
-          "of a state dict does not write; save it again with torch.save");
-    }
-    const auto* kind = std::get_if<std::string>(&t->items[0]->content);
-    const auto* type = std::get_if<Global>(&t->items[1]->content);
-    const auto* key = std::get_if<std::string>(&t->items[2]->content);
-    const auto* numel = std::get_if<int64_t>(&t->items[4]->content);
-    if (kind == nullptr || *kind != "storage" || type == nullptr || key == nullptr ||
-        numel == nullptr || *numel < 0) {
-      throw std::runtime_error("a storage reference is malformed");
-    }
-    if (const auto it = storages_.find(*key); it != storages_.end()) return it->second;
-    const auto dtype = storage_dtype(type->name);
-    budget_.take(*numel, dtype, "the storage data/" + *key);
-    auto data = load_(*key, dtype, *numel);
-    return storages_[*key] = make(Storage{data});
+    const StorageRef ref = storage_ref(*pid);
+    if (const auto it = storages_.find(ref.key); it != storages_.end()) return it->second;
+    budget_.take(ref.numel, ref.dtype, "the storage data/" + ref.key);
+    auto data = load_(ref.key, ref.dtype, ref.numel);
+    return storages_[ref.key] = make(Storage{data});
   }
   uint64_t be64() {  // BINFLOAT is big-endian
     const auto s = take(8);
