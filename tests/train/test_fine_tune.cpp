@@ -8,6 +8,7 @@
 // each recipe's groups into head and body, the body's at the scaled rate.
 #include <catch2/catch.hpp>
 
+#include "cifar/model/model_body.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/model/state_dict.h"
 #include "cifar/train/fine_tune.h"
@@ -78,4 +79,44 @@ TEST_CASE("body-lr-scale: the recipe's groups over head and body apart", "[fine_
   CHECK(groups.groups()[1].params.size() == 8);
   CHECK(groups.groups()[1].schedule.lr == Approx(0.025));
   for (const auto& p : model->parameters()) CHECK(p.requires_grad());  // put back
+}
+
+TEST_CASE("train-from: the modules before it keep their tensors, in the forward order",
+          "[fine_tune]") {
+  const Classifier lite = make_model(ModelOptions("efficientnet_lite0").num_classes(2));
+  const std::vector<std::string> names = trainable_from_names(*lite);
+  REQUIRE(names.size() == 22);  // stem, its norm, _blocks and its 16 blocks, head conv, norm, fc
+  CHECK(names[0] == "_conv_stem");
+  CHECK(names[1] == "_bn0");
+  CHECK(names[3] == "_blocks.0");
+  CHECK(names[19] == "_conv_head");
+  CHECK(names[21] == "_fc");
+  const auto held = freeze_before(*lite, "_blocks.12");
+  CHECK(held.size() == 1 + 2 + 11 * 3);  // _bn0; block 0 has no expansion, so two norms
+  for (const auto& item : lite->named_parameters()) {
+    const std::string& key = item.key();
+    const bool before = key.starts_with("_conv_stem.") || key.starts_with("_bn0.") ||
+                        (key.starts_with("_blocks.") && std::stoi(key.substr(8)) < 12);
+    INFO(key);
+    CHECK(item.value().requires_grad() == !before);
+  }
+  const Classifier resnet = make_model(ModelOptions("resnet18").num_classes(2));
+  freeze_before(*resnet, "layer4");
+  for (const auto& item : resnet->named_parameters()) {
+    INFO(item.key());
+    CHECK(item.value().requires_grad() ==
+          (item.key().starts_with("layer4.") || item.key().starts_with("fc.")));
+  }
+}
+
+TEST_CASE("bn-momentum: every batch norm's running statistics move at the given rate",
+          "[fine_tune]") {
+  const Classifier model = make_model(ModelOptions("efficientnet_lite0").num_classes(2));
+  CHECK(set_batch_norm_momentum(*model, 0.5) == 49);  // 1 + 2 + 15 * 3 + 1
+  auto bn = model->named_modules()["_bn0"]->as<torch::nn::BatchNorm2d>();
+  REQUIRE(bn != nullptr);
+  const torch::Tensor x = torch::rand({2, 32, 4, 4}) + 1;  // (N, C, H, W), mean about 1.5
+  bn->train();
+  bn->forward(x);
+  CHECK(torch::allclose(bn->running_mean, 0.5 * x.mean({0, 2, 3}), 1e-5, 1e-6));
 }

@@ -22,25 +22,33 @@ namespace cifar {
 using namespace options;
 namespace {
 
-// --freeze-body and --body-lr-scale fine-tune a body trained before: they
-// need --init-weights (or --resume, whose checkpoint must have had them:
-// resolve/model_source.cpp), and do not go together.
+// --freeze-body, --train-from and --body-lr-scale fine-tune a body trained
+// before: they need --init-weights (or --resume, whose checkpoint must have
+// had them: resolve/model_source.cpp); --freeze-body goes with neither other.
 void check_fine_tune_settings(const TrainConfig& c) {
-  const std::string given =
-      c.freeze_body ? "--freeze-body" : fmt::format("--body-lr-scale {:g}", c.body_lr_scale);
+  const std::string given = c.freeze_body ? "--freeze-body"
+                            : !c.train_from.empty()
+                                ? "--train-from " + c.train_from
+                                : fmt::format("--body-lr-scale {:g}", c.body_lr_scale);
+  if (c.freeze_body && !c.train_from.empty()) {
+    throw UsageError(fmt::format(
+        "--freeze-body trains the head only, and --train-from {} trains from that module on: "
+        "give one of them",
+        c.train_from));
+  }
   if (c.freeze_body && c.body_lr_scale != 1) {
     throw UsageError(fmt::format(
         "--freeze-body trains no part of the body, so --body-lr-scale {:g} has nothing to "
         "scale: give one of them",
         c.body_lr_scale));
   }
-  if ((c.freeze_body || c.body_lr_scale != 1) && c.init_weights.empty() && c.resume.empty() &&
-      !c.pretrained) {
+  if ((c.freeze_body || !c.train_from.empty() || c.body_lr_scale != 1) && c.init_weights.empty() &&
+      c.resume.empty() && !c.pretrained) {
     throw UsageError(fmt::format(
         "{} fine-tunes the body of weights trained before, but this run starts a fresh model "
         "(its body is random): add --pretrained (ImageNet weights) or --init-weights FILE, or "
         "drop {}",
-        given, c.freeze_body ? "--freeze-body" : "--body-lr-scale"));
+        given, given.substr(0, given.find(' '))));
   }
   if (c.body_lr_scale != 1 && c.cuda_graph) {
     throw UsageError(fmt::format(

@@ -57,6 +57,15 @@ void train_model(Config& c, V&& v) {
                      "With --init-weights or --pretrained: train the body at this many times the "
                      "learning rate (the head at the full rate)"}),
            c.body_lr_scale, Range<double>{0, kMaxReal, true});
+  v.text(fixed(Opt{"--train-from", kModel,
+                   "With --init-weights or --pretrained: the body's modules before this one (in "
+                   "the model's order, under PyTorch's names: _blocks.12, layer4) keep their "
+                   "weights and batch-norm statistics as loaded; it and all after it train"}),
+         c.train_from);
+  v.number(Opt{"--bn-momentum", kModel,
+               "Momentum of every batch norm's running statistics, as PyTorch counts it (0.1 is "
+               "PyTorch's default; 0: the model's own, 0.01 for efficientnet_lite0)"},
+           c.bn_momentum, Range<double>{0, 1});
   v.text(Opt{.names = "--resume",
              .group = kModel,
              .help = "Continue training from this checkpoint (model, optimiser, position)",

@@ -38,9 +38,13 @@ struct TrainConfig {
   std::optional<ResNetStem> stem;
   // Fine-tuning from --init-weights (train/fine_tune.h): train the head only
   // (the body's tensors, batch-norm statistics included, kept as loaded), or
-  // the body at this fraction of each rate.
+  // the body at this fraction of each rate; or keep the body's modules
+  // before the one named here as loaded and train from it on (model_body.h).
   bool freeze_body = false;
   double body_lr_scale = 1.0;
+  std::string train_from;
+  // Every batch norm's momentum (timm's --bn-momentum); 0: the model's own.
+  double bn_momentum = 0;
   // Start from the model's ImageNet weights (model_registry.h's PretrainedWeights).
   bool pretrained = false;
   // Data. The apps resolve --data, else $CIFAR10_DIR, else the default folder.

@@ -116,17 +116,19 @@ Normalization measured_normalization(const ImageSplit& split) {
   Normalization n;
   const int64_t images = split.size();
   if (images == 0) return n;
-  // Sums per channel over chunks, so that no double copy of the split is made.
-  auto sum = torch::zeros({3}, torch::kDouble);
-  auto squares = torch::zeros({3}, torch::kDouble);
-  constexpr int64_t kChunk = 1024;
+  // Exact integer sums per channel over small chunks: no copy of the split
+  // wider than a chunk's int32 squares (64 images of 448 px: 154 MB).
+  auto sum = torch::zeros({3}, torch::kLong);
+  auto squares = torch::zeros({3}, torch::kLong);
+  constexpr int64_t kChunk = 64;
   for (int64_t start = 0; start < images; start += kChunk) {
-    const auto x = split.images.narrow(0, start, std::min(kChunk, images - start))
-                       .to(torch::kDouble)
-                       .div_(255);
-    sum += x.sum({0, 2, 3});
-    squares += x.square().sum({0, 2, 3});
+    const auto x = split.images.narrow(0, start, std::min(kChunk, images - start));  // uint8
+    sum += x.sum({0, 2, 3}, /*keepdim=*/false, torch::kLong);
+    const auto wide = x.to(torch::kInt);
+    squares += (wide * wide).sum({0, 2, 3}, /*keepdim=*/false, torch::kLong);
   }
+  sum = sum.to(torch::kDouble).div_(255);
+  squares = squares.to(torch::kDouble).div_(255.0 * 255.0);
   const double count = static_cast<double>(images * split.images.size(2) * split.images.size(3));
   auto round4 = [](double v) { return std::round(v * 10000) / 10000; };
   for (int64_t c = 0; c < 3; ++c) {

@@ -94,10 +94,10 @@ torch::Tensor MBConvBlockImpl::forward(torch::Tensor x) {
 
 EfficientNetLite0Impl::EfficientNetLite0Impl(int64_t num_classes)
     : _conv_stem(register_module("_conv_stem", conv(3, kStemChannels, 3, 2))),
-      _conv_head(register_module("_conv_head", conv(kStages.back().out, kHeadChannels, 1, 1))),
       _bn0(register_module("_bn0", batch_norm(kStemChannels))),
-      _bn1(register_module("_bn1", batch_norm(kHeadChannels))),
       _blocks(register_module("_blocks", nn::ModuleList())),
+      _conv_head(register_module("_conv_head", conv(kStages.back().out, kHeadChannels, 1, 1))),
+      _bn1(register_module("_bn1", batch_norm(kHeadChannels))),
       _dropout(register_module("_dropout", nn::Dropout(kDropout))),
       _fc(register_module("_fc", nn::Linear(kHeadChannels, num_classes))) {
   int64_t index = 0;

@@ -51,9 +51,13 @@ class EfficientNetLite0Impl : public ClassifierImpl {
   torch::Tensor forward(torch::Tensor x) override;
 
  private:
-  torch::nn::Conv2d _conv_stem{nullptr}, _conv_head{nullptr};
-  torch::nn::BatchNorm2d _bn0{nullptr}, _bn1{nullptr};
+  // Declared, and so registered, in the order of the forward pass and of
+  // efficientnet_pytorch (--train-from counts on it).
+  torch::nn::Conv2d _conv_stem{nullptr};
+  torch::nn::BatchNorm2d _bn0{nullptr};
   torch::nn::ModuleList _blocks{nullptr};
+  torch::nn::Conv2d _conv_head{nullptr};
+  torch::nn::BatchNorm2d _bn1{nullptr};
   torch::nn::Dropout _dropout{nullptr};
   torch::nn::Linear _fc{nullptr};
 };

@@ -11,6 +11,11 @@
 //                   weight decay) and its modules with running statistics
 //                   (batch norm) stay in eval mode, so every body tensor is
 //                   bit-identical at the end
+//   freeze_before   --train-from NAME: the same for the body's modules
+//                   before NAME in the model's order (the order of its
+//                   forward pass, as in PyTorch), so a fine-tune trains the
+//                   later blocks only
+//   set_batch_norm_momentum  --bn-momentum
 #pragma once
 
 #include <memory>
@@ -33,5 +38,20 @@ void freeze_body(ClassifierImpl& model, const ModelEntry& entry);
 // epoch puts back in eval mode after model.train() (train/step.h's Learner).
 std::vector<std::shared_ptr<torch::nn::Module>> body_statistics_modules(ClassifierImpl& model,
                                                                         const ModelEntry& entry);
+
+// The names --train-from takes: the modules holding parameters, two levels
+// deep at most (efficientnet_lite0: _conv_stem, _bn0, _blocks.0 ... _fc), in
+// the model's order.
+std::vector<std::string> trainable_from_names(ClassifierImpl& model);
+
+// Every parameter of the modules before `first_trained` (one of
+// trainable_from_names) out of training; returns those modules that keep
+// running statistics, for the epoch to hold in eval mode.
+std::vector<std::shared_ptr<torch::nn::Module>> freeze_before(ClassifierImpl& model,
+                                                              const std::string& first_trained);
+
+// Every BatchNorm2d's running-statistics momentum (PyTorch's convention:
+// new = (1 - m) * old + m * batch); returns how many it set.
+int64_t set_batch_norm_momentum(ClassifierImpl& model, double momentum);
 
 }  // namespace cifar

@@ -50,7 +50,7 @@ struct ModelEntry {
   // whitening filters, as its reference does. Null: nothing.
   void (*init_from_images)(ClassifierImpl& model, const torch::Tensor& images) = nullptr;
   // ImageNet weights to start from (--pretrained); unset: none.
-  std::optional<PretrainedWeights> pretrained;
+  std::optional<PretrainedWeights> pretrained = std::nullopt;
 
   bool any_image_size() const { return image_size == 0; }
   bool takes_image_size(int64_t side) const {

@@ -7,8 +7,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "cifar/core/errors.h"
 #include "cifar/io/weights.h"
+#include "cifar/model/model_body.h"
 #include "cifar/resolve/model_input.h"
 
 namespace cifar {
@@ -46,6 +49,20 @@ fs::path find_pretrained(const ModelEntry& entry, const std::vector<fs::path>& d
 
 // --init-weights FILE, or --pretrained's file with the normalisation and
 // image size its entry gives.
+namespace {
+
+// --train-from names a module of the loaded model, as trainable_from_names lists them.
+void check_train_from(ClassifierImpl& model, const std::string& model_name,
+                      const std::string& name) {
+  const std::vector<std::string> names = trainable_from_names(model);
+  if (std::ranges::find(names, name) != names.end()) return;
+  throw UsageError(fmt::format(
+      "--train-from {}: {} has no module of that name; give one of its modules, in its order: {}",
+      name, model_name, fmt::join(names, ", ")));
+}
+
+}  // namespace
+
 ModelSource weights_source(const TrainConfig& config,
                            const std::vector<fs::path>& pretrained_dirs) {
   WeightsOptions options;
@@ -62,6 +79,7 @@ ModelSource weights_source(const TrainConfig& config,
     options.normalization = pretrained->pretrained->normalization;
   }
   ImportedWeights w = resolve_weights(file, options);
+  if (!config.train_from.empty()) check_train_from(*w.model, w.model_name, config.train_from);
   spdlog::info(
       "init weights: {} ({}); {}", file.string(), w.model_name,
       pretrained ? "ImageNet weights, normalisation as they were trained" : w.normalization_note);

@@ -5,6 +5,7 @@
 
 #include "cifar/core/version.h"
 #include "cifar/io/run_dir.h"
+#include "cifar/model/model_body.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/platform/guards.h"
 #include "cifar/train/fine_tune.h"
@@ -20,6 +21,23 @@ void init_from_images(ClassifierImpl& model, const ModelEntry& entry, const Devi
   const EpochPlan in_order = train.plan_epoch(/*shuffle=*/false, /*augment=*/false, 0, 0);
   const Batch first = train.batch(in_order, 0, std::min(n, train.size()));
   entry.init_from_images(model, first.images);  // (n, 3, S, S) float
+}
+
+// What a fine-tune trains, for the log.
+std::string fine_tune_note(const TrainConfig& config, const ModelEntry& entry) {
+  if (config.freeze_body) {
+    return "--freeze-body: only the head (" + entry.head +
+           ") trains, the body's weights and batch-norm statistics stay as loaded";
+  }
+  std::string note;
+  if (!config.train_from.empty()) {
+    note = "--train-from " + config.train_from +
+           ": the modules before it keep their weights and batch-norm statistics as loaded";
+  }
+  if (config.body_lr_scale != 1) {
+    note += fmt::format("{}--body-lr-scale {:g}", note.empty() ? "" : "; ", config.body_lr_scale);
+  }
+  return note;
 }
 
 EpochPosition start_position(const ModelSource& source, const TrainConfig& config,
@@ -118,17 +136,21 @@ TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch
   spdlog::info("model: {} ({} parameters), recipe {}", spec.source.model_name,
                count_parameters(*s.model), recipe.name);
 
-  if (config.freeze_body) freeze_body(*s.model, entry);
+  std::vector<std::shared_ptr<torch::nn::Module>> held_in_eval;  // frozen batch norms
+  if (config.freeze_body) {
+    freeze_body(*s.model, entry);
+    held_in_eval = body_statistics_modules(*s.model, entry);
+  }
+  if (!config.train_from.empty()) held_in_eval = freeze_before(*s.model, config.train_from);
+  if (config.bn_momentum > 0) {
+    const int64_t layers = set_batch_norm_momentum(*s.model, config.bn_momentum);
+    spdlog::info("--bn-momentum {:g}: {} batch-norm layers", config.bn_momentum, layers);
+  }
   s.groups = std::make_unique<ParamGroups>(
       fine_tune_groups(recipe, *s.model, shape.steps, entry, config.body_lr_scale));
   check_covers(*s.groups, *s.model);
-  if (config.freeze_body || config.body_lr_scale != 1) {
-    spdlog::info("{}: parameter groups {}",
-                 config.freeze_body ? "--freeze-body: only the head (" + entry.head +
-                                          ") trains, the body's weights and batch-norm statistics "
-                                          "stay as loaded"
-                                    : fmt::format("--body-lr-scale {:g}", config.body_lr_scale),
-                 s.groups->describe());
+  if (config.freeze_body || !config.train_from.empty() || config.body_lr_scale != 1) {
+    spdlog::info("{}: parameter groups {}", fine_tune_note(config, entry), s.groups->describe());
   }
   spdlog::debug("parameter groups: {}", s.groups->describe());
   s.scaler = std::make_unique<GradScaler>(config.amp == AmpMode::kFp16, device);
@@ -149,7 +171,7 @@ TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch
                                                 .dist = dist,
                                                 .averager = *s.averager,
                                                 .scaler = *s.scaler});
-  if (config.freeze_body) s.learner->held_in_eval = body_statistics_modules(*s.model, entry);
+  s.learner->held_in_eval = std::move(held_in_eval);
 
   s.position = start_position(spec.source, config, dist.world_size());
   s.info = checkpoint_info(spec.resolved, spec.source.normalization, spec.class_names, spec.dataset,
