@@ -92,3 +92,32 @@ for split in val test; do
     fail "a refused run on extra-$split left files behind (run folder, checkpoint or image cache)"
 done
 pass "val/ and test/ classes that train/ lacks are refused before anything is written"
+
+# --- valid/ (Roboflow's) and validation/ are the validation split as val/ is ----
+cp -r photos roboflow && rm -rf roboflow/.cifar-cache && mv roboflow/val roboflow/valid
+"$TRAIN" --data roboflow "${quick[@]}" --run-dir run5 --checkpoint r5.pt >r5.out 2>r5.err ||
+  { cat r5.err; fail "training on train/ + valid/ failed"; }
+for line in "roboflow (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
+  "roboflow has no test/ folder: valid/ serves as the test split too" \
+  "best.pt: chosen by validation accuracy on the 20 images of valid/"; do
+  grep -qF "$line" r5.err || { cat r5.err; fail "train/ + valid/: the log lacks '$line'"; }
+done
+grep -qF "The test split is roboflow/valid" r5.out || { cat r5.out; fail "the report does not name valid/"; }
+cp -r full named && rm -rf named/.cifar-cache && mv named/val named/validation
+"$TRAIN" --data named "${quick[@]}" --run-dir run6 --checkpoint r6.pt >r6.out 2>r6.err ||
+  { cat r6.err; fail "training on train/ + validation/ + test/ failed"; }
+grep -qF "best.pt: chosen by validation accuracy on the 20 images of validation/" r6.err ||
+  { cat r6.err; fail "train/ + validation/ + test/: best.pt not chosen on validation/"; }
+expect 0 "Accuracy of the network on the 20 test images" -- \
+  "$EVAL" --checkpoint r6.pt --data named --split val --device cpu
+cp -r named/validation named/val
+expect 1 "named has both val/ and validation/: each is read as the validation split" -- \
+  "$TRAIN" --data named "${quick[@]}" --run-dir run7 --checkpoint r7.pt
+[[ ! -e run7 && ! -e r7.pt ]] || fail "a run refused for two validation folders wrote files"
+pass "valid/ and validation/ serve as val/ does, named in the log; two of them refused, naming both"
+
+# A photo run's default checkpoint is named after its folder, not only its model.
+"$TRAIN" --data roboflow/ "${quick[@]}" --run-dir run8 >r8.out 2>r8.err ||
+  { cat r8.err; fail "training without --checkpoint failed"; }
+[[ -f roboflow-net.pt && ! -e net.pt ]] || { ls; fail "a run on roboflow/ without --checkpoint did not write roboflow-net.pt"; }
+pass "a photo run's default checkpoint is DIR-MODEL.pt"

@@ -64,3 +64,17 @@ TEST_CASE("a warm-up longer than the run is said for recipes that take it", "[ig
   CHECK_THAT(airbench, !Catch::Contains("is longer than"));
   CHECK_THAT(airbench, Catch::Contains("--warmup-epochs itself"));
 }
+
+TEST_CASE("a diverged run's advice names only options its recipe reads", "[ignored_options]") {
+  TrainConfig c;
+  CHECK(non_finite_hint(make_recipe(c), "net", AmpMode::kBf16) ==
+        "Lower --lr, add --warmup-epochs, or use --amp off");
+  CHECK(non_finite_hint(make_recipe(c), "resnet18", AmpMode::kOff) ==
+        "Lower --lr, or add --warmup-epochs");
+  c.recipe = "airbench94";  // sets its rates and warm-up itself
+  CHECK(non_finite_hint(make_recipe(c), "airbench94", AmpMode::kBf16) == "Use --amp off");
+  CHECK(non_finite_hint(make_recipe(c), "airbench94", AmpMode::kOff).empty());
+  CHECK(non_finite_hint(make_recipe(c), "resnet18", AmpMode::kOff) ==
+        "Train resnet18 with --recipe classic, whose --lr and --warmup-epochs you choose "
+        "(--recipe airbench94 sets its own rates, tuned for airbench94)");
+}

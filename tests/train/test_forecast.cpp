@@ -14,7 +14,12 @@ TEST_CASE("the forecast comes once, after 30 s, from the pace so far", "[forecas
   // 11 steps in 33 s: 3 s a step, 100 steps in 300 s.
   const std::string line = forecast.after_step(t0 + seconds(33));
   CHECK(line == "expected training time: about 5 min 00 s for 100 steps (3.00 s a step)");
-  CHECK(forecast.after_step(t0 + seconds(40)).empty());  // once
+  CHECK(forecast.after_step(t0 + seconds(40)).empty());                   // once
+  RunForecast decoded(100, /*on_cpu=*/false, t0, /*spent_before_s=*/25);  // decoding first
+  for (int s = 1; s <= 10; ++s) decoded.after_step(t0 + seconds(2 * s));
+  CHECK(decoded.after_step(t0 + seconds(33)) ==
+        "expected training time: about 5 min 00 s for 100 steps (3.00 s a step); the whole run "
+        "about 5 min 25 s, with the 25 s spent reading the data and setting up");
 }
 
 TEST_CASE("hours on a CPU come with a hint to the CPU recipes", "[forecast]") {

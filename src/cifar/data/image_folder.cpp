@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 namespace folder_detail {
 
 constexpr const char* kLayoutHint =
-    "an image folder holds train/<class>/*.png|jpg|jpeg and optionally val/<class>/... and "
+    "an image folder holds train/<class>/*.png|jpg|jpeg and optionally val/<class>/... (or "
+    "valid/ or validation/) and "
     "test/<class>/... (torchvision's ImageFolder layout); scripts/python/cifar_to_folder.py "
     "writes CIFAR-10 or CIFAR-100 out in it";
 
@@ -160,6 +161,22 @@ const char* split_folder_name(Split split) {
   return "?";
 }
 
+fs::path split_folder(const fs::path& dir, Split split) {
+  if (split != Split::kVal) return dir / split_folder_name(split);
+  std::vector<std::string> found;
+  for (const char* name : {"val", "valid", "validation"}) {
+    std::error_code ec;
+    if (fs::exists(dir / name, ec)) found.emplace_back(name);
+  }
+  if (found.size() > 1) {
+    throw std::runtime_error(fmt::format(
+        "{} has both {}/ and {}/: each is read as the validation split, so say which by "
+        "renaming or moving the other away",
+        dir.string(), found[0], found[1]));
+  }
+  return dir / (found.empty() ? "val" : found[0]);
+}
+
 bool has_image_folder_layout(const fs::path& dir) {
   std::error_code ec;
   return fs::is_directory(dir / "train", ec);
@@ -185,7 +202,7 @@ ImageFolderListing list_image_folder(const fs::path& dir, Split split,
                                      const ImageFolderOptions& options) {
   ImageFolderListing listing;
   listing.class_names = image_folder_classes(dir);
-  listing.root = dir / split_folder_name(split);
+  listing.root = split_folder(dir, split);
   // The tool's own way round a missing or empty test/, when it has one.
   const std::string holdout =
       options.holdout_option.empty()

@@ -100,11 +100,16 @@ inline constexpr size_t kNamedIgnored = 5;
 // "train", "val" or "test".
 const char* split_folder_name(Split split);
 
+// The folder DIR keeps `split` in: train/ and test/; for validation the one
+// of val/, valid/ (Roboflow's name) and validation/ that exists (val/ when
+// none does). std::runtime_error, naming both, when two of them exist.
+std::filesystem::path split_folder(const std::filesystem::path& dir, Split split);
+
 // True when DIR/train is a folder: the layout this reader takes (for
 // telling the data-set kinds apart; it reads nothing else).
 bool has_image_folder_layout(const std::filesystem::path& dir);
 
-// True when DIR/<split> exists (train/, val/ or test/).
+// True when split_folder(DIR, split) exists.
 bool has_split_folder(const std::filesystem::path& dir, Split split);
 
 // The split that serves as the test split: test/ when there is one, else

@@ -73,8 +73,8 @@ std::runtime_error classes_train_lacks(const fs::path& dir, Split split,
   return std::runtime_error(fmt::format(
       "{} holds class folder(s) {} that {} lacks: class indices come from train/'s folders, so "
       "add training images for them, or remove them from {}/",
-      (dir / split_folder_name(split)).string(), quoted_list(unknown), (dir / "train").string(),
-      split_folder_name(split)));
+      split_folder(dir, split).string(), quoted_list(unknown), (dir / "train").string(),
+      split_folder(dir, split).filename().string()));
 }
 
 }  // namespace folder_detail
@@ -83,7 +83,7 @@ using namespace folder_detail;
 
 bool has_split_folder(const fs::path& dir, Split split) {
   std::error_code ec;
-  return fs::exists(dir / split_folder_name(split), ec);
+  return fs::exists(split_folder(dir, split), ec);
 }
 
 Split test_split_of(const fs::path& dir) {
@@ -96,7 +96,7 @@ Split test_split_of(const fs::path& dir) {
 void check_split_classes(const fs::path& dir) {
   const std::vector<std::string> known = image_folder_classes(dir);
   for (const Split split : {Split::kVal, Split::kTest}) {
-    const fs::path root = dir / split_folder_name(split);
+    const fs::path root = split_folder(dir, split);
     std::error_code ec;
     if (!fs::exists(root, ec)) continue;  // missing: reading it says so, if it is needed
     check_readable_directory(root, "image folder");

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cifar/data/crops.h"
+#include "cifar/data/image_folder.h"
 
 namespace cifar {
 namespace {
@@ -122,10 +123,11 @@ std::string val_split_beside_val_folder(const SplitOptions& options) {
   const std::filesystem::path& dir = options.data_dir;
   if (options.val_split == 0 || !has_split_folder(dir, Split::kVal)) return "";
   if (!dataset_entry(dataset_kind(options.dataset())).image_files) return "";
+  const std::string val = split_folder(dir, Split::kVal).filename().string();
   return fmt::format(
-      "--val-split {} holds out training images for validation, but {} has a val/ folder, "
-      "which is its validation split: drop --val-split, or move val/ away",
-      options.val_split, dir.string());
+      "--val-split {} holds out training images for validation, but {} has a {}/ folder, "
+      "which is its validation split: drop --val-split, or move {}/ away",
+      options.val_split, dir.string(), val, val);
 }
 
 namespace {

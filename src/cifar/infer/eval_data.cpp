@@ -18,7 +18,8 @@ Split split_to_read(const EvalConfig& config, const DatasetOptions& options, Dat
   if (!dataset_entry(kind).image_files || config.split != Split::kTest) return config.split;
   const Split split = test_split_of(options.dir);
   if (split == Split::kVal) {
-    spdlog::info("{} has no test/ folder: its val/ serves as the test split", config.data_dir);
+    spdlog::info("{} has no test/ folder: its {}/ serves as the test split", config.data_dir,
+                 split_folder(options.dir, Split::kVal).filename().string());
   }
   return split;
 }

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "cifar/config/config.h"
@@ -117,6 +118,27 @@ void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string&
                  fmt::format("{}", fmt::join(given, ", ")), given.size() > 1 ? "s" : "",
                  given.size() > 1 ? "are" : "is");
   }
+}
+
+std::string non_finite_hint(const Recipe& recipe, const std::string& model, AmpMode amp) {
+  std::vector<std::string> tries;
+  tries.reserve(4);
+  if (!sets_itself(recipe, "lr")) tries.push_back("lower --lr");
+  if (!sets_itself(recipe, "warmup-epochs")) tries.push_back("add --warmup-epochs");
+  if (amp != AmpMode::kOff) tries.push_back("use --amp off");
+  if (sets_itself(recipe, "lr") && model != recipe.network) {
+    tries.push_back(fmt::format(
+        "train {} with --recipe classic, whose --lr and --warmup-epochs you choose (--recipe {} "
+        "sets its own rates, tuned for {})",
+        model, recipe.name, recipe.network));
+  }
+  if (tries.empty()) return "";
+  std::string hint = tries.front();
+  for (size_t i = 1; i < tries.size(); ++i) {
+    hint += (i + 1 == tries.size() ? ", or " : ", ") + tries[i];
+  }
+  hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(hint[0])));
+  return hint;
 }
 
 }  // namespace cifar

@@ -19,4 +19,10 @@ namespace cifar {
 void warn_ignored(const TrainConfig& c, const Recipe& recipe, const std::string& model,
                   const torch::Device& device);
 
+// What a run whose loss became NaN or inf can change, naming only options
+// the recipe reads ("Lower --lr, add --warmup-epochs, or use --amp off"); a
+// recipe that sets its own rates for another network than `model` points
+// to --recipe classic.
+std::string non_finite_hint(const Recipe& recipe, const std::string& model, AmpMode amp);
+
 }  // namespace cifar

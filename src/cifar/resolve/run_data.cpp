@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cifar/data/crops.h"
+#include "cifar/data/image_folder.h"
 #include "cifar/report/progress_bar.h"
 #include "cifar/resolve/ignored_options.h"
 
@@ -61,18 +62,20 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
   DatasetOptions given{.dir = c.data_dir, .kind = {}, .labels = c.labels, .folder = {}};
   given.folder.skip_bad_images = c.skip_bad_images;
   for (const auto& note : ignored_data_options(given, data.dataset.kind)) spdlog::warn("{}", note);
+  // val/, or valid/ or validation/: the one the folder has.
+  const auto val_name = [&] { return split_folder(c.data_dir, Split::kVal).filename().string(); };
   if (data.test_is_val) {
     spdlog::info(
-        "{} has no test/ folder: val/ serves as the test split too (its {} images give the "
+        "{} has no test/ folder: {}/ serves as the test split too (its {} images give the "
         "validation and the test figures)",
-        c.data_dir, splits.val.size());
+        c.data_dir, val_name(), splits.val.size());
   } else if (test_images == 0) {
     spdlog::warn("{} has no test images: each epoch is judged on the {} validation images only",
                  c.data_dir, splits.val.size());
   }
   if (data.val_folder) {
-    spdlog::info("best.pt: chosen by validation accuracy on the {} images of val/",
-                 splits.val.size());
+    spdlog::info("best.pt: chosen by validation accuracy on the {} images of {}/",
+                 splits.val.size(), val_name());
   } else if (splits.val.size() > 0) {
     spdlog::info("best.pt: chosen by validation accuracy on the {} held-out images",
                  splits.val.size());

@@ -8,6 +8,7 @@
 
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
+#include "cifar/data/image_folder.h"
 #include "cifar/data/splits.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/run_dir.h"
@@ -53,6 +54,19 @@ TrainConfig with_resumed_image(const TrainConfig& config, const ModelSource& sou
   if (config.crop_pct == 0) sized.crop_pct = was.crop_pct;
   if (config.crop_mode == "auto") sized.crop_mode = was.crop_mode;
   return sized;
+}
+
+// --checkpoint's default: MODEL.pt for a data set (the tutorial's net.pt),
+// DIR-MODEL.pt for an image folder DIR, so that a run on another folder
+// does not replace it.
+fs::path default_checkpoint(const TrainConfig& config, const std::string& model) {
+  const std::optional<DatasetKind> kind = dataset_request(config.dataset);
+  const bool folder =
+      kind ? dataset_entry(*kind).image_files : has_image_folder_layout(config.data_dir);
+  if (!folder) return model + ".pt";
+  fs::path dir = fs::absolute(config.data_dir).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "photos/"
+  return dir.filename().string() + "-" + model + ".pt";
 }
 
 }  // namespace
@@ -159,8 +173,9 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
     if (!precision.warning.empty()) spdlog::warn("{}", precision.warning);
   }
   const fs::path run_dir = choose_run_dir(config, source, dist.is_main());
-  const fs::path checkpoint =
-      config.checkpoint.empty() ? fs::path(source.model_name + ".pt") : fs::path(config.checkpoint);
+  const fs::path checkpoint = config.checkpoint.empty()
+                                  ? default_checkpoint(config, source.model_name)
+                                  : fs::path(config.checkpoint);
   const std::vector<NamedFile> inputs = run_input_files(config);
   std::optional<ResumedRun> resumed =
       checked_outputs(config, source, run_dir, checkpoint, inputs, context.dist);
@@ -210,7 +225,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),
       .test = DeviceDataset(data.test, device, norm, config.channels_last),
       .val = std::move(val),
-      .test_is_val = data.test_is_val ? (fs::path(config.data_dir) / "val").string() : "",
+      .test_is_val = data.test_is_val ? split_folder(config.data_dir, Split::kVal).string() : "",
       .batch_size = sized.batch_size,
       .class_names = data.dataset.class_names,
       .dataset = data.dataset.id(),
@@ -272,6 +287,8 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   // Its groups may scale with the batch; Muon's type follows the precision.
   spec.recipe = make_recipe(spec.settings, spec.precision);
   spec.step = step_spec(spec.settings.amp, spec.recipe.loss, config.step);
+  spec.step.non_finite_hint =
+      non_finite_hint(spec.recipe, spec.source.model_name, spec.settings.amp);
   spec.loop = loop_spec(spec.settings);
   check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
   spec.shape = checked_epochs(spec, context.device, context.dist);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "cifar/config/step_settings.h"
 #include "cifar/core/types.h"
@@ -25,6 +26,8 @@ struct StepSpec {
   AmpMode amp = AmpMode::kOff;  // resolved: never kAuto
   bool sum_loss = false;        // LossOptions::sum
   StepSettings settings;        // as given, the recipe's own values over them
+  // What to change when the loss becomes NaN or inf (resolve/ignored_options.h).
+  std::string non_finite_hint = {};
 };
 
 // The step of a run with these settings and this recipe loss, at `amp`.

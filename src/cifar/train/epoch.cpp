@@ -18,12 +18,14 @@ namespace cifar {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void throw_non_finite(double loss, const EpochPosition& p, int64_t step) {
+// `hint`: what to change, naming only options the run's recipe reads (StepSpec).
+[[noreturn]] void throw_non_finite(double loss, const EpochPosition& p, int64_t step,
+                                   const std::string& hint) {
   const char* what = std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf";
   throw std::runtime_error(fmt::format(
       "loss became {} in epoch {} (by step {}): training stopped, and the checkpoints of earlier "
-      "epochs are kept as they were. Lower --lr, add --warmup-epochs, or use --amp off",
-      what, p.epoch, step));
+      "epochs are kept as they were{}{}",
+      what, p.epoch, step, hint.empty() ? "" : ". ", hint));
 }
 
 // Refreshes the progress display (a tqdm-like bar on a terminal, else a
@@ -43,7 +45,8 @@ class ProgressTicker {
   void tick(int64_t steps_done, int64_t images, const RunningTotals& totals) {
     if (!bar_.due()) return;
     const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
-    if (!std::isfinite(mean)) throw_non_finite(mean, position_, steps_done);
+    if (!std::isfinite(mean))
+      throw_non_finite(mean, position_, steps_done, options_.step.non_finite_hint);
     const double accuracy =
         static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(images);
     const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -59,7 +62,8 @@ class ProgressTicker {
       return;
     }
     const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
-    if (!std::isfinite(mean)) throw_non_finite(mean, position_, steps_done);
+    if (!std::isfinite(mean))
+      throw_non_finite(mean, position_, steps_done, options_.step.non_finite_hint);
     options_.on_loss(position_.global_step + steps_done - position_.first_step, mean);
   }
   void finish() { bar_.finish(); }
@@ -188,7 +192,8 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
   if (images > 0) {
     stats.loss = host[0].item<double>() / images;
     stats.accuracy = host[1].item<double>() / images;
-    if (!std::isfinite(stats.loss)) throw_non_finite(stats.loss, position, stats.steps);
+    if (!std::isfinite(stats.loss))
+      throw_non_finite(stats.loss, position, stats.steps, options.step.non_finite_hint);
   }
   return stats;
 }

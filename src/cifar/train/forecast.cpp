@@ -11,8 +11,9 @@ constexpr double kAfterSeconds = 30;
 constexpr double kHintSeconds = 3600;
 }  // namespace
 
-RunForecast::RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start)
-    : steps_left_(steps_left), on_cpu_(on_cpu), start_(start) {}
+RunForecast::RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start,
+                         double spent_before_s)
+    : steps_left_(steps_left), on_cpu_(on_cpu), start_(start), spent_before_s_(spent_before_s) {}
 
 std::string RunForecast::after_step(Clock::time_point now) {
   ++steps_done_;
@@ -26,6 +27,12 @@ std::string RunForecast::after_step(Clock::time_point now) {
   std::string line = fmt::format(
       "expected training time: about {} for {} steps ({} a step)", format_span(total), steps_left_,
       step < 0.1 ? fmt::format("{:.1f} ms", step * 1000) : fmt::format("{:.2f} s", step));
+  if (spent_before_s_ >= 1) {
+    line += fmt::format(
+        "; the whole run about {}, with the {} spent reading the data and "
+        "setting up",
+        format_span(spent_before_s_ + total), format_span(spent_before_s_));
+  }
   if (on_cpu_ && total > kHintSeconds) {
     line += "; on a CPU, configs/airbench94.toml or configs/net-fast-cpu.toml train in minutes";
   }

@@ -4,7 +4,9 @@
 // sooner), the pace so far gives the time of every step the run still has
 // to take; one line says it, with a hint when it is hours on a CPU
 // (ResNet-18's 30 epochs take many hours on a laptop's CPU, while the CPU
-// recipes get a good model in minutes). Evaluation is not counted.
+// recipes get a good model in minutes), and with the time the run spent
+// before its first step (reading and decoding the data, building the
+// model), the whole run's. Evaluation is not counted.
 #pragma once
 
 #include <chrono>
@@ -16,8 +18,10 @@ namespace cifar {
 class RunForecast {
  public:
   using Clock = std::chrono::steady_clock;
-  // `steps_left`: every step this invocation will take; `on_cpu` for the hint.
-  RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start = Clock::now());
+  // `steps_left`: every step this invocation will take; `on_cpu` for the
+  // hint; `spent_before_s`: the seconds the run took before `start`.
+  RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start = Clock::now(),
+              double spent_before_s = 0);
 
   // After each step; returns the line to log the one time it is due.
   std::string after_step(Clock::time_point now = Clock::now());
@@ -26,6 +30,7 @@ class RunForecast {
   int64_t steps_left_;
   bool on_cpu_;
   Clock::time_point start_;
+  double spent_before_s_;
   int64_t steps_done_ = 0;
   bool said_ = false;
 };

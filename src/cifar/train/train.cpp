@@ -41,6 +41,7 @@ namespace {
 TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const torch::Device& device,
                            const DeviceNumerics& numerics, const CpuPlan& cpu, Distributed& dist,
                            ThreadRule& threads) {
+  const auto began = RunForecast::Clock::now();  // the data's reading and decoding counts
   const RunSpec spec = resolve_run(given, {.device = device,
                                            .numerics = numerics,
                                            .dist = dist,
@@ -60,7 +61,9 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const to
   }
   const EpochPosition& at = session.position;
   const int64_t steps = spec.shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
-  RunForecast forecast(steps, device.is_cpu());
+  const auto now = RunForecast::Clock::now();
+  RunForecast forecast(steps, device.is_cpu(), now,
+                       std::chrono::duration<double>(now - began).count());
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.loop = spec.loop,
                         .env = env,
