@@ -55,6 +55,8 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.dist_timeout_s = 60;
   c.freeze_body = true;
   c.body_lr_scale = 0.5;
+  c.train_from = "_blocks.12";
+  c.bn_momentum = 0.05;
   c.dataset = "cifar100";
   c.labels = LabelSet::kCoarse;
   c.skip_bad_images = true;
