@@ -47,8 +47,6 @@ fs::path find_pretrained(const ModelEntry& entry, const std::vector<fs::path>& d
       looked.empty() ? "no folder" : fmt::format("{}", fmt::join(looked, ", ")), weights.package));
 }
 
-// --init-weights FILE, or --pretrained's file with the normalisation and
-// image size its entry gives.
 namespace {
 
 // --train-from names a module of the loaded model, as trainable_from_names lists them.
@@ -63,6 +61,8 @@ void check_train_from(ClassifierImpl& model, const std::string& model_name,
 
 }  // namespace
 
+// --init-weights FILE, or --pretrained's file with the normalisation and
+// image size its entry gives.
 ModelSource weights_source(const TrainConfig& config,
                            const std::vector<fs::path>& pretrained_dirs) {
   WeightsOptions options;
