@@ -174,9 +174,10 @@ void train_evaluation(Config& c, V&& v) {
 // cifar-train: where results go, and how processes wait for each other.
 template <class Config, class V>
 void train_output(Config& c, V&& v) {
-  v.text(
-      local(Opt{"-o,--checkpoint", kOutput, "Where the trained model goes (default: <model>.pt)"}),
-      c.checkpoint);
+  v.text(local(Opt{"-o,--checkpoint", kOutput,
+                   "Where the trained model goes (default: <model>.pt; <folder>-<model>.pt "
+                   "for an image folder)"}),
+         c.checkpoint);
   v.text(local(Opt{"--run-dir", kOutput,
                    "Folder for config.toml, metrics.csv, last.pt and best.pt (default: runs/...)"}),
          c.run_dir);

@@ -105,7 +105,7 @@ struct TrainConfig {
   int64_t eval_every = 1;  // evaluate after every N-th epoch (the last epoch always)
   int64_t tta = 0;         // test-time augmentation level (infer/evaluate.h)
   // Outputs
-  std::string checkpoint;    // default: <model>.pt
+  std::string checkpoint;    // default: <model>.pt (<folder>-<model>.pt for an image folder)
   std::string run_dir;       // default: runs/<date>-<time>-<model>
   std::string resume;        // a checkpoint to continue from (not saved in config.toml)
   bool overwrite = false;    // replace an earlier run's results in run_dir (not saved)

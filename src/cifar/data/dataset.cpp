@@ -117,15 +117,16 @@ Normalization measured_normalization(const ImageSplit& split) {
   const int64_t images = split.size();
   if (images == 0) return n;
   // Exact integer sums per channel over small chunks: no copy of the split
-  // wider than a chunk's int32 squares (64 images of 448 px: 154 MB).
+  // wider than a chunk's (64 images of 448 px: 154 MB as int32, twice that
+  // as the int64 the sums may make).
   auto sum = torch::zeros({3}, torch::kLong);
   auto squares = torch::zeros({3}, torch::kLong);
   constexpr int64_t kChunk = 64;
   for (int64_t start = 0; start < images; start += kChunk) {
     const auto x = split.images.narrow(0, start, std::min(kChunk, images - start));  // uint8
     sum += x.sum({0, 2, 3}, /*keepdim=*/false, torch::kLong);
-    const auto wide = x.to(torch::kInt);
-    squares += (wide * wide).sum({0, 2, 3}, /*keepdim=*/false, torch::kLong);
+    auto wide = x.to(torch::kInt);
+    squares += wide.mul_(wide).sum({0, 2, 3}, /*keepdim=*/false, torch::kLong);
   }
   sum = sum.to(torch::kDouble).div_(255);
   squares = squares.to(torch::kDouble).div_(255.0 * 255.0);

@@ -166,7 +166,7 @@ fs::path split_folder(const fs::path& dir, Split split) {
   std::vector<std::string> found;
   for (const char* name : {"val", "valid", "validation"}) {
     std::error_code ec;
-    if (fs::exists(dir / name, ec)) found.emplace_back(name);
+    if (fs::is_directory(dir / name, ec)) found.emplace_back(name);
   }
   if (found.size() > 1) {
     throw std::runtime_error(fmt::format(
@@ -225,7 +225,7 @@ ImageFolderListing list_image_folder(const fs::path& dir, Split split,
     throw std::runtime_error(fmt::format(
         "{} holds no class folder (it holds {}), so it has no images: add {}/<class>/... with "
         "the images of each class{}",
-        listing.root.string(), what_else(listing), split_folder_name(split),
+        listing.root.string(), what_else(listing), listing.root.filename().string(),
         holdout.empty() ? "" : ", or remove the folder" + holdout));
   }
   const auto unknown = unknown_classes(folders, listing.class_names);

@@ -66,7 +66,8 @@ fs::path default_checkpoint(const TrainConfig& config, const std::string& model)
   if (!folder) return model + ".pt";
   fs::path dir = fs::absolute(config.data_dir).lexically_normal();
   if (!dir.has_filename()) dir = dir.parent_path();  // "photos/"
-  return dir.filename().string() + "-" + model + ".pt";
+  const std::string name = dir.filename().string();
+  return name.empty() ? model + ".pt" : name + "-" + model + ".pt";
 }
 
 }  // namespace
