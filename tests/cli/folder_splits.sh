@@ -11,15 +11,27 @@
 source "$(dirname "$0")/lib/common.bash"
 quick=(--device cpu --epochs 2 --batch-size 20 --lr 0.05)
 
+# train_logs WHAT DATA OUT LINE...: trains on DATA (log OUT.err, report
+# OUT.out, checkpoint OUT.pt, run folder run-OUT) and checks the log has
+# every LINE.
+train_logs() {
+  local what=$1 data=$2 out=$3
+  shift 3
+  "$TRAIN" --data "$data" "${quick[@]}" --run-dir "run-$out" --checkpoint "$out.pt" >"$out.out" \
+    2>"$out.err" || { cat "$out.err"; fail "training on $what failed"; }
+  local line
+  for line in "$@"; do
+    grep -qF "$line" "$out.err" || { cat "$out.err"; fail "$what: the log lacks '$line'"; }
+  done
+}
+
 # --- train/ + val/: val/ is the validation split and serves as the test split ---
 write_folder photos cat,dog train,val
-"$TRAIN" --data photos "${quick[@]}" --run-dir run --checkpoint photos.pt >train.out 2>train.err ||
-  { cat train.err; fail "training on train/ + val/ failed"; }
-for line in "photos (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
+train_logs "train/ + val/" photos photos \
+  "photos (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
   "photos has no test/ folder: val/ serves as the test split too" \
-  "best.pt: chosen by validation accuracy on the 20 images of val/"; do
-  grep -qF "$line" train.err || { cat train.err; fail "train/ + val/: the log lacks '$line'"; }
-done
+  "best.pt: chosen by validation accuracy on the 20 images of val/"
+mv photos.out train.out && mv photos.err train.err
 count=$(grep -c "serves as the test split" train.err)
 [[ $count == 1 ]] || { cat train.err; fail "the log says val/ serves as the test split $count times, not once"; }
 grep -Eq "epoch 2/2: train .* val [0-9.]+ [0-9.]+%" train.err || { cat train.err; fail "no val figure in the epoch lines"; }
@@ -57,16 +69,13 @@ expect 2 "unknown --split 'dev': test, val or train" -- \
 
 # --- train/ + val/ + test/: val/ chooses best.pt, test/ is scored ---------------
 write_folder full cat,dog train,val,test
-"$TRAIN" --data full "${quick[@]}" --run-dir run2 --checkpoint full.pt >full.out 2>full.err ||
-  { cat full.err; fail "training on train/ + val/ + test/ failed"; }
-for line in "full (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
-  "best.pt: chosen by validation accuracy on the 20 images of val/"; do
-  grep -qF "$line" full.err || { cat full.err; fail "train/ + val/ + test/: the log lacks '$line'"; }
-done
+train_logs "train/ + val/ + test/" full full \
+  "full (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
+  "best.pt: chosen by validation accuracy on the 20 images of val/"
 grep -Eq "epoch 2/2: train .* val [0-9.]+ [0-9.]+% test [0-9.]+ [0-9.]+%" full.err ||
   { cat full.err; fail "the epoch lines lack the val and test figures"; }
 ! grep -q "serves as the test split" full.err full.out || fail "val/ said to serve as the test split beside a test/"
-head -1 run2/metrics.csv | grep -q "val_accuracy" || { head -1 run2/metrics.csv; fail "metrics.csv has no validation column"; }
+head -1 run-full/metrics.csv | grep -q "val_accuracy" || { head -1 run-full/metrics.csv; fail "metrics.csv has no validation column"; }
 pass "train/ + val/ + test/: val/ validates, test/ is the test split"
 expect 2 "--val-split 10 holds out training images for validation, but full has a val/ folder" -- \
   "$TRAIN" --data full "${quick[@]}" --val-split 10 --run-dir run3 --checkpoint r3.pt
@@ -95,13 +104,10 @@ pass "val/ and test/ classes that train/ lacks are refused before anything is wr
 
 # --- valid/ (Roboflow's) and validation/ are the validation split as val/ is ----
 cp -r photos roboflow && rm -rf roboflow/.cifar-cache && mv roboflow/val roboflow/valid
-"$TRAIN" --data roboflow "${quick[@]}" --run-dir run5 --checkpoint r5.pt >r5.out 2>r5.err ||
-  { cat r5.err; fail "training on train/ + valid/ failed"; }
-for line in "roboflow (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
+train_logs "train/ + valid/" roboflow r5 \
+  "roboflow (folder, 2 classes: 80 training, 20 validation, 20 test images)" \
   "roboflow has no test/ folder: valid/ serves as the test split too" \
-  "best.pt: chosen by validation accuracy on the 20 images of valid/"; do
-  grep -qF "$line" r5.err || { cat r5.err; fail "train/ + valid/: the log lacks '$line'"; }
-done
+  "best.pt: chosen by validation accuracy on the 20 images of valid/"
 grep -qF "The test split is roboflow/valid" r5.out || { cat r5.out; fail "the report does not name valid/"; }
 cp -r full named && rm -rf named/.cifar-cache && mv named/val named/validation
 "$TRAIN" --data named "${quick[@]}" --run-dir run6 --checkpoint r6.pt >r6.out 2>r6.err ||
