@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <iostream>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include "cifar/train/train.h"
 
 int main(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();  // --time counts from here
   cifar::open_closed_standard_fds();  // before any file is opened (std_streams.h)
   cifar::TrainConfig config;
   cifar::LogOptions log;
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     if (config.deterministic) cifar::set_deterministic_cublas_env();
     cifar::RunEnv env;
     env.program = argv[0];
+    env.started = started;
     env.progress_bar = !log.quiet && cifar::stderr_draws_bars();
     env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
     env.omp_num_threads = cifar::omp_num_threads_from_env();

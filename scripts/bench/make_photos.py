@@ -6,11 +6,12 @@ here, so CIFAR-10 test images of two classes stand in, each upscaled
 3:4 to 4:3) and saved as a JPEG, as a user's photos come:
 
     python scripts/bench/make_photos.py CIFAR_DIR OUT [--classes cat,dog]
-        [--train 122] [--val 77] [--seed 0]
+        [--train 122] [--val 77] [--test 0] [--val-name val] [--seed 0]
 
 gives OUT/train/<class>/*.jpg (122 a class: 244 images) and OUT/val/<class>/
 (77 a class), the sizes of PyTorch's transfer-learning tutorial's ants and
-bees. Needs numpy and pillow.
+bees; --test N adds OUT/test/<class>/ (N a class) and --val-name validation
+names the validation folder as some data sets do. Needs numpy and pillow.
 """
 import argparse
 import os
@@ -29,6 +30,8 @@ def main():
     p.add_argument("--classes", default="cat,dog")
     p.add_argument("--train", type=int, default=122)
     p.add_argument("--val", type=int, default=77)
+    p.add_argument("--test", type=int, default=0)
+    p.add_argument("--val-name", default="val", choices=("val", "valid", "validation"))
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
     raw = np.fromfile(os.path.join(a.cifar_dir, "test_batch.bin"), dtype=np.uint8).reshape(-1, 3073)
@@ -37,7 +40,11 @@ def main():
     for name in a.classes.split(","):
         index = [i for i in range(len(labels)) if labels[i] == NAMES.index(name)]
         rng.shuffle(index)
-        for split, start, n in (("train", 0, a.train), ("val", a.train, a.val)):
+        splits = (("train", 0, a.train), (a.val_name, a.train, a.val),
+                  ("test", a.train + a.val, a.test))
+        for split, start, n in splits:
+            if n == 0 and split == "test":
+                continue
             os.makedirs(os.path.join(a.out, split, name), exist_ok=True)
             for k, i in enumerate(index[start:start + n]):
                 short = rng.randint(120, 400)
@@ -45,7 +52,7 @@ def main():
                 w, h = (round(short * ratio), short) if ratio >= 1 else (short, round(short / ratio))
                 img = Image.fromarray(images[i]).resize((w, h), Image.BICUBIC)
                 img.save(os.path.join(a.out, split, name, f"{name}_{k:04d}.jpg"), quality=90)
-    print(f"wrote {a.out}: {a.classes} ({a.train} + {a.val} a class)")
+    print(f"wrote {a.out}: {a.classes} ({a.train} + {a.val} + {a.test} a class)")
 
 
 if __name__ == "__main__":

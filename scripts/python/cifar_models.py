@@ -385,11 +385,39 @@ def prepare(image_uint8, image_size, crop_mode="squash", crop_pct=1.0):
     return x[0, :, top:top + image_size, left:left + image_size]
 
 
+def kept_side(image_size, crop_pct=1.0, whole_size=0):
+    """The side a photo's shorter side is reduced to before it is prepared
+    (src/cifar/core/image_prep.h: kept_side): the least power of two, at
+    least 256, not below what the preparation resizes to."""
+    needed = max(256, math.floor(image_size / crop_pct + 1e-9), whole_size)
+    tier = 256
+    while tier < needed:
+        tier *= 2
+    return tier
+
+
+def reduce(image_uint8, max_short):
+    """(3, H, W) uint8 -> (3, h, w) uint8: the shorter side resized to
+    max_short when it is longer, the longer to int(max_short * long / short),
+    bilinear with antialiasing, rounded (formats/image.h: reduce_image); a
+    smaller image as it is. The copy of a photo an image folder keeps."""
+    h, w = image_uint8.shape[-2:]
+    if min(h, w) <= max_short:
+        return image_uint8
+    new_h = int(max_short * h / w) if w < h else max_short
+    new_w = int(max_short * w / h) if h < w else max_short
+    x = F.interpolate(image_uint8.float().unsqueeze(0), size=(new_h, new_w), mode="bilinear",
+                      align_corners=False, antialias=True)
+    return x.round().clamp(0, 255)[0].to(torch.uint8)
+
+
 def to_input(image_uint8, image_size, mean=DEFAULT_MEAN, std=DEFAULT_STD,
              crop_mode="squash", crop_pct=1.0):
     """(3, H, W) uint8 -> (3, S, S) float, as cifar-eval and cifar-predict
-    prepare an image (prepare()), then normalised."""
-    x = prepare(image_uint8, image_size, crop_mode, crop_pct)
+    prepare an image: reduced to its kept side (reduce()), prepared
+    (prepare()), then normalised."""
+    x = prepare(reduce(image_uint8, kept_side(image_size, crop_pct)), image_size, crop_mode,
+                crop_pct)
     return normalize(x.unsqueeze(0), mean, std)[0]
 
 

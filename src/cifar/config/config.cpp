@@ -107,6 +107,11 @@ void add_train_options(CLI::App& app, TrainConfig& config) {
 
 void validate(const TrainConfig& config) {
   train_options(config, RangeChecker{.toml = true});
+  if (config.time_minutes > 0 && !config.resume.empty()) {
+    throw UsageError(
+        "--time fits a new run's epochs; a resumed run trains to --epochs: drop --time (the "
+        "run folder's config.toml holds the epochs its --time chose)");
+  }
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }

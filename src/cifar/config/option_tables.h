@@ -129,6 +129,11 @@ template <class Config, class V>
 void train_optimisation(Config& c, V&& v) {
   v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
            c.epochs, Range<int64_t>{1, 1'000'000});
+  v.number(Opt{"--time", "Optimisation",
+               "Train for about this many minutes of wall time, reading the data and evaluating "
+               "included (Ultralytics' time=): after each epoch the epochs are fitted to what "
+               "is left, the learning-rate schedule with them; overrides --epochs (0: off)"},
+           c.time_minutes, Range<double>{0, 1'000'000});
   v.number(fixed_mid_epoch(Opt{"-b,--batch-size", "Optimisation", "Training batch size"}),
            c.batch_size, Range<int64_t>{1, kMaxCount});
   static const std::string optimizer_help = optimizers_in_words() + ", for the classic recipe";

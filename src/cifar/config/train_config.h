@@ -74,6 +74,9 @@ struct TrainConfig {
   int64_t threads = 0;   // 0: chosen at run time (see cpu_plan.h)
   // Optimisation (defaults: the PyTorch tutorial)
   int64_t epochs = 2;
+  // --time: minutes of wall time the whole run fits its epochs to (the
+  // schedule with them, train/time_budget.h); 0: off, --epochs decides.
+  double time_minutes = 0;
   int64_t batch_size = 4;
   // A name in optim/optimizer_registry.h's table (the classic recipe's optimiser).
   std::string optimizer = optimizer_registry().front().name;

@@ -190,6 +190,11 @@ int create_temp_beside(const fs::path& path, fs::path& tmp) {
 
 void write_file_atomically(const fs::path& path, const std::string& bytes,
                            const std::string& option) {
+  write_file_atomically(path, {std::span<const char>(bytes.data(), bytes.size())}, option);
+}
+
+void write_file_atomically(const fs::path& path, const std::vector<std::span<const char>>& pieces,
+                           const std::string& option) {
   const fs::path dir = parent_of(path);
   fs::path tmp;
   const int fd = create_temp_beside(path, tmp);
@@ -198,18 +203,20 @@ void write_file_atomically(const fs::path& path, const std::string& bytes,
     throw std::runtime_error(fmt::format("cannot write {}: {}{}", shown_name(path), errno_text(err),
                                          write_advice(path, err, option)));
   }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const auto why = errno_text(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(
-          fmt::format("writing {} failed: {} (disk full?)", shown_name(path), why));
+  for (const std::span<const char> bytes : pieces) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const auto why = errno_text(errno);
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw std::runtime_error(
+            fmt::format("writing {} failed: {} (disk full?)", shown_name(path), why));
+      }
+      done += static_cast<size_t>(n);
     }
-    done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const auto why = errno_text(errno);

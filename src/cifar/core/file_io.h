@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace cifar {
 
@@ -51,6 +53,10 @@ std::string read_front(const std::filesystem::path& path, uint64_t max_bytes,
 // `option`, the option that chose the path ("--checkpoint", "--run-dir",
 // "--out"; empty: a hint without one).
 void write_file_atomically(const std::filesystem::path& path, const std::string& bytes,
+                           const std::string& option = "");
+// The same for a file written from pieces, one after another (no copy of them all).
+void write_file_atomically(const std::filesystem::path& path,
+                           const std::vector<std::span<const char>>& pieces,
                            const std::string& option = "");
 
 // Checks, before anything is written, that a file can be created at path:

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -27,6 +28,13 @@ PrepGeometry ImagePrep::geometry(int64_t h, int64_t w, int64_t side) const {
   g.top = static_cast<int64_t>(std::nearbyint(static_cast<double>(g.height - side) / 2));
   g.left = static_cast<int64_t>(std::nearbyint(static_cast<double>(g.width - side) / 2));
   return g;
+}
+
+int64_t kept_side(int64_t side, const ImagePrep& prep, int64_t whole_size) {
+  const int64_t needed = std::max({kMinKeptSide, prep.scale_size(side), whole_size});
+  int64_t tier = kMinKeptSide;
+  while (tier < needed) tier *= 2;
+  return tier;
 }
 
 CropMode parse_crop_mode(const std::string& text) {

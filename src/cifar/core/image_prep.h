@@ -49,6 +49,17 @@ struct ImagePrep {
   bool operator==(const ImagePrep&) const = default;
 };
 
+// Before it is prepared, a decoded photo is reduced so that its shorter side
+// is at most kept_side (its aspect kept; a smaller photo is kept as it is):
+// the copy an image folder's cache keeps, from which every size of the same
+// tier is prepared without decoding again, and what cifar-predict and the
+// Python side prepare too. The tier is the least power of two, at least
+// kMinKeptSide, not below what the preparation resizes to (scale_size, or
+// whole_size for images kept whole): 256 for every side up to 224 at crop
+// 0.875, 512 for 224 px kept whole at twice the side.
+inline constexpr int64_t kMinKeptSide = 256;
+int64_t kept_side(int64_t side, const ImagePrep& prep, int64_t whole_size = 0);
+
 inline constexpr ImagePrep kWholeImage{};  // CIFAR's, and files that record none
 inline constexpr ImagePrep kTorchvisionEval{CropMode::kCenter, 0.875};
 inline constexpr double kMinCropPct = 0.25;

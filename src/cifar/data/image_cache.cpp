@@ -26,9 +26,12 @@ static_assert(std::endian::native == std::endian::little, "the image cache is li
 namespace {
 
 constexpr char kMagic[16] = {'C', 'I', 'F', 'A', 'R', 'I', 'M', 'G',
-                             'C', 'A', 'C', 'H', 'E', 0,   0,   2};
+                             'C', 'A', 'C', 'H', 'E', 0,   0,   3};
 constexpr uint64_t kMaxManifestBytes = uint64_t{1} << 32;
 constexpr uint64_t kMaxSkippedBytes = 1 << 16;  // one skipped file's line
+// A kept copy's longer side, at most: far beyond any tier's (a guard
+// against a damaged size, whose product could overflow).
+constexpr int64_t kMaxKeptLonger = int64_t{1} << 20;
 
 void append_u64(std::string& out, uint64_t v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -67,13 +70,12 @@ class CacheReader {
     }
     offset_ += n;
   }
-  // The next n images, mapped from the file rather than copied: the page
+  // The next `bytes`, mapped from the file rather than copied: the page
   // cache's own pages (private: a write copies the page), checksummed here.
   // Fresh memory costs more than the read itself (each page faulted in and
   // zeroed, on a virtual machine by the host too). The cache is replaced by
   // rename, never shrunk in place, so the mapped pages stay valid.
-  torch::Tensor map_images(int64_t n, const ImageShape& shape) {
-    const uint64_t bytes = static_cast<uint64_t>(n * shape.bytes());
+  torch::Tensor map_bytes(uint64_t bytes) {
     if (bytes > left()) throw std::runtime_error("truncated");
     const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t start = offset_ / page * page;
@@ -84,8 +86,7 @@ class CacheReader {
     if (base == MAP_FAILED) throw std::runtime_error(std::strerror(errno));
     ::madvise(base, length, MADV_WILLNEED);
     auto images = torch::from_blob(
-        static_cast<uint8_t*>(base) + (offset_ - start),
-        {n, shape.channels, shape.image_size, shape.image_size},
+        static_cast<uint8_t*>(base) + (offset_ - start), {static_cast<int64_t>(bytes)},
         [base, length](void*) { ::munmap(base, length); }, torch::kUInt8);
     crc_ = crc_of(crc_, images.data_ptr<uint8_t>(), bytes);
     offset_ += bytes;
@@ -127,8 +128,26 @@ fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cach
   return cache_dir / "image-folders" / (to_hex(digest).substr(0, 16) + "-" + file);
 }
 
-CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
-                             const ImageShape& shape) {
+std::optional<std::pair<fs::path, fs::path>> class_folder_cache(const fs::path& root,
+                                                                const fs::path& cache_dir) {
+  fs::path folder = fs::absolute(root).lexically_normal();
+  if (!folder.has_filename()) folder = folder.parent_path();  // "val/"
+  const fs::path dir = folder.parent_path();
+  std::error_code ec;
+  if (has_image_folder_layout(dir)) {
+    for (const Split split : {Split::kVal, Split::kTest}) {
+      try {
+        if (fs::equivalent(root, split_folder(dir, split), ec)) {
+          return std::pair{image_cache_path(dir, split, cache_dir), dir};
+        }
+      } catch (const std::runtime_error&) {  // two validation folders: none is the split
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+CacheLookup load_image_cache(const fs::path& path, const std::string& manifest, int64_t kept_side) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return {CacheStatus::kMissing, "", {}};
   if (!fs::is_regular_file(path, ec)) {  // a folder, a FIFO, a dangling link, ...
@@ -148,8 +167,7 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
       return {CacheStatus::kForeign, "it does not start as an image cache does", {}};
     }
     if (std::memcmp(magic, kMagic, sizeof magic) != 0) {
-      return {
-          CacheStatus::kDamaged, "not an image cache of this version (its first bytes differ)", {}};
+      return {CacheStatus::kStale, "written in another format, by another version of the tool", {}};
     }
     ImageCacheContents& c = result.contents;
     c.manifest = in.text(in.u64(), kMaxManifestBytes);
@@ -164,19 +182,32 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
       in.read(&len, sizeof len);
       c.skipped.push_back(in.text(len, kMaxSkippedBytes));
     }
-    const auto image_bytes = static_cast<uint64_t>(shape.bytes());
-    const uint64_t payload = n * (3 * sizeof(int64_t) + image_bytes) + sizeof(uint32_t);
-    if (n > in.left() || payload != in.left()) {
-      throw std::runtime_error(
-          fmt::format("{} bytes where {} images need {}", in.left(), n, payload));
-    }
+    if (n > in.left() / (5 * sizeof(int64_t))) throw std::runtime_error("truncated");
     c.labels = torch::empty({static_cast<int64_t>(n)}, torch::kInt64);
     in.read(c.labels.data_ptr<int64_t>(), n * sizeof(int64_t));
     c.sizes = torch::empty({static_cast<int64_t>(n), 2}, torch::kInt64);
     in.read(c.sizes.data_ptr<int64_t>(), 2 * n * sizeof(int64_t));
-    c.images = n == 0 ? torch::empty({0, shape.channels, shape.image_size, shape.image_size},
-                                     torch::kUInt8)
-                      : in.map_images(static_cast<int64_t>(n), shape);
+    std::vector<int64_t> kept(2 * n);
+    in.read(kept.data(), 2 * n * sizeof(int64_t));
+    uint64_t pixels = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      const int64_t h = kept[2 * i], w = kept[2 * i + 1];
+      if (h < 1 || w < 1 || std::min(h, w) > kept_side || std::max(h, w) > kMaxKeptLonger) {
+        throw std::runtime_error(fmt::format("image {} is kept as {}x{}, out of range", i, h, w));
+      }
+      pixels += static_cast<uint64_t>(3 * h * w);
+    }
+    if (pixels + sizeof(uint32_t) != in.left()) {
+      throw std::runtime_error(
+          fmt::format("{} bytes where {} images need {}", in.left(), n, pixels + sizeof(uint32_t)));
+    }
+    const torch::Tensor block = pixels == 0 ? torch::Tensor() : in.map_bytes(pixels);
+    int64_t at = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      const int64_t h = kept[2 * i], w = kept[2 * i + 1];
+      c.kept.push_back(block.narrow(0, at, 3 * h * w).view({3, h, w}));
+      at += 3 * h * w;
+    }
     const uint32_t expected = in.crc();
     uint32_t stored = 0;
     in.read(&stored, sizeof stored, /*hash=*/false);
@@ -189,31 +220,45 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest,
 }
 
 void save_image_cache(const fs::path& path, const ImageCacheContents& contents) {
-  const auto images = contents.images.contiguous();
   const auto labels = contents.labels.contiguous();
   const auto sizes = contents.sizes.to(torch::kInt64).contiguous();
   const auto n = static_cast<uint64_t>(labels.size(0));
   TORCH_CHECK(sizes.numel() == static_cast<int64_t>(2 * n), "an image cache needs (N, 2) sizes");
-  std::string out(kMagic, sizeof kMagic);
-  const auto image_bytes = static_cast<uint64_t>(images.numel()) / std::max<uint64_t>(n, 1);
-  out.reserve(sizeof kMagic + contents.manifest.size() + n * (24 + image_bytes) + 4096);
-  append_u64(out, contents.manifest.size());
-  out += contents.manifest;
-  append_u64(out, n);
-  append_u64(out, contents.skipped.size());
+  TORCH_CHECK(contents.kept.size() == n, "an image cache needs one kept copy per label");
+  std::string head(kMagic, sizeof kMagic);
+  append_u64(head, contents.manifest.size());
+  head += contents.manifest;
+  append_u64(head, n);
+  append_u64(head, contents.skipped.size());
   for (const auto& s : contents.skipped) {
     const auto line = s.substr(0, kMaxSkippedBytes);
     const auto len = static_cast<uint32_t>(line.size());
-    out.append(reinterpret_cast<const char*>(&len), sizeof len);
-    out += line;
+    head.append(reinterpret_cast<const char*>(&len), sizeof len);
+    head += line;
   }
-  out.append(reinterpret_cast<const char*>(labels.data_ptr<int64_t>()), n * sizeof(int64_t));
-  out.append(reinterpret_cast<const char*>(sizes.data_ptr<int64_t>()), 2 * n * sizeof(int64_t));
-  out.append(reinterpret_cast<const char*>(images.data_ptr<uint8_t>()), n * image_bytes);
-  const uint32_t crc = crc_of(0, out.data(), out.size());
-  out.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  head.append(reinterpret_cast<const char*>(labels.data_ptr<int64_t>()), n * sizeof(int64_t));
+  head.append(reinterpret_cast<const char*>(sizes.data_ptr<int64_t>()), 2 * n * sizeof(int64_t));
+  for (const torch::Tensor& image : contents.kept) {
+    TORCH_CHECK(image.dim() == 3 && image.size(0) == 3 && image.is_contiguous() &&
+                    image.scalar_type() == torch::kUInt8,
+                "a kept copy must be (3, h, w) uint8, contiguous; got ", image.sizes());
+    append_u64(head, static_cast<uint64_t>(image.size(1)));
+    append_u64(head, static_cast<uint64_t>(image.size(2)));
+  }
+  // The copies are written from where they are, not gathered into one buffer.
+  std::vector<std::span<const char>> pieces{{head.data(), head.size()}};
+  uint32_t crc = crc_of(0, head.data(), head.size());
+  for (const torch::Tensor& image : contents.kept) {
+    const auto* bytes = reinterpret_cast<const char*>(image.data_ptr<uint8_t>());
+    const auto count = static_cast<size_t>(image.numel());
+    pieces.emplace_back(bytes, count);
+    crc = crc_of(crc, bytes, count);
+  }
+  std::string tail;
+  tail.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  pieces.emplace_back(tail.data(), tail.size());
   ensure_writable(path);
-  write_file_atomically(path, out);
+  write_file_atomically(path, pieces);
 }
 
 }  // namespace cifar

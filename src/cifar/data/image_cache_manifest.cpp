@@ -61,17 +61,13 @@ ManifestLines split_manifest(const std::string& manifest) {
 
 std::string image_cache_manifest(const ImageFolderListing& listing,
                                  const ImageFolderOptions& options, const std::string& where) {
-  std::string m = "cifar-train image folder cache 2\n";
+  std::string m = "cifar-train image folder cache 3\n";
   m += "decode: PNG (libpng), JPEG (libjpeg-turbo), transparency composited onto white\n";
   m += fmt::format("decoders: {}\n", image_decoding_version());
-  const ImageSpec& image = options.image;
-  if (image.whole_size > 0) {
-    m += fmt::format("whole: resized (squashed) to {0}x{0}, rounded to uint8, sizes kept\n",
-                     image.whole_size);
-  } else {
-    m += fmt::format("prepare: {}, bilinear with antialiasing, to {}x{}, rounded to uint8\n",
-                     to_string(image.prep), image.image_size, image.image_size);
-  }
+  m += fmt::format(
+      "keep: the shorter side reduced to at most {} px, aspect kept, bilinear with "
+      "antialiasing, rounded to uint8\n",
+      kept_side_of(options.image));
   m += fmt::format("libtorch: {}\n", libtorch_version());
   m += fmt::format("skip_bad_images: {}\nmax_pixels: {}\n", options.skip_bad_images ? 1 : 0,
                    options.max_pixels);

@@ -16,16 +16,20 @@
 // listed as torchvision lists them (each class's folder walked recursively,
 // folders in sorted order, files sorted within each), decoded with
 // formats/image.h (transparency composited onto white, as cifar-predict
-// does) and prepared at options.image.image_size as options.image.prep says
+// does), reduced to the kept tier (reduce_image, as cifar-predict does too)
+// and prepared at options.image.image_size as options.image.prep says
 // (prepare_image: torchvision's Resize + CenterCrop for an image folder
 // data set), or kept whole at options.image.whole_size for random resized crops
 // (data/crops.h), each with its size as read. Hidden
 // entries (names starting with '.') and files without an image extension
 // are ignored and counted.
 //
-// Decoded once: the split is kept in a cache file (image_cache.h) keyed by
-// the list of files with their sizes and modification times, so a second
-// read costs about as much as reading CIFAR-10's binary files.
+// Decoded once: each photo is kept reduced to the tier of
+// core/image_prep.h's kept_side (its shorter side at most 256 px for sizes
+// up to 224 at crop 0.875) in a cache file (image_cache.h) keyed by the
+// list of files with their sizes and modification times, and every read
+// prepares the split from those copies: a second read, at any image size and
+// preparation of the tier, decodes nothing.
 #pragma once
 
 #include <cstdint>
@@ -161,7 +165,8 @@ ImageFolderListing list_class_folder(const std::filesystem::path& root,
                                      const std::string& known_source);
 
 // Reads such a folder: every image decoded as read_image_folder decodes
-// them, class_names `known`. Never cached.
+// them, class_names `known`; a data set's val/ or test/ through the data
+// set's cache (image_cache.h: class_folder_cache), another not cached.
 ImageSplit read_class_folder(const std::filesystem::path& root,
                              const std::vector<std::string>& known, const std::string& known_source,
                              const ImageFolderOptions& options = {});

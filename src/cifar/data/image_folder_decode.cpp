@@ -14,7 +14,7 @@ namespace cifar::folder_detail {
 namespace {
 constexpr int64_t kChunk = 256;  // images decoded between progress calls
 
-// One decoded image as the split keeps it: prepared, or whole.
+// One kept copy as the split holds it: prepared, or whole.
 torch::Tensor stored_image(const torch::Tensor& rgb, const ImageFolderOptions& options) {
   const ImageSpec& image = options.image;
   if (image.whole_size > 0) return resize_image(rgb, image.whole_size);
@@ -29,11 +29,8 @@ int64_t stored_side(const ImageFolderOptions& options) {
 
 Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options) {
   const auto n = static_cast<int64_t>(listing.files.size());
-  const ImageShape shape{.channels = 3, .image_size = stored_side(options)};
-  const int64_t bytes = shape.bytes();
-  auto images =
-      torch::empty({n, shape.channels, shape.image_size, shape.image_size}, torch::kUInt8);
-  auto* out = images.data_ptr<uint8_t>();
+  const int64_t tier = kept_side_of(options.image);
+  std::vector<torch::Tensor> kept(static_cast<size_t>(n));
   auto sizes = torch::zeros({n, 2}, torch::kInt64);
   auto* size_of = sizes.data_ptr<int64_t>();
   std::vector<std::string> errors(static_cast<size_t>(n));
@@ -46,10 +43,7 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
           const auto decoded = read_image(file.path, options.max_pixels);  // (3, H, W)
           size_of[2 * i] = decoded.size(1);
           size_of[2 * i + 1] = decoded.size(2);
-          // Copied as bytes: (3, side, side) contiguous, whatever layout the resize gave.
-          const auto rgb = stored_image(decoded, options).contiguous();
-          TORCH_CHECK(rgb.numel() == bytes, "preparing an image gave ", rgb.sizes());
-          std::memcpy(out + i * bytes, rgb.data_ptr<uint8_t>(), static_cast<size_t>(bytes));
+          kept[static_cast<size_t>(i)] = reduce_image(decoded, tier).contiguous();  // (3, h, w)
         } catch (const std::exception& error) {
           errors[static_cast<size_t>(i)] = first_line(error.what());
           if (errors[static_cast<size_t>(i)].empty()) errors[static_cast<size_t>(i)] = "unreadable";
@@ -79,9 +73,28 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
     }
   }
   d.labels = torch::tensor(labels, torch::kInt64);
-  d.images = d.skipped.empty() ? images : images.index_select(0, torch::tensor(keep));
+  for (const int64_t i : keep) d.kept.push_back(std::move(kept[static_cast<size_t>(i)]));
   d.sizes = d.skipped.empty() ? sizes : sizes.index_select(0, torch::tensor(keep));
   return d;
+}
+
+torch::Tensor prepare_kept(const std::vector<torch::Tensor>& kept,
+                           const ImageFolderOptions& options) {
+  const auto n = static_cast<int64_t>(kept.size());
+  const ImageShape shape{.channels = 3, .image_size = stored_side(options)};
+  const int64_t bytes = shape.bytes();
+  auto images =
+      torch::empty({n, shape.channels, shape.image_size, shape.image_size}, torch::kUInt8);
+  auto* out = images.data_ptr<uint8_t>();
+  at::parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      // Copied as bytes: (3, side, side) contiguous, whatever layout the resize gave.
+      const auto rgb = stored_image(kept[static_cast<size_t>(i)], options).contiguous();
+      TORCH_CHECK(rgb.numel() == bytes, "preparing an image gave ", rgb.sizes());
+      std::memcpy(out + i * bytes, rgb.data_ptr<uint8_t>(), static_cast<size_t>(bytes));
+    }
+  });
+  return images;
 }
 
 }  // namespace cifar::folder_detail

@@ -48,12 +48,13 @@ std::vector<std::string> unknown_classes(const std::vector<std::string>& folders
 std::runtime_error classes_train_lacks(const std::filesystem::path& dir, Split split,
                                        const std::vector<std::string>& unknown);
 
-// The files of a listing decoded: images (N, 3, S, S) uint8 in its order, S
-// stored_side(options), their labels and sizes as read; the files that are
-// no readable image left out and named in `skipped` (with skip_bad_images),
-// else the first of them an error naming it and the fix.
+// The files of a listing decoded: each photo's copy kept (reduced to
+// kept_side_of(options.image)) in its order, their labels and sizes as read;
+// the files that are no readable image left out and named in `skipped`
+// (with skip_bad_images), else the first of them an error naming it and
+// the fix.
 struct Decoded {
-  torch::Tensor images;
+  std::vector<torch::Tensor> kept;  // (3, h, w) uint8 each, contiguous
   torch::Tensor labels;
   torch::Tensor sizes;  // (N, 2) int64 (height, width) as read
   std::vector<std::string> skipped;
@@ -62,8 +63,14 @@ struct Decoded {
 // The side images are stored at: the model's (prepared), or a whole image's.
 int64_t stored_side(const ImageFolderOptions& options);
 
-// Decodes and prepares every file of the listing, chunk by chunk, each chunk
+// Decodes (and reduces) every file of the listing, chunk by chunk, each chunk
 // spread over LibTorch's threads, calling options.progress after each.
 Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptions& options);
+
+// The split's images (N, 3, S, S) uint8, S stored_side(options): each kept
+// copy prepared, or kept whole, as options.image says, across LibTorch's
+// threads.
+torch::Tensor prepare_kept(const std::vector<torch::Tensor>& kept,
+                           const ImageFolderOptions& options);
 
 }  // namespace cifar::folder_detail

@@ -92,10 +92,10 @@ ImageSplit to_split(torch::Tensor images, torch::Tensor labels, const torch::Ten
 
 // The cache's verdict, logged; true on a hit (then `contents` hold the split).
 // `writable` false: the file there is not a cache, and is left as it is.
-bool use_cache(const fs::path& path, const std::string& manifest, const ImageShape& shape,
+bool use_cache(const fs::path& path, const std::string& manifest, int64_t tier,
                const fs::path& root, ImageCacheContents& contents, Clock::time_point start,
                bool& writable) {
-  auto lookup = load_image_cache(path, manifest, shape);
+  auto lookup = load_image_cache(path, manifest, tier);
   writable = lookup.status != CacheStatus::kForeign;
   switch (lookup.status) {
     case CacheStatus::kForeign:
@@ -105,9 +105,11 @@ bool use_cache(const fs::path& path, const std::string& manifest, const ImageSha
           root.string(), path.string(), lookup.detail);
       return false;
     case CacheStatus::kHit:
-      spdlog::info("{}: {} images read from the cache {} ({}) in {:.2f} s", root.string(),
-                   lookup.contents.labels.size(0), path.string(), size_on_disk(path),
-                   seconds_since(start));
+      spdlog::info(
+          "{}: {} images read from the cache {} ({}; the photos kept at up to {} px a side, "
+          "prepared from there: nothing decoded) in {:.2f} s",
+          root.string(), lookup.contents.labels.size(0), path.string(), size_on_disk(path), tier,
+          seconds_since(start));
       contents = std::move(lookup.contents);
       return true;
     case CacheStatus::kStale:
@@ -150,59 +152,54 @@ ImageSplit decode_uncached(const ImageFolderListing& listing, const torch::Tenso
   }
   spdlog::info("{}: {} images decoded in {:.1f} s", listing.root.string(), decoded.labels.size(0),
                seconds_since(start));
-  return to_split(decoded.images, decoded.labels, decoded.sizes, listing.class_names, options);
+  return to_split(prepare_kept(decoded.kept, options), decoded.labels, decoded.sizes,
+                  listing.class_names, options);
 }
 
-}  // namespace
-
-ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolderOptions& options) {
-  const auto start = Clock::now();
-  const auto listing = list_image_folder(dir, split, options);
-  if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
-    spdlog::info("{} has no test/ folder: the test split is empty", dir.string());
-    const int64_t side = stored_side(options);
-    return to_split(torch::empty({0, 3, side, side}, torch::kUInt8),
-                    torch::empty({0}, torch::kInt64), torch::empty({0, 2}, torch::kInt64),
-                    listing.class_names, options);
-  }
-  log_ignored(listing);
+// A listing's split through its cache at `cache`: read from it when it
+// holds the listing at the options' tier, else decoded (and cached when
+// every file is read).
+ImageSplit read_cached(const ImageFolderListing& listing, const fs::path& cache,
+                       const ImageFolderOptions& options, const std::string& where,
+                       Clock::time_point start) {
   // The files asked for (options.pick); undefined: all of them.
   const auto listed = static_cast<int64_t>(listing.files.size());
   torch::Tensor picked = options.pick ? options.pick(listed) : torch::Tensor();
   if (picked.defined()) picked = picked.to(torch::kInt64).contiguous();
-  const auto cache = image_cache_path(dir, split, options.cache_dir);
-  const std::string where =
-      options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
+  const int64_t tier = kept_side_of(options.image);
   ImageCacheContents contents;
   contents.manifest = image_cache_manifest(listing, options, where);
   bool writable = true;
-  if (options.use_cache && use_cache(cache, contents.manifest,
-                                     ImageShape{.channels = 3, .image_size = stored_side(options)},
-                                     listing.root, contents, start, writable)) {
+  if (options.use_cache &&
+      use_cache(cache, contents.manifest, tier, listing.root, contents, start, writable)) {
     warn_skipped(contents.skipped, listing.root);
-    if (picked.defined()) {  // those asked for (a copy)
+    if (picked.defined()) {  // those asked for
       TORCH_CHECK(contents.labels.size(0) == listed, "a pick from a cache with skipped files");
-      return to_split(contents.images.index_select(0, picked),
-                      contents.labels.index_select(0, picked),
+      std::vector<torch::Tensor> some;
+      const auto* index = picked.data_ptr<int64_t>();
+      for (int64_t i = 0; i < picked.numel(); ++i) {
+        some.push_back(contents.kept.at(static_cast<size_t>(index[i])));
+      }
+      return to_split(prepare_kept(some, options), contents.labels.index_select(0, picked),
                       contents.sizes.index_select(0, picked), listing.class_names, options);
     }
-    // The images are the cache file's mapped pages. The training split is
-    // copied at once (split_validation); the val and test splits, kept all
-    // run, are copied here, so that a cache file overwritten in place by another
-    // program (cp, rsync --inplace) can neither change it nor end the run.
-    if (split != Split::kTrain) contents.images = contents.images.clone();
-    return to_split(contents.images, contents.labels, contents.sizes, listing.class_names, options);
+    // Prepared into memory of its own: the cache file's mapped pages are let
+    // go here, so a file overwritten in place by another program (cp, rsync
+    // --inplace) can neither change the split nor end the run.
+    return to_split(prepare_kept(contents.kept, options), contents.labels, contents.sizes,
+                    listing.class_names, options);
   }
   if (picked.defined()) {  // a limit: only its images; the cache is left to a read of them all
     return decode_uncached(listing, picked, options, start,
                            "a limit: a read of them all writes the cache");
   }
-
-  spdlog::info("{}: decoding {} images (once: later reads take them from {})",
-               listing.root.string(), listing.files.size(),
-               !options.use_cache ? "nowhere, the cache is off"
-               : writable         ? cache.string()
-                                  : "nowhere, the cache's path is taken");
+  spdlog::info(
+      "{}: decoding {} images (once: later reads, at any image size up to the {} px "
+      "they are kept at, take them from {})",
+      listing.root.string(), listing.files.size(), tier,
+      !options.use_cache ? "nowhere, the cache is off"
+      : writable         ? cache.string()
+                         : "nowhere, the cache's path is taken");
   auto decoded = decode_listing(listing, options);
   warn_skipped(decoded.skipped, listing.root);
   if (decoded.labels.size(0) == 0) {
@@ -211,7 +208,7 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   }
   bool cached = false;
   if (options.use_cache && writable) {
-    contents.images = decoded.images;
+    contents.kept = decoded.kept;
     contents.labels = decoded.labels;
     contents.sizes = decoded.sizes;
     contents.skipped = decoded.skipped;
@@ -227,7 +224,27 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
                cached ? fmt::format(" and cached in {} ({})", cache.string(), size_on_disk(cache))
                       : std::string(),
                seconds_since(start));
-  return to_split(decoded.images, decoded.labels, decoded.sizes, listing.class_names, options);
+  return to_split(prepare_kept(decoded.kept, options), decoded.labels, decoded.sizes,
+                  listing.class_names, options);
+}
+
+}  // namespace
+
+ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolderOptions& options) {
+  const auto start = Clock::now();
+  const auto listing = list_image_folder(dir, split, options);
+  if (listing.files.empty()) {  // no test/ folder, and the caller accepts that
+    spdlog::info("{} has no test/ folder: the test split is empty", dir.string());
+    const int64_t side = stored_side(options);
+    return to_split(torch::empty({0, 3, side, side}, torch::kUInt8),
+                    torch::empty({0}, torch::kInt64), torch::empty({0, 2}, torch::kInt64),
+                    listing.class_names, options);
+  }
+  log_ignored(listing);
+  const std::string where =
+      options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
+  return read_cached(listing, image_cache_path(dir, split, options.cache_dir), options, where,
+                     start);
 }
 
 ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string>& known,
@@ -235,8 +252,16 @@ ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string
   const auto start = Clock::now();
   const auto listing = list_class_folder(root, known, known_source);
   log_ignored(listing);
-  return decode_uncached(listing, torch::Tensor(), options, start,
-                         "a folder of classes: not cached");
+  const auto cache = class_folder_cache(root, options.cache_dir);
+  if (!cache) {
+    return decode_uncached(listing, torch::Tensor(), options, start,
+                           "a folder of classes outside a data set: not cached, as a cache inside "
+                           "it would be a hidden folder among its classes");
+  }
+  const auto& [path, dir] = *cache;
+  return read_cached(listing, path, options,
+                     options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string(),
+                     start);
 }
 
 }  // namespace cifar

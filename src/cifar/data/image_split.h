@@ -36,6 +36,12 @@ struct ImageSpec {
   double min_scale = 0;    // then a random crop's least share of the area (--crop-scale)
 };
 
+// The tier a split's photos are kept at before they are prepared
+// (core/image_prep.h: kept_side).
+inline int64_t kept_side_of(const ImageSpec& image) {
+  return kept_side(image.image_size, image.prep, image.whole_size);
+}
+
 // Training images kept whole for random resized crops (data/crops.h):
 // stored squashed to a square larger than the model's side, with what is
 // needed to cut them to it.

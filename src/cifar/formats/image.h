@@ -43,6 +43,13 @@ torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels =
 // integer. prepare_image's squash at 1.0.
 torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side);
 
+// (3, H, W) uint8 -> (3, h, w) uint8: the shorter side resized to
+// max_short when it is longer (the longer side to int(max_short * long /
+// short), as a centre preparation sizes it), as resize_image resizes and
+// rounds; an image no larger is returned as it is. The copy of a photo an
+// image folder keeps (core/image_prep.h: kept_side).
+torch::Tensor reduce_image(const torch::Tensor& rgb, int64_t max_short);
+
 // (3, H, W) uint8 -> (3, side, side) uint8 as `prep` says (core/image_prep.h):
 // resized as resize_image resizes, to prep.scale_size(side) square (squash)
 // or with the shorter side at it (center: torchvision's Resize(int)), rounded,

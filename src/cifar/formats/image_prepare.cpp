@@ -59,6 +59,16 @@ torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side) {
   return resized_uint8(rgb, whole, "resize_image");
 }
 
+torch::Tensor reduce_image(const torch::Tensor& rgb, int64_t max_short) {
+  TORCH_CHECK(rgb.dim() == 3, "reduce_image needs (3, H, W) uint8, got ", rgb.sizes());
+  if (std::min(rgb.size(1), rgb.size(2)) <= max_short) return rgb;
+  // The centre preparation's sizes at max_short, without its crop.
+  const PrepGeometry g =
+      ImagePrep{CropMode::kCenter, 1.0}.geometry(rgb.size(1), rgb.size(2), max_short);
+  const ResizeWindow whole{.height = g.height, .width = g.width, .rows = g.height, .cols = g.width};
+  return resized_uint8(rgb, whole, "reduce_image");
+}
+
 torch::Tensor prepare_image(const torch::Tensor& rgb, int64_t side, const ImagePrep& prep) {
   TORCH_CHECK(rgb.dim() == 3, "prepare_image needs (3, H, W) uint8, got ", rgb.sizes());
   const PrepGeometry g = prep.geometry(rgb.size(1), rgb.size(2), side);

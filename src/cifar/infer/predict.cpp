@@ -66,8 +66,11 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   for (size_t i = 0; i < files.size(); ++i) {
     out[i].file = files[i];
     try {
-      inputs.push_back(image_to_input(read_image(files[i], options.max_pixels), info.normalization,
-                                      info.image.image_size, info.prep));
+      // Reduced to the tier first, as an image folder keeps its photos
+      // (core/image_prep.h: kept_side), so a file and its folder give one input.
+      const auto kept = reduce_image(read_image(files[i], options.max_pixels),
+                                     kept_side(info.image.image_size, info.prep));
+      inputs.push_back(image_to_input(kept, info.normalization, info.image.image_size, info.prep));
       pending.push_back(i);
     } catch (const std::exception& e) {
       out[i].error = first_line(e.what());

@@ -37,6 +37,12 @@ void ParamGroups::freeze_done(int64_t global_step) {
   }
 }
 
+void ParamGroups::set_run_epochs(int64_t epochs) {
+  for (auto& g : groups_) {
+    if (!g.own_span) g.schedule.epochs = epochs;
+  }
+}
+
 double ParamGroups::lr(int64_t global_step) const {
   return lr_at(groups_.front().schedule, global_step);
 }

@@ -36,6 +36,9 @@ struct ParamGroup {
   // gradients (requires_grad false), as airbench detaches its whitening bias
   // after 3 epochs: the backward pass then skips what only they needed.
   bool freeze_when_done = false;
+  // The schedule's length is the group's own (airbench's whitening bias: 3
+  // epochs), not the run's: set_run_epochs leaves it.
+  bool own_span = false;
 };
 
 class ParamGroups : public Stateful {
@@ -50,6 +53,10 @@ class ParamGroups : public Stateful {
   // Freezes the freeze_when_done groups already done at `global_step` (a
   // resumed run starts where the straight one was).
   void freeze_done(int64_t global_step);
+  // A new length for the run (--time's fit, train/time_budget.h): every
+  // group's schedule but those of their own span now spans `epochs`, its
+  // warm-up and decay with it.
+  void set_run_epochs(int64_t epochs);
   // The first group's rate at that step: the one the log shows.
   double lr(int64_t global_step) const;
 

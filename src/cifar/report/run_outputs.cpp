@@ -76,6 +76,10 @@ RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string&
       csv_(run_dir_ / "metrics.csv", resumed ? std::optional(resumed->epochs) : std::nullopt),
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
 
+void RunOutputs::settings_changed(const std::string& config_toml) {
+  write_file_atomically(run_dir_ / "config.toml", config_toml, "--run-dir");
+}
+
 void RunOutputs::started(const std::string& config_toml, const std::vector<HParam>& hparams,
                          int64_t global_step, bool has_test_split) {
   if (!board_) return;

@@ -65,6 +65,8 @@ class RunOutputs {
   // the validation figures in a run without a test split), at `global_step`.
   void started(const std::string& config_toml, const std::vector<HParam>& hparams,
                int64_t global_step, bool has_test_split = true);
+  // The run's settings changed on the way (--time's fitted epochs): config.toml anew.
+  void settings_changed(const std::string& config_toml);
   // A progress refresh: the running training loss.
   void running_loss(int64_t global_step, double loss);
   // An epoch's end: its metrics row, TensorBoard's scalars, per-class

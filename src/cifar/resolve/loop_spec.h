@@ -17,6 +17,7 @@ namespace cifar {
 
 struct LoopSpec {
   int64_t epochs = 0;                        // --epochs, the last one numbered so
+  double time_s = 0;                         // --time in seconds (0: off): epochs fitted to it
   int64_t eval_every = 1;                    // --eval-every: every N-th epoch and the last
   uint64_t seed = 0;                         // --seed: each epoch's shuffle and augmentation
   std::vector<int64_t> resolution_schedule;  // --resolution-schedule, at CIFAR's 32 px
@@ -31,6 +32,7 @@ struct LoopSpec {
 // The loop of a run with these (fitted, resolved) settings.
 inline LoopSpec loop_spec(const TrainConfig& settings) {
   return {.epochs = settings.epochs,
+          .time_s = settings.time_minutes * 60,
           .eval_every = settings.eval_every,
           .seed = settings.seed,
           .resolution_schedule = settings.resolution_schedule,

@@ -102,7 +102,8 @@ ParamGroups airbench_groups(const Airbench94& a, const TrainConfig& c, c10::Scal
                     .params = whiten_bias,
                     .optimizer = sgd(whiten_bias, a.bias_lr),
                     .schedule = linear(a.bias_lr, a.whiten_bias_epochs),
-                    .freeze_when_done = true});
+                    .freeze_when_done = true,
+                    .own_span = true});
   groups.push_back({.name = "norm_biases",
                     .params = norm_biases,
                     .optimizer = sgd(norm_biases, a.bias_lr),

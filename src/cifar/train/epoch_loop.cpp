@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "cifar/config/config.h"
 #include "cifar/core/errors.h"
 #include "cifar/data/resolution.h"
 #include "cifar/data/shard.h"
@@ -42,6 +43,7 @@ EpochOptions epoch_options(const TrainingJob& job) {
       .after_step =
           [&job](int64_t /*images*/) {
             job.session.after_step();
+            if (job.budget.active()) return;  // the budget's fits say the run's length
             if (const std::string line = job.forecast.after_step(); !line.empty()) {
               spdlog::info("{}", line);
             }
@@ -103,14 +105,14 @@ EpochMetrics metrics_of(int64_t epoch, const EpochStats& stats, const EvalResult
   return m;
 }
 
-bool evaluates(const LoopSpec& loop, int64_t epoch) {
-  return epoch == loop.epochs || epoch % loop.eval_every == 0;
+bool evaluates(const LoopSpec& loop, const EpochPosition& at) {
+  return at.epoch == at.epochs || at.epoch % loop.eval_every == 0;
 }
 
 // Validation (when held out) and test, at --tta; nothing on skipped epochs.
-EpochEvaluation evaluate_epoch(const TrainingJob& job, int64_t epoch, const torch::Device& device) {
+EpochEvaluation evaluate_epoch(const TrainingJob& job, const torch::Device& device) {
   EpochEvaluation out;
-  if (!evaluates(job.loop, epoch)) return out;
+  if (!evaluates(job.loop, job.session.position)) return out;
   DeviceTimer timer(device);
   timer.start();
   const ProgressBarOptions progress =
@@ -153,7 +155,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
   EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
                               eval.val ? &*eval.val : nullptr, eval.seconds);
   m.top5_column = static_cast<int64_t>(job.spec.class_names.size()) > kTop5Above;
-  spdlog::info("{}", format_epoch_line(m, job.loop.epochs));
+  spdlog::info("{}", format_epoch_line(m, job.session.position.epochs));
   if (const GradScaler& scaler = *job.session.scaler; scaler.enabled()) {
     spdlog::info("epoch {}: {} of {} steps skipped for inf/NaN gradients, loss scale now {:g}",
                  epoch, stats.skipped_steps, stats.steps, scaler.scale_value());
@@ -170,6 +172,40 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
                             job.session.checkpoint_bytes(), best);
   }
   return m;
+}
+
+// The run's length from here on: the position, every group's schedule, and
+// the settings the checkpoints and the run folder's config.toml keep (the
+// count, --time dropped, so that --resume continues to it).
+void set_run_epochs(const TrainingJob& job, int64_t epochs) {
+  job.session.position.epochs = epochs;
+  job.session.groups->set_run_epochs(epochs);
+  TrainConfig settings = job.spec.resolved;
+  settings.epochs = epochs;
+  settings.time_minutes = 0;
+  job.session.info.config_toml = to_toml(settings);
+  if (job.outputs != nullptr) job.outputs->settings_changed(job.session.info.config_toml);
+}
+
+// --time, after an epoch that is not the run's last: the epochs fitted to
+// the budget's rest (time_budget.h), rank 0's count on every rank.
+void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
+  const EpochPosition& at = job.session.position;
+  if (!job.budget.active() || at.epoch >= at.epochs) return;
+  int64_t epochs = job.budget.fit(at.epoch);
+  if (job.dist.world_size() > 1) {
+    torch::Tensor count = torch::full({1}, epochs, torch::dtype(torch::kInt64).device(device));
+    job.dist.broadcast({count});
+    epochs = count.item<int64_t>();
+  }
+  if (epochs == at.epochs) return;
+  const double elapsed = job.budget.elapsed_s();
+  const double before = job.budget.before_first_s();
+  spdlog::info(
+      "--time {:g} min: {} epochs fit it ({:.1f} s before the first step, then {:.1f} s an "
+      "epoch); the schedule now spans them",
+      job.loop.time_s / 60, epochs, before, (elapsed - before) / static_cast<double>(at.epoch));
+  set_run_epochs(job, epochs);
 }
 
 }  // namespace
@@ -189,7 +225,8 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
                             device,         job.loop.amp,        job.spec.train.size()};
   EpochPosition& position = job.session.position;
   EpochState shared(job.spec.train.device());  // the running totals; --cuda-graph's step, once
-  for (; position.epoch <= job.loop.epochs; ++position.epoch) {
+  if (job.budget.active() && position.epochs < 2) set_run_epochs(job, 2);  // one fit at least
+  for (; position.epoch <= position.epochs; ++position.epoch) {
     const EpochPlan plan =
         shard_plan(job.spec.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
                                              job.loop.seed, position.epoch),
@@ -209,7 +246,7 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
     position.so_far = {};
     std::optional<EpochEvaluation> eval;
     try {
-      eval = evaluate_epoch(job, position.epoch, device);
+      eval = evaluate_epoch(job, device);
     } catch (const Interrupted&) {
       // A stop during evaluation keeps the epoch's training: the checkpoint
       // is that of the epoch's last step, with its figures, so the resumed
@@ -221,6 +258,7 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
     }
     result.history.push_back(record_epoch(job, stats, *eval));
     if (eval->test) result.final_eval = *eval->test;
+    fit_to_budget(job, device);
   }
   return result;
 }

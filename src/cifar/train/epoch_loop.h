@@ -17,6 +17,7 @@
 #include "cifar/train/forecast.h"
 #include "cifar/train/run_env.h"
 #include "cifar/train/session.h"
+#include "cifar/train/time_budget.h"
 #include "cifar/train/train_result.h"
 
 namespace cifar {
@@ -32,6 +33,7 @@ struct TrainingJob {
   RunOutputs* outputs;  // null on ranks other than 0
   ThreadRule& threads;  // the count, re-read between steps (platform/cpu_plan.h)
   RunForecast& forecast;
+  const TimeBudget& budget;  // --time (time_budget.h): inactive without it
   const CpuPlan& cpu;
   const EpochShape& shape;  // how every epoch is cut into steps
 };

@@ -5,6 +5,7 @@
 // the launcher's variables) and hands it to train().
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -23,6 +24,8 @@ struct RunEnv {
   DistEnv dist;                 // the launcher's RANK, WORLD_SIZE, ... (one process by default)
   // Where --pretrained looks for weights (app/cli.h: pretrained_dirs_from_environment).
   std::vector<std::filesystem::path> pretrained_dirs;
+  // When the process started: --time's budget counts from it (time_budget.h).
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 }  // namespace cifar

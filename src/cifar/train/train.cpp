@@ -64,6 +64,7 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const to
   const auto now = RunForecast::Clock::now();
   RunForecast forecast(steps, device.is_cpu(), now,
                        std::chrono::duration<double>(now - began).count());
+  const TimeBudget budget{.seconds = spec.loop.time_s, .started = env.started, .first_step = now};
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.loop = spec.loop,
                         .env = env,
@@ -74,6 +75,7 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const to
                         .outputs = outputs ? &*outputs : nullptr,
                         .threads = threads,
                         .forecast = forecast,
+                        .budget = budget,
                         .cpu = cpu,
                         .shape = spec.shape};
   TrainResult result = run_epochs(job, device);
