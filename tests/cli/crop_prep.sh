@@ -64,6 +64,12 @@ pass "cifar-eval on val/ (centre-cropped as in training) gives the run's $run_ac
 
 "$BIN/cifar-export" --checkpoint c.pt --out c.safetensors 2>/dev/null || fail "cifar-export failed"
 files=(shapes/val/red/000.png shapes/val/blue/001.png shapes/val/red/002.png)
+if "$PY" -c "import safetensors, PIL" 2>/dev/null; then
+  # A photo larger than the kept tier (256 px): both sides reduce it first.
+  "$PY" -c 'import PIL.Image as I; I.open("shapes/val/red/000.png").convert("RGB").resize((700, 530), I.BICUBIC).save("big.png")' ||
+    fail "could not write big.png"
+  files+=(big.png)
+fi
 "$PREDICT" --checkpoint c.pt --json "${files[@]}" >pred.json 2>pred.err || { cat pred.err; fail "predict failed"; }
 if "$PY" -c "import safetensors, PIL" 2>/dev/null; then
   "$PY" - c.safetensors pred.json <<'PY' || fail "Python's prepared inputs give other probabilities"
@@ -81,7 +87,7 @@ for p in json.load(open(sys.argv[2])):
     c = int(prob.argmax())
     assert info["classes"][c] == p["class"] and abs(float(prob[c]) - p["probability"]) < 1e-4, (p, prob)
 PY
-  pass "cifar-predict and Python (metadata crop_mode center, crop_pct 0.875, to_input) agree"
+  pass "cifar-predict and Python (metadata crop_mode center, crop_pct 0.875, to_input) agree, on a 700 x 530 photo too"
 else
   echo "note: $PY lacks safetensors or PIL: the Python comparison is not made"
 fi

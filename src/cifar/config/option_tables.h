@@ -129,6 +129,11 @@ template <class Config, class V>
 void train_optimisation(Config& c, V&& v) {
   v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
            c.epochs, Range<int64_t>{1, 1'000'000});
+  v.number(Opt{"--steps", "Optimisation",
+               "Train for at least N optimiser steps: when --epochs' epochs take fewer, the "
+               "fewest epochs that take N (a small folder trains as many steps as a large one; "
+               "0: off)"},
+           c.steps, Range<int64_t>{0, kMaxCount});
   v.number(Opt{"--time", "Optimisation",
                "Train for about this many minutes of wall time, reading the data and evaluating "
                "included (Ultralytics' time=): after each epoch the epochs are fitted to what "

@@ -77,6 +77,9 @@ struct TrainConfig {
   // --time: minutes of wall time the whole run fits its epochs to (the
   // schedule with them, train/time_budget.h); 0: off, --epochs decides.
   double time_minutes = 0;
+  // --steps: the least optimiser steps a run takes (more epochs than
+  // --epochs when they take fewer, resolve/run_data.h); 0: off.
+  int64_t steps = 0;
   int64_t batch_size = 4;
   // A name in optim/optimizer_registry.h's table (the classic recipe's optimiser).
   std::string optimizer = optimizer_registry().front().name;

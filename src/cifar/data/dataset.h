@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cifar/core/file_identity.h"
@@ -80,6 +81,10 @@ struct DatasetKindEntry {
   // A folder of image files: decoded one by one (--skip-bad-images), cached,
   // listed class by class, prepared as read, with a val/ split of its own.
   bool image_files = false;
+  // Its training images' count and median shorter side, as the listing and
+  // their headers give them (image folders: photos of any size); null: the
+  // kind's images have one side.
+  std::pair<int64_t, int64_t> (*photo_sizes)(const std::filesystem::path& dir) = nullptr;
   // The file (or folder, "train/") of `dir` that shows it holds this kind; "" if none.
   std::string (*detect)(const std::filesystem::path& dir) = nullptr;
   // One split as stored, (N, 3, S, S) uint8 (an image-files kind: prepared as read).

@@ -89,6 +89,12 @@ DatasetKindEntry folder() {
           .prep = kTorchvisionEval,
           .resized_crops = true,
           .image_files = true,
+          .photo_sizes =
+              [](const fs::path& dir) {
+                const auto listing = list_image_folder(dir, Split::kTrain, {});
+                return std::pair{static_cast<int64_t>(listing.files.size()),
+                                 median_shorter_side(listing)};
+              },
           .detect =
               [](const fs::path& dir) {
                 return has_image_folder_layout(dir) ? std::string("train/") : std::string();

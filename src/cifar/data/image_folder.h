@@ -164,6 +164,12 @@ ImageFolderListing list_class_folder(const std::filesystem::path& root,
                                      const std::vector<std::string>& known,
                                      const std::string& known_source);
 
+// The median of the listed images' shorter sides, as their headers give
+// them (formats/image.h: image_dimensions, from each file's first 64 KB,
+// across LibTorch's threads): how large the photos are, before any is
+// decoded. 0 when no header could be read.
+int64_t median_shorter_side(const ImageFolderListing& listing);
+
 // Reads such a folder: every image decoded as read_image_folder decodes
 // them, class_names `known`; a data set's val/ or test/ through the data
 // set's cache (image_cache.h: class_folder_cache), another not cached.

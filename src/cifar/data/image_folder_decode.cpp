@@ -3,8 +3,12 @@
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
+
+#include "cifar/core/file_io.h"
 
 #include "cifar/core/errors.h"
 #include "cifar/data/image_folder_detail.h"
@@ -98,3 +102,29 @@ torch::Tensor prepare_kept(const std::vector<torch::Tensor>& kept,
 }
 
 }  // namespace cifar::folder_detail
+
+namespace cifar {
+
+int64_t median_shorter_side(const ImageFolderListing& listing) {
+  const auto n = static_cast<int64_t>(listing.files.size());
+  std::vector<int64_t> sides(static_cast<size_t>(n), 0);
+  at::parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      try {
+        const std::string front =
+            read_front(listing.files[static_cast<size_t>(i)].path, uint64_t{64} << 10, "image");
+        const auto size = image_dimensions(
+            std::span(reinterpret_cast<const uint8_t*>(front.data()), front.size()));
+        if (size) sides[static_cast<size_t>(i)] = std::min(size->first, size->second);
+      } catch (const std::exception&) {  // unreadable: left to decoding to name
+      }
+    }
+  });
+  std::erase(sides, 0);
+  if (sides.empty()) return 0;
+  const auto middle = sides.begin() + static_cast<std::ptrdiff_t>(sides.size() / 2);
+  std::nth_element(sides.begin(), middle, sides.end());
+  return *middle;
+}
+
+}  // namespace cifar

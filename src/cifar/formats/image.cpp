@@ -211,6 +211,39 @@ torch::Tensor decode_image(std::span<const uint8_t> bytes, const std::string& so
   fail(source, "not a PNG or JPEG file (unknown signature)");
 }
 
+std::optional<std::pair<int64_t, int64_t>> image_dimensions(std::span<const uint8_t> front) {
+  const auto be16 = [&](size_t at) { return int64_t{front[at]} << 8 | front[at + 1]; };
+  const auto be32 = [&](size_t at) { return be16(at) << 16 | be16(at + 2); };
+  static constexpr uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (front.size() >= 24 && std::memcmp(front.data(), kPng, 8) == 0 &&
+      std::memcmp(front.data() + 12, "IHDR", 4) == 0) {
+    return std::pair{be32(20), be32(16)};
+  }
+  if (front.size() < 4 || front[0] != 0xff || front[1] != 0xd8) return std::nullopt;
+  // JPEG segments: 0xFF, the marker (fill bytes 0xFF before it), then a
+  // big-endian length counting itself, except for the markers without one.
+  for (size_t at = 2; at + 4 <= front.size();) {
+    if (front[at] != 0xff) return std::nullopt;
+    const uint8_t marker = front[at + 1];
+    if (marker == 0xff) {
+      ++at;
+      continue;
+    }
+    if (marker == 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
+      at += 2;
+      continue;
+    }
+    const bool frame = marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 &&
+                       marker != 0xcc;  // SOF0-15, not DHT, JPG, DAC
+    if (frame) {
+      if (at + 9 > front.size()) return std::nullopt;
+      return std::pair{be16(at + 5), be16(at + 7)};
+    }
+    at += 2 + static_cast<size_t>(be16(at + 2));
+  }
+  return std::nullopt;
+}
+
 torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels) {
   const std::string bytes = read_file(path, uint64_t{1} << 28, "image");
   return decode_image(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),

@@ -20,8 +20,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "cifar/core/image_prep.h"
 #include "cifar/core/types.h"
@@ -42,6 +44,11 @@ torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels =
 // image of that size is returned as it is), then rounded to the nearest
 // integer. prepare_image's squash at 1.0.
 torch::Tensor resize_image(const torch::Tensor& rgb, int64_t side);
+
+// The (height, width) a PNG's or JPEG's header gives, from the file's
+// first bytes (the PNG's IHDR; the JPEG's first frame header, SOF0-15),
+// without decoding; none when they hold no such header.
+std::optional<std::pair<int64_t, int64_t>> image_dimensions(std::span<const uint8_t> front);
 
 // (3, H, W) uint8 -> (3, h, w) uint8: the shorter side resized to
 // max_short when it is longer (the longer side to int(max_short * long /

@@ -53,6 +53,7 @@ const std::vector<ModelEntry>& model_registry() {
       {.name = "resnet18", .has_stem = true, .head = "fc", .build = build_resnet18},
       {.name = "airbench94",
        .min_image_size = Airbench94Impl::kMinImageSize,
+       .photo_side = 64,
        .head = "head",
        .build = build_airbench94,
        .init_from_images = whiten_airbench94},

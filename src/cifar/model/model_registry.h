@@ -37,6 +37,9 @@ struct ModelEntry {
   // at least one pixel of (--image-size's least, 8, for most).
   int64_t min_image_size = 8;
   bool has_stem = false;  // --stem chooses its first layer (ResNetStem)
+  // The largest side it trains photos at on its own (resolve/run_data.h:
+  // photo_side); 0: the data sets' 32.
+  int64_t photo_side = 0;
   // The output layer's module (net: fc3, resnet18: fc, airbench94: head): its
   // tensors ("fc.weight", "fc.bias") are the head, sized by the class count;
   // every other tensor is the body (--init-weights with a new head,

@@ -2,6 +2,7 @@
 #include "cifar/resolve/run_data.h"
 
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <functional>
@@ -41,6 +42,40 @@ int64_t fitted_batch(int64_t batch, int64_t train_images, int world) {
   if (batch <= train_images) return batch;
   const int64_t share = train_images / world;
   return share > 0 ? share * world : batch;
+}
+
+int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, bool main_rank) {
+  const DatasetOptions given{.dir = c.data_dir, .kind = dataset_request(c.dataset), .folder = {}};
+  const DatasetKindEntry& kind = dataset_entry(dataset_kind(given));
+  if (model.photo_side == 0 || kind.photo_sizes == nullptr) return 0;
+  const auto [photos, median] = kind.photo_sizes(c.data_dir);
+  const bool halved = amp != AmpMode::kBf16 && photos > kFloat32FullSidePhotos;
+  const int64_t cap = std::max(kCifarImageSize, halved ? model.photo_side / 2 : model.photo_side);
+  const int64_t side = std::clamp(median / 8 * 8, kCifarImageSize, cap);
+  if (main_rank) {
+    spdlog::info(
+        "images: {} px, from the photos (their median shorter side {} px; {} at most for {}{}); "
+        "--image-size N chooses another",
+        side, median, cap, model.name,
+        halved ? fmt::format(" on {} photos in float32, which runs a quarter of bf16's pixels "
+                             "in the same time",
+                             photos)
+               : "");
+  }
+  return side;
+}
+
+int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t train_images,
+                         int64_t batch, bool main_rank) {
+  if (steps_per_epoch == 0 || c.epochs * steps_per_epoch >= c.steps) return c.epochs;
+  const int64_t epochs =
+      std::min<int64_t>((c.steps + steps_per_epoch - 1) / steps_per_epoch, 1'000'000);
+  if (main_rank) {
+    spdlog::info("--steps {}: {} epoch{} of {} step{} ({} training images at batch {})", c.steps,
+                 epochs, epochs == 1 ? "" : "s", steps_per_epoch, steps_per_epoch == 1 ? "" : "s",
+                 train_images, batch);
+  }
+  return epochs;
 }
 
 void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch) {

@@ -12,6 +12,7 @@
 
 #include "cifar/config/train_config.h"
 #include "cifar/data/splits.h"
+#include "cifar/model/model_registry.h"
 
 namespace cifar {
 
@@ -32,6 +33,24 @@ SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, 
 // stays a multiple of the process count). A share of 0 images is left to
 // the epoch check, which refuses it.
 int64_t fitted_batch(int64_t batch, int64_t train_images, int world);
+
+// The side a run trains the images of --data at when nothing else sets one
+// (--image-size 0, no weights, no resumed run): for a data set of photos of
+// any size (an image folder), their median shorter side, down to a multiple
+// of 8, from 32 up to the model's photo_side; in float32, up to half of it
+// for a folder of more than kFloat32FullSidePhotos training photos (a CPU's
+// float32 convolutions run at about a quarter of its native bf16's rate:
+// half the side is a quarter of the pixels, and a large folder's run its
+// usual time). Said in the log. 0: the data set's own side.
+inline constexpr int64_t kFloat32FullSidePhotos = 1000;
+int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, bool main_rank);
+
+// The run's epochs: --epochs, or more when they take fewer than --steps N
+// steps of `steps_per_epoch`: then the fewest that take N, said in the log
+// on the main rank (an epoch of no step is left to the epoch check, which
+// refuses it).
+int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t train_images,
+                         int64_t batch, bool main_rank);
 
 // What the data is and what it means for the run: the split sizes, how
 // best.pt is chosen, and (rank 0) a --batch-size lowered to `batch`.

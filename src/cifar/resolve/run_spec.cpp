@@ -9,6 +9,7 @@
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
 #include "cifar/data/image_folder.h"
+#include "cifar/data/shard.h"
 #include "cifar/data/splits.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/run_dir.h"
@@ -184,6 +185,10 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);
   if (sized.image_size == 0) sized.image_size = source.weights_image_size;  // --pretrained's
+  if (sized.image_size == 0) {  // a folder of photos: from their sizes
+    sized.image_size =
+        photo_side(config, model_entry(source.model_name), precision.amp, dist.is_main());
+  }
   sized.amp = precision.amp;  // config.toml and the checkpoint record what ran
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).
   const SplitOptions split =
@@ -201,6 +206,13 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   std::optional<DeviceDataset> val;
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);
 
+  const bool graphed = config.cuda_graph && device.is_cuda();
+  sized.epochs = epochs_for_steps(
+      config,
+      epoch_shape(splits.train.size() / dist.world_size(),
+                  per_rank_batch(sized.batch_size, dist.world_size()), recipe.drop_last, graphed)
+          .steps,
+      splits.train.size(), sized.batch_size, dist.is_main());
   TrainConfig resolved =
       resolved_settings(sized, source.model_name, source.stem, run_dir, checkpoint);
   std::string config_toml = to_toml(resolved);
@@ -284,6 +296,7 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   spec.settings = config;
   spec.settings.batch_size = spec.batch_size;
   spec.settings.amp = spec.precision.amp;
+  spec.settings.epochs = spec.resolved.epochs;  // --steps' count (plan_run)
   spec.local_batch = per_rank_batch(spec.batch_size, context.dist.world_size());
   // Its groups may scale with the batch; Muon's type follows the precision.
   spec.recipe = make_recipe(spec.settings, spec.precision);

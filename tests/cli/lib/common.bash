@@ -153,21 +153,22 @@ PY
 # default 40) and DIR/<split>/<class>/*.png for the other splits (10 each),
 # 8-bit RGB PNGs of 32x32 whose class is a bright row band (learnable),
 # written with zlib alone. CLASSES and SPLITS are comma-separated (cat,dog
-# train,val,test).
+# train,val,test); an optional fifth argument is the images' side (32).
 write_folder() {
   python3 - "$@" <<'PY'
 import random, struct, sys, zlib, os
 root, classes = sys.argv[1], sys.argv[2].split(",")
 splits = sys.argv[3].split(",")
 per_class = int(sys.argv[4]) if len(sys.argv) > 4 else 40
+side = int(sys.argv[5]) if len(sys.argv) > 5 else 32
 random.seed(3)
 def png(path, label):
     rows = b""
-    for y in range(32):
-        v = 220 if y // 4 == label % 8 else 0
-        rows += b"\0" + bytes(min(255, v + random.randrange(40)) for _ in range(96))
+    for y in range(side):
+        v = 220 if y * 32 // side // 4 == label % 8 else 0
+        rows += b"\0" + bytes(min(255, v + random.randrange(40)) for _ in range(3 * side))
     chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0)) +
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)) +
                            chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 for split in splits:
     for label, name in enumerate(classes):

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A run's length from its steps or its time (issue 53). --steps N: when
+# --epochs take fewer steps, the fewest epochs that take N, said and saved. --time MINUTES: the
+# epochs are fitted to the budget after each epoch, the log says each fit,
+# metrics.csv has a row for each epoch of the last fit's count, and the run
+# folder's config.toml holds that count with --time dropped (a resume
+# continues to it); --time with --resume is refused.
+source "$(dirname "$0")/lib/common.bash"
+write_folder small cat,dog train,val 100
+# 200 images at batch 64, the last partial batch dropped (airbench94): 3 steps an epoch.
+"$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 1 --steps 10 \
+  --run-dir steps --checkpoint steps.pt >steps.out 2>steps.err || { tail -20 steps.err; fail "--steps 10 failed"; }
+grep -qF -- "--steps 10: 4 epochs of 3 steps (200 training images at batch 64)" steps.err ||
+  { grep -- --steps steps.err; fail "--steps 10: the log does not say 4 epochs of 3 steps"; }
+[[ $(($(wc -l <steps/metrics.csv) - 1)) == 4 ]] || fail "--steps 10 ran $(($(wc -l <steps/metrics.csv) - 1)) epochs, not 4"
+grep -qx "epochs = 4" steps/config.toml || fail "config.toml does not hold the 4 epochs --steps 10 gave"
+pass "--steps 10 on 3 steps an epoch: 4 epochs, saved"
+# --epochs 5 take 15 steps, more than 10: --epochs stands, unsaid.
+"$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 5 --steps 10 \
+  --run-dir more --checkpoint more.pt >more.out 2>more.err || { tail -20 more.err; fail "--epochs 5 --steps 10 failed"; }
+! grep -q -- "--steps 10:" more.err || fail "--steps 10 spoke though --epochs 5 take more steps"
+[[ $(($(wc -l <more/metrics.csv) - 1)) == 5 ]] || fail "--epochs 5 --steps 10 did not run 5 epochs"
+pass "--epochs 5 --steps 10: 5 epochs (15 steps), --steps silent"
+start=$(date +%s.%N)
+"$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 2 --steps 0 --time 0.2 \
+  --run-dir run --checkpoint small.pt >run.out 2>run.err || { tail -20 run.err; fail "--time 0.2 failed"; }
+wall=$(echo "$(date +%s.%N) - $start" | bc)
+fits=$(grep -c -- "--time 0.2 min: [0-9]* epochs fit it" run.err)
+[[ $fits -ge 1 ]] || { cat run.err; fail "--time: no fit in the log"; }
+epochs=$(grep -o -- "--time 0.2 min: [0-9]* epochs" run.err | tail -1 | grep -o "[0-9]* epochs" | cut -d' ' -f1)
+# An epoch of 200 images takes a second or less: 12 s fit many more than 2.
+[[ $epochs -gt 4 ]] || { cat run.err; fail "--time 0.2 fitted $epochs epochs from --epochs 2"; }
+rows=$(($(wc -l <run/metrics.csv) - 1))
+[[ $rows == "$epochs" ]] || fail "metrics.csv has $rows epochs, the last fit said $epochs"
+grep -qx "epochs = $epochs" run/config.toml || { cat run/config.toml; fail "config.toml does not hold the $epochs epochs fitted"; }
+grep -qx "time = 0.0" run/config.toml || { grep time run/config.toml; fail "config.toml keeps --time (a resume would fit again)"; }
+# A loose bound (the test shares the machine): the run stops near its 12 s.
+(($(echo "$wall < 30" | bc))) || fail "--time 0.2 (12 s) took $wall s"
+pass "--time 0.2: $epochs epochs fitted in $fits fit(s), ended after $wall s; config.toml holds them"
+
+expect 2 "drop --time" -- "$TRAIN" --config run/config.toml --data small --device cpu --time 1 \
+  --resume run/last.pt
+pass "--time with --resume is refused"
