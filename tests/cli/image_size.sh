@@ -3,7 +3,7 @@
 # 64 px keeps 64 in the checkpoint and the weights metadata; cifar-eval of the
 # checkpoint reads the folder at 64 px and gives the training run's final
 # figures; cifar-predict prepares a file at 64 px as Python's
-# cifar_models.to_input does; the image cache is keyed by the size; the net
+# cifar_models.to_input does; the image cache serves another size; the net
 # (32 px only), sizes out of range and a resume at another size are refused
 # before anything is written.
 source "$(dirname "$0")/lib/common.bash"
@@ -73,8 +73,11 @@ fi
 
 "$TRAIN" --data pets --model resnet18 --image-size 48 --device cpu --threads 2 --epochs 1 --batch-size 16 \
   --checkpoint p48.pt --run-dir run48 >/dev/null 2>again.err || { cat again.err; fail "training at 48 px failed"; }
-grep -q "out of date (.*48x48" again.err || { cat again.err; fail "the 64 px cache was used for 48 px"; }
-pass "the image cache is keyed by the size"
+grep -q "pets/train: .* images read from the cache .*nothing decoded" again.err ||
+  { cat again.err; fail "the 64 px run's cache did not serve 48 px"; }
+! grep -q "decoding" again.err || { cat again.err; fail "48 px decoded the photos again"; }
+grep -qx "image-size = 48" run48/config.toml || fail "the 48 px run is not at 48 px"
+pass "the image cache serves another size: 48 px after 64 decodes nothing"
 
 before=$(ls -A)
 expect 2 "--model net gives net, which takes 32x32 images only .*not 64x64: drop --image-size, or train a model that takes any size \(resnet18, airbench94, efficientnet_lite0\)" -- \

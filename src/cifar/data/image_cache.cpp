@@ -17,6 +17,7 @@
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/formats/checksum.h"  // sha256 of the folder name
+#include "cifar/formats/image.h"     // kMaxImagePixels
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -29,9 +30,6 @@ constexpr char kMagic[16] = {'C', 'I', 'F', 'A', 'R', 'I', 'M', 'G',
                              'C', 'A', 'C', 'H', 'E', 0,   0,   3};
 constexpr uint64_t kMaxManifestBytes = uint64_t{1} << 32;
 constexpr uint64_t kMaxSkippedBytes = 1 << 16;  // one skipped file's line
-// A kept copy's longer side, at most: far beyond any tier's (a guard
-// against a damaged size, whose product could overflow).
-constexpr int64_t kMaxKeptLonger = int64_t{1} << 20;
 
 void append_u64(std::string& out, uint64_t v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -192,7 +190,10 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest, 
     uint64_t pixels = 0;
     for (uint64_t i = 0; i < n; ++i) {
       const int64_t h = kept[2 * i], w = kept[2 * i + 1];
-      if (h < 1 || w < 1 || std::min(h, w) > kept_side || std::max(h, w) > kMaxKeptLonger) {
+      // At most the pixels a decoded image may have (checked side by side
+      // first, so that a damaged size cannot overflow the product).
+      if (h < 1 || w < 1 || h > kMaxImagePixels || w > kMaxImagePixels ||
+          std::min(h, w) > kept_side || h * w > kMaxImagePixels) {
         throw std::runtime_error(fmt::format("image {} is kept as {}x{}, out of range", i, h, w));
       }
       pixels += static_cast<uint64_t>(3 * h * w);
