@@ -38,6 +38,14 @@ grep -qx "time = 0.0" run/config.toml || { grep time run/config.toml; fail "conf
 (($(echo "$wall < 30" | bc))) || fail "--time 0.2 (12 s) took $wall s"
 pass "--time 0.2: $epochs epochs fitted in $fits fit(s), ended after $wall s; config.toml holds them"
 
+# A budget spent at once: the count never changes (2 epochs, one fit of 2),
+# and config.toml is without --time all the same, so a resume works.
+"$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 2 --steps 0 --time 0.001 \
+  --run-dir spent --checkpoint spent.pt >spent.out 2>spent.err || { tail -20 spent.err; fail "--time 0.001 failed"; }
+[[ $(($(wc -l <spent/metrics.csv) - 1)) == 2 ]] || fail "--time 0.001 from --epochs 2 did not run 2 epochs"
+grep -qx "time = 0.0" spent/config.toml || { grep time spent/config.toml; fail "--time 0.001: config.toml keeps --time"; }
+pass "--time 0.001: 2 epochs, config.toml without --time though no fit changed the count"
+
 expect 2 "drop --time" -- "$TRAIN" --config run/config.toml --data small --device cpu --time 1 \
   --resume run/last.pt
 pass "--time with --resume is refused"

@@ -124,7 +124,10 @@ void check_schedule_sizes(const ModelEntry& entry, int64_t side, const TrainConf
   const std::vector<int64_t> sizes = scaled_schedule(written, kCifarImageSize, side);
   // A resumed run trains from the epoch it stopped in (0-based: the epochs done).
   const size_t first = source.resumed ? static_cast<size_t>(source.resumed->info.epoch) : 0;
-  for (size_t i = first; i < sizes.size() && static_cast<int64_t>(i) < config.epochs; ++i) {
+  // --steps and --time may train more epochs than --epochs: every stage then.
+  const bool longer = config.steps > 0 || config.time_minutes > 0;
+  for (size_t i = first; i < sizes.size() && (longer || static_cast<int64_t>(i) < config.epochs);
+       ++i) {
     const bool small = sizes[i] < entry.min_image_size;
     if (!small && sizes[i] <= kMaxResolution) continue;
     const auto fits = [&](int64_t at, int64_t image) {

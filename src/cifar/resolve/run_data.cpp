@@ -44,12 +44,13 @@ int64_t fitted_batch(int64_t batch, int64_t train_images, int world) {
   return share > 0 ? share * world : batch;
 }
 
-int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, bool main_rank) {
+int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, bool on_cpu,
+                   bool main_rank) {
   const DatasetOptions given{.dir = c.data_dir, .kind = dataset_request(c.dataset), .folder = {}};
   const DatasetKindEntry& kind = dataset_entry(dataset_kind(given));
   if (model.photo_side == 0 || kind.photo_sizes == nullptr) return 0;
   const auto [photos, median] = kind.photo_sizes(c.data_dir);
-  const bool halved = amp != AmpMode::kBf16 && photos > kFloat32FullSidePhotos;
+  const bool halved = on_cpu && amp != AmpMode::kBf16 && photos > kFloat32FullSidePhotos;
   const int64_t cap = std::max(kCifarImageSize, halved ? model.photo_side / 2 : model.photo_side);
   const int64_t side = std::clamp(median / 8 * 8, kCifarImageSize, cap);
   if (main_rank) {

@@ -37,13 +37,14 @@ int64_t fitted_batch(int64_t batch, int64_t train_images, int world);
 // The side a run trains the images of --data at when nothing else sets one
 // (--image-size 0, no weights, no resumed run): for a data set of photos of
 // any size (an image folder), their median shorter side, down to a multiple
-// of 8, from 32 up to the model's photo_side; in float32, up to half of it
-// for a folder of more than kFloat32FullSidePhotos training photos (a CPU's
+// of 8, from 32 up to the model's photo_side; in float32 on a CPU, up to half
+// of it for a folder of more than kFloat32FullSidePhotos training photos (a CPU's
 // float32 convolutions run at about a quarter of its native bf16's rate:
 // half the side is a quarter of the pixels, and a large folder's run its
 // usual time). Said in the log. 0: the data set's own side.
 inline constexpr int64_t kFloat32FullSidePhotos = 1000;
-int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, bool main_rank);
+int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, bool on_cpu,
+                   bool main_rank);
 
 // The run's epochs: --epochs, or more when they take fewer than --steps N
 // steps of `steps_per_epoch`: then the fewest that take N, said in the log

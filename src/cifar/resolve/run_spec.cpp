@@ -186,8 +186,8 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   TrainConfig sized = with_resumed_image(config, source);
   if (sized.image_size == 0) sized.image_size = source.weights_image_size;  // --pretrained's
   if (sized.image_size == 0) {  // a folder of photos: from their sizes
-    sized.image_size =
-        photo_side(config, model_entry(source.model_name), precision.amp, dist.is_main());
+    sized.image_size = photo_side(config, model_entry(source.model_name), precision.amp,
+                                  device.is_cpu(), dist.is_main());
   }
   sized.amp = precision.amp;  // config.toml and the checkpoint record what ran
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).

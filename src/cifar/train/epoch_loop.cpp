@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "cifar/config/config.h"
@@ -225,7 +226,9 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
                             device,         job.loop.amp,        job.spec.train.size()};
   EpochPosition& position = job.session.position;
   EpochState shared(job.spec.train.device());  // the running totals; --cuda-graph's step, once
-  if (job.budget.active() && position.epochs < 2) set_run_epochs(job, 2);  // one fit at least
+  // --time: at least two epochs (one fit), and from the start the saved
+  // settings without --time, so that an interrupted run resumes as printed.
+  if (job.budget.active()) set_run_epochs(job, std::max<int64_t>(position.epochs, 2));
   for (; position.epoch <= position.epochs; ++position.epoch) {
     const EpochPlan plan =
         shard_plan(job.spec.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,

@@ -11,7 +11,9 @@ int64_t fit_epochs(double budget_s, double elapsed_s, double before_first_s, int
       (elapsed_s - before_first_s) / static_cast<double>(std::max<int64_t>(done, 1));
   if (!(pace > 0)) return done + 1;
   const double more = std::round((budget_s - elapsed_s) / pace);
-  return done + std::max<int64_t>(1, static_cast<int64_t>(std::min(more, 1e6)));
+  // At most --epochs' own limit, so that the saved count reads back.
+  return std::min<int64_t>(done + std::max<int64_t>(1, static_cast<int64_t>(std::min(more, 1e6))),
+                           std::max<int64_t>(done + 1, 1'000'000));
 }
 
 double TimeBudget::elapsed_s(Clock::time_point now) const {
