@@ -21,10 +21,8 @@ pass "--steps 10 on 3 steps an epoch: 4 epochs, saved"
 ! grep -q -- "--steps 10:" more.err || fail "--steps 10 spoke though --epochs 5 take more steps"
 [[ $(($(wc -l <more/metrics.csv) - 1)) == 5 ]] || fail "--epochs 5 --steps 10 did not run 5 epochs"
 pass "--epochs 5 --steps 10: 5 epochs (15 steps), --steps silent"
-start=$(date +%s.%N)
 "$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 2 --steps 0 --time 0.2 \
   --run-dir run --checkpoint small.pt >run.out 2>run.err || { tail -20 run.err; fail "--time 0.2 failed"; }
-wall=$(echo "$(date +%s.%N) - $start" | bc)
 fits=$(grep -c -- "--time 0.2 min: [0-9]* epochs fit it" run.err)
 [[ $fits -ge 1 ]] || { cat run.err; fail "--time: no fit in the log"; }
 epochs=$(grep -o -- "--time 0.2 min: [0-9]* epochs" run.err | tail -1 | grep -o "[0-9]* epochs" | cut -d' ' -f1)
@@ -34,9 +32,9 @@ rows=$(($(wc -l <run/metrics.csv) - 1))
 [[ $rows == "$epochs" ]] || fail "metrics.csv has $rows epochs, the last fit said $epochs"
 grep -qx "epochs = $epochs" run/config.toml || { cat run/config.toml; fail "config.toml does not hold the $epochs epochs fitted"; }
 grep -qx "time = 0.0" run/config.toml || { grep time run/config.toml; fail "config.toml keeps --time (a resume would fit again)"; }
-# A loose bound (the test shares the machine): the run stops near its 12 s.
-(($(echo "$wall < 30" | bc))) || fail "--time 0.2 (12 s) took $wall s"
-pass "--time 0.2: $epochs epochs fitted in $fits fit(s), ended after $wall s; config.toml holds them"
+# How near the budget a run ends is a figure of the machine's load, not a
+# test's: scripts/bench/time_budget.sh measures it on a quiet machine.
+pass "--time 0.2: $epochs epochs fitted in $fits fit(s); config.toml holds them"
 
 # A budget spent at once: the count never changes (2 epochs, one fit of 2),
 # and config.toml is without --time all the same, so a resume works.
