@@ -216,6 +216,17 @@ TEST_CASE("weights metadata: what it says, and malformed values named", "[weight
                     Catch::Contains("'classes'"));
 }
 
+TEST_CASE("weights metadata carries the preparation bit for bit", "[weights]") {
+  // 32/36 printed with 6 digits (0.888889) resizes to 35 px, not 36 (issue 54).
+  CheckpointInfo info = info_for("net");
+  info.image.image_size = 32;
+  info.prep = ImagePrep{.mode = CropMode::kCenter, .crop_pct = 32.0 / 36.0};
+  const WeightsMetadata m = parse_weights_metadata(weights_metadata(info), "m.safetensors");
+  REQUIRE(m.prep);
+  CHECK(m.prep->mode == CropMode::kCenter);
+  CHECK(m.prep->crop_pct == 32.0 / 36.0);
+}
+
 TEST_CASE("the weights format is the extension's, in any case", "[weights]") {
   CHECK(weights_format("a/m.safetensors") == WeightsFormat::kSafetensors);
   CHECK(weights_format("M.SafeTensors") == WeightsFormat::kSafetensors);

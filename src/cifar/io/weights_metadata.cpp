@@ -133,7 +133,7 @@ StringMap weights_metadata(const CheckpointInfo& info) {
     out["image_size"] = std::to_string(info.image.image_size);
   if (info.prep != kWholeImage) {  // unsaid for CIFAR's, as image_size
     out["crop_mode"] = to_string(info.prep.mode);
-    out["crop_pct"] = fmt::format("{:g}", info.prep.crop_pct);
+    out["crop_pct"] = fmt::format("{}", info.prep.crop_pct);  // shortest round trip
   }
   return out;
 }
