@@ -4,7 +4,8 @@
 #  - mid-epoch, another --batch-size (or --seed) is refused, naming the
 #    option, both values and the way out; nothing is trained or written
 #    (it once logged an epoch of "train loss 0.0000 ... 0 img/s" into metrics.csv);
-#  - another --recipe is refused at any point;
+#  - another --recipe (or --optimizer) is refused at any point, naming what changed;
+#  - the images restated as they were resolved (32 px, squash 1) are no change;
 #  - any other change (here --lr mid-epoch, --batch-size between epochs) is
 #    continued and named in one line.
 source "$(dirname "$0")/lib/common.bash"
@@ -36,8 +37,21 @@ expect 2 "--resume mid.pt stopped in epoch 1 after step $step, .*\(--batch-size 
 cmp -s mid.pt mid.keep || fail "the refused resume changed mid.pt"
 expect 2 "stopped in epoch 1 after step $step, .*\(--seed 0 -> 5\)" -- \
   "$TRAIN" --config run/config.toml --resume mid.pt --seed 5
-expect 2 "--resume mid.pt cannot continue with another model or recipe \(--recipe classic -> airbench94\): resume with --recipe classic" -- \
+expect 2 "--resume mid.pt cannot continue with --recipe classic -> airbench94: .* Resume with --recipe classic" -- \
   "$TRAIN" --config run/config.toml --resume mid.pt --recipe airbench94
+# Named by what changed, not blamed on the model or recipe (issue 54).
+expect 2 "--resume mid.pt cannot continue with --optimizer sgd -> adamw: .* Resume with --optimizer sgd" -- \
+  "$TRAIN" --config run/config.toml --resume mid.pt --optimizer adamw
+
+# Restating the images the run was trained on (its log's "32 px", whole
+# images: squash 1) is no change, though its config.toml said 0 and auto (issue 54).
+cp mid.keep restate.pt
+"$TRAIN" --config mid.toml --resume restate.pt --checkpoint restate.pt --run-dir restate --epochs 1 \
+  --image-size 32 --crop-mode squash --crop-pct 1 >restate.out 2>restate.err ||
+  { cat restate.err; fail "resuming with the images it was trained on restated was refused"; }
+! grep -E "settings changed.*(image-size|crop)" restate.err || fail "the restated images were named as changed"
+grep -qx "image-size = 32" restate/config.toml || { cat restate/config.toml; fail "config.toml does not hold the 32 px that ran"; }
+pass "--image-size 32 --crop-mode squash --crop-pct 1 restated: resumed, nothing named"
 
 # Another --lr mid-epoch: continued, and said in one line (only what changed).
 "$TRAIN" --config run/config.toml --resume mid.pt --lr 0.01 --epochs 1 >lr.out 2>lr.err ||

@@ -46,18 +46,18 @@ TEST_CASE("check_resumed_settings refuses mid-epoch what it continues between ep
   was.config_toml = to_toml(a);
   was.epoch = 0;
   was.step_in_epoch = 4;
-  CHECK_THROWS_WITH(check_resumed_settings("mid.pt", was, to_toml(b)),
+  CHECK_THROWS_WITH(check_resumed_settings("mid.pt", was, was.config_toml, to_toml(b)),
                     Catch::Contains("stopped in epoch 1 after step 4") &&
                         Catch::Contains("--batch-size 4 -> 64") &&
                         Catch::Contains("Resume with --batch-size 4 "));
   was.epoch = 1;
   was.step_in_epoch = 0;
-  CHECK(check_resumed_settings("end.pt", was, to_toml(b)) ==
+  CHECK(check_resumed_settings("end.pt", was, was.config_toml, to_toml(b)) ==
         "resuming end.pt with settings changed since it was written: --batch-size 4 -> 64");
-  CHECK(check_resumed_settings("end.pt", was, to_toml(a)).empty());
+  CHECK(check_resumed_settings("end.pt", was, was.config_toml, to_toml(a)).empty());
   b = a;
   b.recipe = "airbench94";
-  CHECK_THROWS_AS(check_resumed_settings("end.pt", was, to_toml(b)), UsageError);
+  CHECK_THROWS_AS(check_resumed_settings("end.pt", was, was.config_toml, to_toml(b)), UsageError);
 }
 
 namespace {

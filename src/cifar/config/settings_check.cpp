@@ -88,13 +88,14 @@ std::string describe_changes(const std::vector<SettingChange>& changes) {
 }
 
 std::string check_resumed_settings(const std::string& checkpoint, const CheckpointInfo& was,
-                                   const std::string& now_toml) {
+                                   const std::string& was_toml, const std::string& now_toml) {
   if (was.config_toml.empty()) return "";  // written before settings were saved
-  const std::vector<SettingChange> changes = changed_settings(was.config_toml, now_toml);
+  const std::vector<SettingChange> changes = changed_settings(was_toml, now_toml);
   if (const auto fixed = with_role(changes, SettingRole::kFixed); !fixed.empty()) {
     throw UsageError(fmt::format(
-        "--resume {} cannot continue with another model or recipe ({}): resume with {} (its "
-        "settings are in its run folder's config.toml: --config), or start a new run",
+        "--resume {} cannot continue with {}: a run keeps what it trains (model, recipe, "
+        "optimiser, images) from its start. Resume with {} (its settings are in its run "
+        "folder's config.toml: --config), or start a new run",
         checkpoint, describe_changes(fixed), as_before(fixed)));
   }
   const auto mid = with_role(changes, SettingRole::kFixedMidEpoch);

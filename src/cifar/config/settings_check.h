@@ -48,12 +48,14 @@ std::vector<SettingChange> changed_settings(std::string_view before_toml,
 // "--lr 0.001 -> 0.01, --seed 0 -> 1".
 std::string describe_changes(const std::vector<SettingChange>& changes);
 
-// --resume `checkpoint` (its header `was`) with the settings `now_toml`.
+// --resume `checkpoint` (its header `was`, its settings as resolved
+// `was_toml`: config_toml with the images it records) with the settings
+// `now_toml`, resolved alike.
 // Throws UsageError naming the option, both values and the way out for a
 // change that cannot be continued; returns the line that names the other
 // changes, or "" when there are none (or the checkpoint saved no settings).
 std::string check_resumed_settings(const std::string& checkpoint, const CheckpointInfo& was,
-                                   const std::string& now_toml);
+                                   const std::string& was_toml, const std::string& now_toml);
 
 // --resume `checkpoint` (its header `was`) on a training split of `images`
 // images whose fingerprint is `fingerprint` (CheckpointInfo::train_fingerprint).

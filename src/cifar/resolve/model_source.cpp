@@ -216,7 +216,12 @@ ModelSource resolve(const TrainConfig& config, const std::string& default_networ
                        .resumed_settings = std::nullopt};
     if (!resumed->info.config_toml.empty()) {
       try {
-        source.resumed_settings = from_toml(resumed->info.config_toml);
+        // As resolved: the images its header records (its text may say 0 and auto).
+        TrainConfig was = from_toml(resumed->info.config_toml);
+        was.image_size = resumed->info.image.image_size;
+        was.crop_mode = to_string(resumed->info.prep.mode);
+        was.crop_pct = resumed->info.prep.crop_pct;
+        source.resumed_settings = std::move(was);
       } catch (const UsageError& e) {  // an older version's value: resume all the same
         spdlog::warn(
             "--resume {}: its saved settings do not read back ({}); its image size, preparation "

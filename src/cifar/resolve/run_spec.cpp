@@ -202,6 +202,9 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   log_data(config, data, dist.is_main(), sized.batch_size);
   fit_to_data(source, data.dataset, config,
               fmt::format("--data {} ({})", config.data_dir, data.dataset.id()));
+  sized.image_size = data.dataset.image.image_size;  // what ran, as resolved
+  sized.crop_mode = to_string(data.dataset.prep.mode);
+  sized.crop_pct = data.dataset.prep.crop_pct;
   const Normalization& norm = source.normalization;
   std::optional<DeviceDataset> val;
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);
@@ -220,7 +223,10 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   std::string fingerprint = train_data_fingerprint(splits.train);
   if (source.resumed) {  // refuses what cannot be continued, names what changed
     const std::string changed =
-        check_resumed_settings(config.resume, source.resumed->info, config_toml);
+        check_resumed_settings(config.resume, source.resumed->info,
+                               source.resumed_settings ? to_toml(*source.resumed_settings)
+                                                       : source.resumed->info.config_toml,
+                               config_toml);
     if (!changed.empty() && dist.is_main()) spdlog::warn("{}", changed);
     const std::string data_note =
         check_resumed_data(config.resume, source.resumed->info, splits.train.size(), fingerprint);
