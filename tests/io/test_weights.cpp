@@ -9,6 +9,7 @@
 #include "cifar/formats/safetensors.h"
 #include "cifar/formats/torch_pickle.h"
 #include "cifar/io/weights.h"
+#include "data/image_files.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -168,6 +169,24 @@ TEST_CASE("imported weights say which model, stem, normalisation and classes the
   CHECK(described.epoch == 0);
   CHECK(described.test_accuracy == -1);
   CHECK(described.best_accuracy == -1);
+
+  // --mean/--std over the recorded normalisation: used, and warned as the
+  // image options are (issue 54: it was an info line only); equal: silent.
+  {
+    test::LogCapture log;
+    WeightsOptions given;
+    given.normalization = Normalization{{0.5, 0.5, 0.5}, {0.25, 0.25, 0.25}};
+    const ImportedWeights over = import_weights(dir.path() / "m.safetensors", given);
+    CHECK(over.normalization.mean == given.normalization->mean);
+    CHECK_THAT(log.text(), Catch::Contains("warning") &&
+                               Catch::Contains("--mean 0.5,0.5,0.5 --std 0.25,0.25,0.25 given, "
+                                               "over what the file's metadata records (--mean "
+                                               "0.1,0.2,0.3 --std 0.4,0.5,0.6)"));
+    given.normalization = info.normalization;
+    test::LogCapture same;
+    import_weights(dir.path() / "m.safetensors", given);
+    CHECK_THAT(same.text(), !Catch::Contains("warning"));
+  }
 
   // The options win over the metadata: a CIFAR stem does not fit these tensors.
   WeightsOptions cifar_stem;

@@ -64,6 +64,22 @@ TEST_CASE("a weights file's images: given over recorded over the defaults, never
     images_taken(cifar_train, ImageOptions{.crop_pct = 0.875}, "m", "its metadata");
     CHECK(count(log.text(), "--crop-pct 0.875 (the file records 1)") == 1);
   }
+  SECTION("the size recorded, the preparation not: the preparation said assumed, once") {
+    // Issue 54: it was "squash 1 (from its metadata)", which the file never said.
+    WeightsMetadata size_only;
+    size_only.image_size = 40;
+    LogCapture log;
+    const auto t = images_taken(size_only, ImageOptions{.warn_unsaid = true}, "m", "its metadata");
+    CHECK(t.image_size == 40);
+    CHECK(t.prep == kWholeImage);
+    CHECK(t.note ==
+          "40 px, squash 1 (--image-size from its metadata, --crop-mode, --crop-pct assumed: "
+          "the file does not say)");
+    CHECK(count(log.text(), "warning") == 1);
+    CHECK(count(log.text(),
+                "does not say the preparation its model was trained with: images "
+                "are prepared as --crop-mode squash, --crop-pct 1;") == 1);
+  }
   SECTION("nothing recorded: the defaults, said once where the tool asks") {
     LogCapture log;
     const auto t = images_taken(none, ImageOptions{.warn_unsaid = true}, "m.pt", "its metadata");

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
@@ -200,6 +201,17 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";
+    if (meta.normalization && *meta.normalization != *options.normalization) {
+      // Warned as the image options are (weights_images.h).
+      const auto flags = [](const Normalization& n) {
+        return fmt::format("--mean {} --std {}", fmt::join(n.mean, ","), fmt::join(n.std, ","));
+      };
+      spdlog::warn(
+          "weights file {}: {} given, over what {} records ({}): images are normalised as "
+          "given, which changes the model's answers; leave the options out to normalise them "
+          "as trained",
+          source, flags(*options.normalization), says, flags(*meta.normalization));
+    }
   } else if (meta.normalization) {
     out.normalization = *meta.normalization;
     out.normalization_note = fmt::format("from {}", says);

@@ -35,6 +35,25 @@ std::string pct_text(const double& pct) {
   return fmt::format("{:g}", pct);
 }
 
+// "as given on the command line", "from its metadata", "the defaults: the
+// file does not say", or each part named: "--image-size from its metadata,
+// --crop-mode, --crop-pct assumed: the file does not say".
+std::string sources_text(const std::vector<std::string>& given,
+                         const std::vector<std::string>& recorded,
+                         const std::vector<std::string>& assumed, const std::string& says) {
+  if (recorded.empty() && assumed.empty()) return "as given on the command line";
+  if (given.empty() && assumed.empty()) return "from " + says;
+  if (given.empty() && recorded.empty()) return "the defaults: the file does not say";
+  if (assumed.empty())
+    return fmt::format("{} as given, the rest from {}", fmt::join(given, ", "), says);
+  std::vector<std::string> parts;
+  if (!given.empty()) parts.push_back(fmt::format("{} as given", fmt::join(given, ", ")));
+  if (!recorded.empty())
+    parts.push_back(fmt::format("{} from {}", fmt::join(recorded, ", "), says));
+  parts.push_back(fmt::format("{} assumed: the file does not say", fmt::join(assumed, ", ")));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 ImagesTaken images_taken(const WeightsMetadata& meta, const ImageOptions& options,
@@ -56,14 +75,21 @@ ImagesTaken images_taken(const WeightsMetadata& meta, const ImageOptions& option
                             kWholeImage.crop_pct, pct_text};
   ImagesTaken out{.image_size = side.value(), .prep = ImagePrep{mode.value(), pct.value()}};
 
-  std::vector<std::string> differ, given, unsaid;
+  // Each option's source: given, recorded by the file, or assumed (neither).
+  std::vector<std::string> differ, given, recorded, assumed, unsaid;
   const auto tally = [&](const auto& s) {
     if (s.differs()) {
       differ.push_back(fmt::format("{} {} (the file records {})", s.flag, s.text(*s.given),
                                    s.text(*s.recorded)));
     }
-    if (s.given) given.push_back(s.flag);
-    if (!s.given && !s.recorded) unsaid.push_back(fmt::format("{} {}", s.flag, s.text(s.fallback)));
+    if (s.given) {
+      given.push_back(s.flag);
+    } else if (s.recorded) {
+      recorded.push_back(s.flag);
+    } else {
+      assumed.push_back(s.flag);
+      unsaid.push_back(fmt::format("{} {}", s.flag, s.text(s.fallback)));
+    }
   };
   tally(side);
   tally(mode);
@@ -74,23 +100,21 @@ ImagesTaken images_taken(const WeightsMetadata& meta, const ImageOptions& option
         "changes the model's answers; leave the option out to prepare them as trained",
         source, fmt::join(differ, ", "), says);
   }
-  if (options.warn_unsaid && !unsaid.empty() && !recorded_side && !recorded_prep) {
+  if (options.warn_unsaid && !unsaid.empty()) {
+    const bool size_unsaid = !side.given && !side.recorded;
+    const bool prep_unsaid = (!mode.given && !mode.recorded) || (!pct.given && !pct.recorded);
     spdlog::warn(
-        "weights file {} does not say the image size and preparation its model was trained "
-        "with: images are prepared as {}; if it was trained otherwise (an image folder: "
-        "center 0.875 at its --image-size), give those options",
-        source, fmt::join(unsaid, ", "));
+        "weights file {} does not say {} its model was trained with: images are prepared as {}; "
+        "if it was trained otherwise (an image folder: center 0.875 at its --image-size), give "
+        "those options",
+        source,
+        size_unsaid && prep_unsaid ? "the image size and preparation"
+        : size_unsaid              ? "the image size"
+                                   : "the preparation",
+        fmt::join(unsaid, ", "));
   }
-  out.note = fmt::format(
-      "{} px, {} ({})", out.image_size, to_string(out.prep),
-      given.empty() ? (recorded_side || recorded_prep ? fmt::format("from {}", says)
-                                                      : std::string("the defaults: the file does "
-                                                                    "not say"))
-      : given.size() == 3
-          ? std::string("as given on the command line")
-          : fmt::format(
-                "{} as given, the rest {}", fmt::join(given, ", "),
-                recorded_side || recorded_prep ? "from " + says : std::string("the defaults")));
+  out.note = fmt::format("{} px, {} ({})", out.image_size, to_string(out.prep),
+                         sources_text(given, recorded, assumed, says));
   return out;
 }
 
