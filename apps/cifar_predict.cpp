@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   cifar::add_log_flags(app, log);
 
   return cifar::run_cli(app, argc, argv, log, [&] {
-    config.predict.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
-    config.predict.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
+    config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
+    config.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
     // The images listed, --csv checked, the model loaded on its device, the TTA level.
     cifar::PredictRun run = cifar::resolve_predict(config);
     const cifar::ImageList& images = run.images;

@@ -10,15 +10,12 @@
 #include "cifar/dist/distributed.h"
 #include "cifar/infer/eval_data.h"
 #include "cifar/io/checkpoint.h"
-#include "cifar/model/model_registry.h"
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/cpu_plan.h"
-#include "cifar/platform/device.h"
 #include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
 #include "cifar/platform/oom.h"
-#include "cifar/platform/precision.h"
 
 namespace cifar {
 namespace F = torch::nn::functional;
@@ -181,23 +178,15 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
 
 EvalReport evaluate_checkpoint(EvalRun run) {
   const EvalConfig& config = run.config;
-  const torch::Device device = use_device(config.device);
-  // The thread rule (cpu_plan.h); the others' load is measured from here.
-  const CpuPlan cpu =
-      choose_cpu_plan({.threads = config.threads > 0 ? config.threads : config.omp_num_threads,
-                       .source = config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
-                       .batch_size = config.batch_size,
-                       .hardware_threads = config.hardware_threads,
-                       .physical_cores = physical_cores(config.hardware_threads),
-                       .processes = 1,
-                       .deterministic = false});
+  const torch::Device device = run.machine.device;
+  const CpuPlan& cpu = run.machine.cpu;
+  // The others' load is measured from here.
   ThreadRule threads(cpu, device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
   std::optional<CpuSettingsGuard> cpu_settings;  // the process's count comes back after
   std::optional<HeapReuseGuard> heap_reuse;      // CPU activations reused, not re-mapped
   if (device.is_cpu()) {
     cpu_settings.emplace(cpu.threads, /*onednn=*/true);
     heap_reuse.emplace();
-    spdlog::info("threads: {} ({})", cpu.threads, cpu.why);
   }
   LoadedCheckpoint& checkpoint = run.checkpoint;
   const ImageSplit test_split = read_test_data(config, checkpoint);
@@ -211,11 +200,7 @@ EvalReport evaluate_checkpoint(EvalRun run) {
   report.model = info.model;
   report.device = device.str();
   report.class_names = info.class_names;
-  // --amp (off by default: evaluation runs float32 unless asked).
-  const Precision precision = resolve_precision(config.amp, device, device_numerics(device),
-                                                model_entry(info.model).cpu_bf16_slow);
-  spdlog::info("precision: {}", precision.why);
-  if (!precision.warning.empty()) spdlog::warn("{}", precision.warning);
+  const Precision& precision = run.precision;
   const OomAdvice advice{"--batch-size", config.batch_size, info.model,
                          device,         precision.amp,     test_data.size()};
   report.result = with_oom_advice(advice, [&] {

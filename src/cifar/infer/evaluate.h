@@ -33,6 +33,7 @@
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 #include "cifar/platform/device.h"
+#include "cifar/platform/machine.h"
 #include "cifar/report/metrics.h"
 #include "cifar/report/progress_bar.h"
 
@@ -122,13 +123,15 @@ struct EvalRun {
   LoadedCheckpoint checkpoint;  // the model: a checkpoint, or a weights file dressed as one
   int64_t tta = 0;              // 0..kMaxTta: --tta, else the checkpoint's (0 for weights)
   std::string tta_source;       // the level and where it came from, for the log
+  Machine machine;              // the device and its threads (resolve/machine.h)
+  Precision precision;          // --amp resolved for the model on machine.device
 };
 
 // Evaluates run.checkpoint's model on the data run.config names (eval_data.h),
-// at run.tta. On the CPU, --threads N (else $OMP_NUM_THREADS) fixes
-// the thread count; without either the thread rule chooses (platform/cpu_plan.h): the physical
-// cores other processes leave free, re-read between batches, so that an evaluation on a machine
-// other work shares is not held up by a thread that lost its core.
+// at run.tta, on run.machine at run.precision. On the CPU, a plan that
+// follows the load (platform/cpu_plan.h) re-reads it between batches, so that
+// an evaluation on a machine other work shares is not held up by a thread
+// that lost its core.
 EvalReport evaluate_checkpoint(EvalRun run);
 
 }  // namespace cifar

@@ -12,7 +12,6 @@
 #include "cifar/core/names.h"
 #include "cifar/formats/image.h"
 #include "cifar/infer/evaluate.h"
-#include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/guards.h"
 #include "cifar/report/confusion_file.h"  // csv_field
 
@@ -28,16 +27,8 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   const int64_t k = std::min<int64_t>(options.top_k, info.num_classes);
   const auto images = static_cast<int64_t>(files.size());
   if (images == 0) return {};
-  const CpuPlan cpu =
-      choose_cpu_plan({.threads = options.threads > 0 ? options.threads : options.omp_num_threads,
-                       .source = options.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
-                       .batch_size = std::min(images, options.batch_size),
-                       .hardware_threads = options.hardware_threads,
-                       .physical_cores = physical_cores(options.hardware_threads),
-                       .processes = 1,
-                       .deterministic = false});
-  spdlog::debug("threads: {} ({})", cpu.threads, cpu.why);
-  const CpuSettingsGuard cpu_settings(cpu.threads, /*onednn=*/true);
+  const CpuSettingsGuard cpu_settings(static_cast<int>(std::max<int64_t>(options.threads, 1)),
+                                      /*onednn=*/true);
   std::vector<Prediction> out(files.size());
   std::vector<size_t> pending;        // indices of decoded images not yet classified
   std::vector<torch::Tensor> inputs;  // their (3, S, S) inputs, S the model's side

@@ -25,13 +25,9 @@ struct PredictOptions {
   int64_t max_pixels = 64'000'000;
   bool logits = false;  // keep the raw logits (for --json; combined over the TTA views)
   int64_t tta = 0;      // test-time augmentation level, 0..2 (resolve_predict)
-  // CPU threads: --threads N, else $OMP_NUM_THREADS (0: unset), else one
-  // for 8 images or fewer and the physical cores for more
-  // (platform/cpu_plan.h); omp_num_threads and hardware_threads are the
-  // app's to say.
+  // CPU threads: --threads N (0: chosen by resolve_predict, which sets the
+  // count: resolve/machine.h).
   int64_t threads = 0;
-  int64_t omp_num_threads = 0;
-  int64_t hardware_threads = 1;
   torch::Device device{torch::kCPU};  // where the model is: the images go there
 };
 
@@ -58,6 +54,9 @@ struct PredictConfig : ModelInput {
   int64_t tta = -1;                 // --tta; -1: the checkpoint's level
   bool json = false;                // one JSON array instead of lines
   std::string csv;                  // --csv FILE: one row per image (predictions_to_csv)
+  // Not options: the app's to say ($OMP_NUM_THREADS, 0: unset; the machine's threads).
+  int64_t omp_num_threads = 0;
+  int64_t hardware_threads = 1;
 };
 
 // cifar-predict's run, as resolve/inference.h's resolve_predict makes it

@@ -17,7 +17,7 @@
 #include "cifar/infer/image_list.h"
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
-#include "cifar/platform/device.h"
+#include "cifar/resolve/machine.h"
 #include "cifar/resolve/model_input.h"
 
 namespace cifar {
@@ -80,10 +80,19 @@ EvalRun resolve_eval(const EvalConfig& config) {
   }
   LoadedCheckpoint checkpoint = load_model_input(config);
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
+  const Machine machine = resolve_machine({.device = config.device,
+                                           .threads = config.threads,
+                                           .omp_num_threads = config.omp_num_threads,
+                                           .hardware_threads = config.hardware_threads,
+                                           .batch_size = config.batch_size});
+  // --amp: off by default (evaluation runs float32 unless asked).
+  Precision precision = resolve_amp(config.amp, machine, checkpoint.info.model, /*graphed=*/false);
   return {.config = config,
           .checkpoint = std::move(checkpoint),
           .tta = tta,
-          .tta_source = eval_tta_source(tta, config)};
+          .tta_source = eval_tta_source(tta, config),
+          .machine = machine,
+          .precision = std::move(precision)};
 }
 
 PredictRun resolve_predict(const PredictConfig& config) {
@@ -98,7 +107,16 @@ PredictRun resolve_predict(const PredictConfig& config) {
   }
   run.checkpoint = load_model_input(config);  // on the CPU
   run.options.tta = predict_tta(config, run.checkpoint.info);
-  run.options.device = use_device(config.device);
+  const auto batch =
+      std::min(static_cast<int64_t>(run.images.files.size()), config.predict.batch_size);
+  const Machine machine = resolve_machine({.device = config.device,
+                                           .threads = config.predict.threads,
+                                           .omp_num_threads = config.omp_num_threads,
+                                           .hardware_threads = config.hardware_threads,
+                                           .batch_size = std::max<int64_t>(batch, 1),
+                                           .quiet = true});  // its output is its answers
+  run.options.device = machine.device;
+  run.options.threads = machine.cpu.threads;
   run.checkpoint.model->to(run.options.device);
   run.checkpoint.model->eval();
   return run;

@@ -23,14 +23,17 @@ namespace cifar {
 // file no output of reading the data), --split refused for a plain folder of
 // class folders (evaluated whole), the model loaded and the TTA level chosen:
 // --tta, else the checkpoint's (0 for a weights file).
+// The device, its threads and the precision resolved and logged
+// (resolve/machine.h).
 EvalRun resolve_eval(const EvalConfig& config);
 
 // cifar-predict: the options checked, the images listed (folders walked; what
 // was skipped logged), --csv none of the inputs and writable, the model
 // loaded, in eval mode on --device, and the TTA level chosen: --tta, else the
 // checkpoint's (0 for a weights file), level 3 as 2 (predict.h), logged with
-// where it came from. config.predict's hardware_threads and omp_num_threads
-// are the app's to fill in before.
+// where it came from; the device and the thread count resolved
+// (resolve/machine.h). config's hardware_threads and omp_num_threads are the
+// app's to fill in before.
 PredictRun resolve_predict(const PredictConfig& config);
 
 // cifar-export: the options checked, --out refused before the model is read

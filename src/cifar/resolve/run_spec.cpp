@@ -16,6 +16,7 @@
 #include "cifar/model/model_registry.h"
 #include "cifar/report/run_outputs.h"
 #include "cifar/resolve/ignored_options.h"
+#include "cifar/resolve/machine.h"
 #include "cifar/resolve/rank_agreement.h"
 #include "cifar/resolve/run_data.h"
 
@@ -163,17 +164,12 @@ RunData read_data(const SplitOptions& split) {
 // the resolved precision (resolve_run). `recipe` is made at the given
 // settings: its network and augmentation.
 RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunContext& context) {
-  const torch::Device& device = context.device;
+  const torch::Device& device = context.machine.device;
   const Distributed& dist = context.dist;
   ModelSource source = model_source(config, recipe.network, context.pretrained_dirs);
   warn_ignored(config, recipe, source.model_name, device);
-  Precision precision =
-      resolve_precision(config.amp, device, context.numerics,
-                        model_entry(source.model_name).cpu_bf16_slow, config.cuda_graph);
-  if (dist.is_main()) {
-    spdlog::info("precision: {}", precision.why);
-    if (!precision.warning.empty()) spdlog::warn("{}", precision.warning);
-  }
+  Precision precision = resolve_amp(config.amp, context.machine, source.model_name,
+                                    config.cuda_graph, /*quiet=*/!dist.is_main());
   const fs::path run_dir = choose_run_dir(config, source, dist.is_main());
   const fs::path checkpoint = config.checkpoint.empty()
                                   ? default_checkpoint(config, source.model_name)
@@ -311,7 +307,7 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
       non_finite_hint(spec.recipe, spec.source.model_name, spec.settings.amp);
   spec.loop = loop_spec(spec.settings);
   check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
-  spec.shape = checked_epochs(spec, context.device, context.dist);
+  spec.shape = checked_epochs(spec, context.machine.device, context.dist);
   return spec;
 }
 

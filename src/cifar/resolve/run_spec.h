@@ -30,7 +30,7 @@
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
 #include "cifar/io/resumed_run_dir.h"
-#include "cifar/platform/precision.h"
+#include "cifar/platform/machine.h"
 #include "cifar/resolve/loop_spec.h"
 #include "cifar/resolve/model_source.h"
 #include "cifar/resolve/recipe.h"
@@ -70,8 +70,7 @@ struct RunSpec {
 // Where the run is resolved: the device chosen, what it runs natively (which
 // --amp auto follows), the processes joined.
 struct RunContext {
-  const torch::Device& device;
-  const DeviceNumerics& numerics;
+  const Machine& machine;  // resolve_machine's (machine.h)
   Distributed& dist;
   bool progress_bar = false;  // the data load's bar draws on stderr (RunEnv::progress_bar)
   std::vector<std::filesystem::path> pretrained_dirs = {};  // where --pretrained looks

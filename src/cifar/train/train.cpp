@@ -1,7 +1,7 @@
 // train.cpp: the training job, from settings to checkpoints and a report.
 //
 //   check_run_settings(config, env.dist)                refusals that need no file
-//   numerics = device_numerics(device)                  what the device runs natively
+//   machine = resolve_machine(...)                      device, threads, native precision
 //   spec    = resolve_run(config, ...)                  the run resolved (resolve/run_spec.h)
 //   outputs = RunOutputs(...)                           the run folder (rank 0)
 //   session = make_session(spec, ...)                   model, parameter groups, position
@@ -19,13 +19,11 @@
 #include "cifar/data/shard.h"
 #include "cifar/io/weights.h"
 #include "cifar/model/models.h"
-#include "cifar/platform/cpu_plan.h"
-#include "cifar/platform/device.h"
 #include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
-#include "cifar/platform/precision.h"
 #include "cifar/report/run_outputs.h"
+#include "cifar/resolve/machine.h"
 #include "cifar/resolve/rank_agreement.h"
 #include "cifar/resolve/run_spec.h"
 #include "cifar/train/epoch_loop.h"
@@ -38,12 +36,11 @@ namespace {
 // The job once the processes have joined: every rank runs all of it, in the
 // same order (collectives must match); only rank 0 writes. From the data on,
 // it runs at the batch size the spec fitted to the training split.
-TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const torch::Device& device,
-                           const DeviceNumerics& numerics, const CpuPlan& cpu, Distributed& dist,
-                           ThreadRule& threads) {
+TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Machine& machine,
+                           Distributed& dist, ThreadRule& threads) {
+  const torch::Device& device = machine.device;
   const auto began = RunForecast::Clock::now();  // the data's reading and decoding counts
-  const RunSpec spec = resolve_run(given, {.device = device,
-                                           .numerics = numerics,
+  const RunSpec spec = resolve_run(given, {.machine = machine,
                                            .dist = dist,
                                            .progress_bar = env.progress_bar,
                                            .pretrained_dirs = env.pretrained_dirs});
@@ -76,7 +73,7 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const to
                         .threads = threads,
                         .forecast = forecast,
                         .budget = budget,
-                        .cpu = cpu,
+                        .cpu = machine.cpu,
                         .shape = spec.shape};
   TrainResult result = run_epochs(job, device);
   if (outputs) {
@@ -110,21 +107,19 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   // Only rank 0 logs at info level; the others say only what goes wrong.
   const LogLevelGuard quiet_ranks(env.dist.rank == 0 ? spdlog::get_level() : spdlog::level::warn);
 
-  // The device, with the tutorial's fallback, and the process settings for it.
-  torch::Device device = use_device(config.device);
-  if (device.is_cuda() && env.dist.active()) {
-    device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.dist.local_rank));
-  }
-  // Each process plans for its own batch and its share of this machine's cores.
+  // The device (a GPU per process under torchrun), its threads, what it runs natively.
   const int64_t local_batch = per_rank_batch(config.batch_size, env.dist.world_size);
-  const CpuPlan cpu =
-      choose_cpu_plan({.threads = config.threads > 0 ? config.threads : env.omp_num_threads,
-                       .source = config.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
-                       .batch_size = local_batch,
+  const Machine machine =
+      resolve_machine({.device = config.device,
+                       .threads = config.threads,
+                       .omp_num_threads = env.omp_num_threads,
                        .hardware_threads = env.hardware_threads,
-                       .physical_cores = physical_cores(env.hardware_threads),
+                       .batch_size = local_batch,
                        .processes = env.dist.local_world_size,
-                       .deterministic = config.deterministic});
+                       .local_rank = env.dist.active() ? env.dist.local_rank : -1,
+                       .deterministic = config.deterministic,
+                       .quiet = false});
+  const torch::Device& device = machine.device;
   std::optional<CudaMathGuard> cuda_math;
   if (device.is_cuda()) {
     cuda_math.emplace(config.cudnn_benchmark && !config.deterministic, config.tf32);
@@ -133,14 +128,6 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   log_repeatability(config, device);
   std::optional<HeapReuseGuard> heap_reuse;  // CPU activations reused, not re-mapped (heap_reuse.h)
   if (device.is_cpu()) heap_reuse.emplace();
-  spdlog::info("device: {}", device.is_cpu() ? fmt::format("cpu, {} thread{}", cpu.threads,
-                                                           cpu.threads == 1 ? "" : "s")
-                                             : device.str());
-  if (device.is_cpu()) spdlog::info("threads: {}", cpu.why);
-  const DeviceNumerics numerics = device_numerics(device);
-  spdlog::info("{}: {}, {} bf16: {}", device.is_cpu() ? "cpu capability" : "gpu",
-               numerics.capability, numerics.native_bf16 ? "native" : "no native",
-               numerics.bf16_why);
   // Joins the other processes (with one, nothing to join).
   Distributed dist(
       env.dist, device,
@@ -151,9 +138,10 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   }
   // The thread rule: the others' load is read from now to the first step,
   // then between steps (a plan that does not follow the load reads none).
-  ThreadRule threads(cpu, device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
+  ThreadRule threads(machine.cpu,
+                     device.is_cpu() ? CpuTimesSource(read_cpu_times) : CpuTimesSource{});
   try {
-    return train_in_group(config, env, device, numerics, cpu, dist, threads);
+    return train_in_group(config, env, machine, dist, threads);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {

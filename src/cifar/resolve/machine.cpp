@@ -1,0 +1,47 @@
+// machine.cpp: the device, the CPU plan and the precision resolved (machine.h).
+#include "cifar/resolve/machine.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cifar/model/model_registry.h"
+
+namespace cifar {
+
+Machine resolve_machine(const MachineRequest& r) {
+  Machine m;
+  m.device = use_device(r.device);  // the tutorial's fallback to the CPU
+  if (m.device.is_cuda() && r.local_rank >= 0) {
+    m.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(r.local_rank));
+  }
+  m.cpu = choose_cpu_plan({.threads = r.threads > 0 ? r.threads : r.omp_num_threads,
+                           .source = r.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
+                           .batch_size = r.batch_size,
+                           .hardware_threads = r.hardware_threads,
+                           .physical_cores = physical_cores(r.hardware_threads),
+                           .processes = r.processes,
+                           .deterministic = r.deterministic});
+  m.numerics = device_numerics(m.device);
+  const auto level = r.quiet ? spdlog::level::debug : spdlog::level::info;
+  const bool cpu = m.device.is_cpu();
+  spdlog::log(level, "device: {}",
+              cpu ? fmt::format("cpu, {} thread{}", m.cpu.threads, m.cpu.threads == 1 ? "" : "s")
+                  : m.device.str());
+  if (cpu) spdlog::log(level, "threads: {}", m.cpu.why);
+  spdlog::log(level, "{}: {}, {} bf16: {}", cpu ? "cpu capability" : "gpu", m.numerics.capability,
+              m.numerics.native_bf16 ? "native" : "no native", m.numerics.bf16_why);
+  return m;
+}
+
+Precision resolve_amp(AmpMode requested, const Machine& machine, const std::string& model,
+                      bool graphed, bool quiet) {
+  Precision p = resolve_precision(requested, machine.device, machine.numerics,
+                                  model_entry(model).cpu_bf16_slow, graphed);
+  if (!quiet) {
+    spdlog::info("precision: {}", p.why);
+    if (!p.warning.empty()) spdlog::warn("{}", p.warning);
+  }
+  return p;
+}
+
+}  // namespace cifar

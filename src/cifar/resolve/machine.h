@@ -1,0 +1,40 @@
+// machine.h: the device, the CPU plan and the precision of any tool, resolved
+// and logged in one place.
+//
+// cifar-train, cifar-eval and cifar-predict each call resolve_machine once,
+// before their work, and resolve_amp once the model is known (whether bf16
+// is slow for it). This is the only place that chooses the device, plans the
+// CPU's threads or asks the precision policy (platform/precision.h) what
+// --amp resolves to; a new device or precision kind is a change there and
+// here. Each line is logged once, at info level (debug for cifar-predict,
+// whose output is its answers).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cifar/platform/device.h"
+#include "cifar/platform/machine.h"
+
+namespace cifar {
+
+struct MachineRequest {
+  DeviceRequest device;         // --device
+  int64_t threads = 0;          // --threads; 0: $OMP_NUM_THREADS, else the rule
+  int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (the app's to read; 0: unset)
+  int64_t hardware_threads = 1;
+  int64_t batch_size = 1;   // each process's
+  int64_t processes = 1;    // processes sharing this machine (torchrun's local world)
+  int64_t local_rank = -1;  // 0 and up: each process on its own GPU, cuda:local_rank
+  bool deterministic = false;
+  bool quiet = false;  // the lines at debug level
+};
+
+Machine resolve_machine(const MachineRequest& request);
+
+// --amp `requested` for `model` on `machine` (`graphed`: --cuda-graph), its
+// line (and warning) logged unless `quiet`.
+Precision resolve_amp(AmpMode requested, const Machine& machine, const std::string& model,
+                      bool graphed, bool quiet = false);
+
+}  // namespace cifar
