@@ -48,6 +48,7 @@ TEST_CASE("amp auto on GPUs: bf16 from 8.0, fp16 with loss scaling before", "[pr
   CHECK(resolve_precision(AmpMode::kAuto, kCuda, numerics(true, true)).amp == AmpMode::kBf16);
   const Precision volta = resolve_precision(AmpMode::kAuto, kCuda, numerics(false, true));
   CHECK(volta.amp == AmpMode::kFp16);
+  CHECK(volta.loss_scaling);  // what the session's GradScaler follows
   CHECK(volta.matmul_dtype == c10::kFloat);
   CHECK(resolve_precision(AmpMode::kAuto, kCuda, numerics(false, false)).amp == AmpMode::kOff);
   // A --cuda-graph step cannot skip steps on the host: no loss scaling, so float32.
@@ -69,6 +70,8 @@ TEST_CASE("an explicit --amp runs as asked, warning where the device emulates it
   CHECK(resolve_precision(AmpMode::kBf16, kCpu, numerics(true), true).warning.find("small") !=
         std::string::npos);
   CHECK(resolve_precision(AmpMode::kFp16, kCpu, numerics(true)).warning.find("--amp fp16") == 0);
+  CHECK(resolve_precision(AmpMode::kFp16, kCpu, numerics(true)).loss_scaling);
+  CHECK_FALSE(resolve_precision(AmpMode::kBf16, kCpu, numerics(true)).loss_scaling);
   const Precision off = resolve_precision(AmpMode::kOff, kCpu, numerics(true));
   CHECK(off.amp == AmpMode::kOff);
   CHECK(off.why == "float32 (--amp off)");

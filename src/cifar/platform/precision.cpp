@@ -89,6 +89,7 @@ Precision resolve_precision(AmpMode requested, const c10::Device& device,
         p.why = fmt::format("bf16 autocast (--amp auto: {})", numerics.bf16_why);
       } else if (numerics.native_fp16 && !graphed) {
         p.amp = AmpMode::kFp16;
+        p.loss_scaling = true;
         p.why = fmt::format("fp16 autocast with loss scaling (--amp auto: {})", numerics.bf16_why);
       } else {
         p.amp = AmpMode::kOff;
@@ -117,6 +118,7 @@ Precision resolve_precision(AmpMode requested, const c10::Device& device,
       return p;
     case AmpMode::kFp16:
       p.amp = AmpMode::kFp16;
+      p.loss_scaling = true;
       p.why = "fp16 autocast with loss scaling (--amp fp16)";
       if (cpu) {
         p.warning =

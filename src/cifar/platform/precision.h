@@ -43,6 +43,7 @@ DeviceNumerics device_numerics(const c10::Device& device);
 
 struct Precision {
   AmpMode amp = AmpMode::kOff;                 // what runs: bf16, fp16 or off, never auto
+  bool loss_scaling = false;                   // fp16's GradScaler (grad_scaler.h)
   c10::ScalarType matmul_dtype = c10::kFloat;  // Muon's Newton-Schulz: bf16 where native
   std::string why;                             // "bf16 autocast (--amp auto: ...)", for the log
   std::string warning;  // an explicit choice the device runs slowly; else empty

@@ -153,7 +153,7 @@ TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch
     spdlog::info("{}: parameter groups {}", fine_tune_note(config, entry), s.groups->describe());
   }
   spdlog::debug("parameter groups: {}", s.groups->describe());
-  s.scaler = std::make_unique<GradScaler>(config.amp == AmpMode::kFp16, device);
+  s.scaler = std::make_unique<GradScaler>(spec.precision.loss_scaling, device);
   s.extensions = std::make_unique<Extensions>(
       ExtensionContext{.config = config, .model = *s.model, .build = [&spec] {
                          const GeneratorStateGuard same_stream;  // draws nothing from the run's
