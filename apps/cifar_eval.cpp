@@ -6,8 +6,6 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include <thread>
-
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config.h"
@@ -33,8 +31,7 @@ int main(int argc, char** argv) {
   return cifar::run_cli(app, argc, argv, log, [&] {
     cifar::resolve_data_env(app, config.data_dir);
     config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
-    config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
-    config.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
+    config.machine = cifar::machine_env_from_environment();          // as cifar-train
     const auto report = cifar::evaluate_checkpoint(cifar::resolve_eval(config));
     if (config.json) {
       std::cout << cifar::eval_to_json(report.result, report.model, report.device,

@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -32,8 +31,7 @@ int main(int argc, char** argv) {
   cifar::add_log_flags(app, log);
 
   return cifar::run_cli(app, argc, argv, log, [&] {
-    config.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
-    config.omp_num_threads = cifar::omp_num_threads_from_env();  // as cifar-train
+    config.machine = cifar::machine_env_from_environment();  // as cifar-train
     // The images listed, --csv checked, the model loaded on its device, the TTA level.
     cifar::PredictRun run = cifar::resolve_predict(config);
     const cifar::ImageList& images = run.images;

@@ -11,7 +11,6 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <iostream>
-#include <thread>
 
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
@@ -56,8 +55,7 @@ int main(int argc, char** argv) {
     env.program = argv[0];
     env.started = started;
     env.progress_bar = !log.quiet && cifar::stderr_draws_bars();
-    env.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency());
-    env.omp_num_threads = cifar::omp_num_threads_from_env();
+    env.machine = cifar::machine_env_from_environment();
     env.dist = cifar::dist_env_from_environment();
     env.pretrained_dirs = cifar::pretrained_dirs_from_environment();
     cifar::label_logs_with_rank(env.dist);

@@ -6,7 +6,8 @@
 # chosen and why; config.toml and the checkpoint record what ran. Under
 # ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 (a fast CPU acting as an
 # AVX2 one) auto runs float32; an explicit --amp bf16 still runs, with one
-# warning that names the device and the fix.
+# warning that names the device and the fix. A value ATen does not take is
+# said on the capability line.
 source "$(dirname "$0")/lib/common.bash"
 PY=${CIFAR_TORCH_PYTHON:-python3}
 "$PY" -c 'import torch' 2>/dev/null || { echo "SKIPPED: no Python PyTorch ($PY)"; exit 77; }
@@ -77,3 +78,14 @@ pass "AVX2: --amp bf16 runs as asked, with one warning naming the fix"
 run off -- --amp off
 grep -qF "precision: float32 (--amp off)" off.err || fail "--amp off: precision line missing"
 pass "--amp off: float32"
+
+# 5. A value ATen does not take is said on the capability line, by every
+# tool (issue 54: LibTorch's own warning was all); a value it takes is not.
+run odd ATEN_CPU_CAPABILITY=avx3 -- --train-limit 8
+grep -q "cpu capability: .*; ATEN_CPU_CAPABILITY=avx3 was not taken (ATen runs its [A-Z0-9]* kernels" odd.err ||
+  { grep -i capab odd.err; fail "ATEN_CPU_CAPABILITY=avx3: the capability line does not say it was not taken"; }
+ATEN_CPU_CAPABILITY=avx3 "$EVAL" --checkpoint odd.pt --data small --split val --device cpu >/dev/null 2>odd_eval.err ||
+  fail "cifar-eval under ATEN_CPU_CAPABILITY=avx3 failed"
+grep -q "ATEN_CPU_CAPABILITY=avx3 was not taken" odd_eval.err || { cat odd_eval.err; fail "cifar-eval does not say avx3 was not taken"; }
+! grep -q "was not taken" avx2.err only-ATEN_CPU_CAPABILITY.err || fail "ATEN_CPU_CAPABILITY=avx2, taken, was said not taken"
+pass "ATEN_CPU_CAPABILITY=avx3: 'not taken' on the capability line of cifar-train and cifar-eval"

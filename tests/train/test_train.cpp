@@ -25,7 +25,7 @@ TEST_CASE("train() writes checkpoints, metrics and config, and resumes", "[train
   const int threads = torch::get_num_threads();
   const bool onednn = at::globalContext().userEnabledMkldnn();
   RunEnv env;
-  env.hardware_threads = 2;
+  env.machine.hardware_threads = 2;
   const auto result = train(c, env);
   REQUIRE(result.history.size() == 2);
   CHECK(result.final_eval.total == 10000);
@@ -78,7 +78,7 @@ TEST_CASE("a validation split (--val-split) is held out, reported, and chooses b
   TrainConfig c = test::small_run(data_dir.path(), out.path(), 1000, /*epochs=*/3, /*lr=*/0.005);
   c.val_split = 500;
   RunEnv env;
-  env.hardware_threads = 2;
+  env.machine.hardware_threads = 2;
   const auto result = train(c, env);
   REQUIRE(result.history.size() == 3);
   double best_val = -1, best_test = -1;
@@ -115,7 +115,7 @@ TEST_CASE("checkpoints record their training data, and a mid-epoch resume holds 
   test::write_full_cifar(data_dir.path(), test::synthetic(10000, 5));
   const TrainConfig c = test::small_run(data_dir.path(), out.path(), 2000, 1, 0.02);
   RunEnv env;
-  env.hardware_threads = 2;
+  env.machine.hardware_threads = 2;
   train(c, env);
   LoadedCheckpoint saved = load_checkpoint(c.checkpoint);
   CHECK(saved.info.train_images == 2000);

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <string_view>
+#include <thread>
 
 #include "cifar/app/dist_env.h"
 #include "cifar/app/help_format.h"
@@ -68,6 +69,13 @@ DistEnv dist_env_from_environment() {
 void label_logs_with_rank(const DistEnv& env) {
   if (env.world_size == 1) return;
   spdlog::set_pattern(fmt::format("[%H:%M:%S] rank {} %^%l%$: %v", env.rank));
+}
+
+MachineEnv machine_env_from_environment() {
+  const char* capability = std::getenv("ATEN_CPU_CAPABILITY");
+  return {.hardware_threads = static_cast<int64_t>(std::thread::hardware_concurrency()),
+          .omp_num_threads = omp_num_threads_from_env(),
+          .aten_cpu_capability = capability != nullptr ? capability : ""};
 }
 
 int64_t omp_num_threads_from_env() {

@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cifar/dist/distributed.h"
+#include "cifar/platform/machine.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -57,6 +58,10 @@ void label_logs_with_rank(const DistEnv& env);
 // $OMP_NUM_THREADS as a positive number; 0 when unset or empty. UsageError
 // naming the variable for any other value ("abc", "0", "-1", " 1", "2,1").
 int64_t omp_num_threads_from_env();
+
+// The machine as the environment says it (platform/machine.h): the hardware
+// threads, $OMP_NUM_THREADS (as omp_num_threads_from_env), $ATEN_CPU_CAPABILITY.
+MachineEnv machine_env_from_environment();
 
 // Whether progress bars draw on stderr: it is a terminal and $TERM is not
 // "dumb" (report/progress_bar.h draws what the app decides).

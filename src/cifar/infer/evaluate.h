@@ -101,11 +101,8 @@ struct EvalConfig : ModelInput {
   // Not an option: a progress bar on a terminal when unset; the app sets
   // false for --quiet.
   std::optional<bool> progress_bar;
-  // Not an option: the machine's hardware threads (the app's to say).
-  int64_t hardware_threads = 1;
-  // Not an option: $OMP_NUM_THREADS (the app's to say; 0: unset), the count
-  // when --threads is 0, as for cifar-train.
-  int64_t omp_num_threads = 0;
+  // Not an option: the machine's cores and variables (the app's to say).
+  MachineEnv machine;
 };
 
 struct EvalReport {

@@ -16,6 +16,7 @@
 #include "cifar/infer/model_input.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/platform/device.h"
+#include "cifar/platform/machine.h"
 
 namespace cifar {
 
@@ -54,9 +55,7 @@ struct PredictConfig : ModelInput {
   int64_t tta = -1;                 // --tta; -1: the checkpoint's level
   bool json = false;                // one JSON array instead of lines
   std::string csv;                  // --csv FILE: one row per image (predictions_to_csv)
-  // Not options: the app's to say ($OMP_NUM_THREADS, 0: unset; the machine's threads).
-  int64_t omp_num_threads = 0;
-  int64_t hardware_threads = 1;
+  MachineEnv machine;  // not an option: the machine's cores and variables (the app's to say)
 };
 
 // cifar-predict's run, as resolve/inference.h's resolve_predict makes it

@@ -8,10 +8,21 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
+#include <string>
+
 #include "cifar/platform/cpu_plan.h"
 #include "cifar/platform/precision.h"
 
 namespace cifar {
+
+// What the environment says of the machine, read by the app (the library
+// reads no environment): the cores, $OMP_NUM_THREADS, $ATEN_CPU_CAPABILITY.
+struct MachineEnv {
+  int64_t hardware_threads = 1;     // std::thread::hardware_concurrency()
+  int64_t omp_num_threads = 0;      // $OMP_NUM_THREADS (torchrun sets 1); 0: unset
+  std::string aten_cpu_capability;  // $ATEN_CPU_CAPABILITY as set; "": unset
+};
 
 struct Machine {
   torch::Device device{torch::kCPU};

@@ -82,8 +82,7 @@ EvalRun resolve_eval(const EvalConfig& config) {
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
   const Machine machine = resolve_machine({.device = config.device,
                                            .threads = config.threads,
-                                           .omp_num_threads = config.omp_num_threads,
-                                           .hardware_threads = config.hardware_threads,
+                                           .env = config.machine,
                                            .batch_size = config.batch_size});
   // --amp: off by default (evaluation runs float32 unless asked).
   Precision precision = resolve_amp(config.amp, machine, checkpoint.info.model, /*graphed=*/false);
@@ -111,8 +110,7 @@ PredictRun resolve_predict(const PredictConfig& config) {
       std::min(static_cast<int64_t>(run.images.files.size()), config.predict.batch_size);
   const Machine machine = resolve_machine({.device = config.device,
                                            .threads = config.predict.threads,
-                                           .omp_num_threads = config.omp_num_threads,
-                                           .hardware_threads = config.hardware_threads,
+                                           .env = config.machine,
                                            .batch_size = std::max<int64_t>(batch, 1),
                                            .quiet = true});  // its output is its answers
   run.options.device = machine.device;

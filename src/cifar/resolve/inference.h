@@ -32,8 +32,8 @@ EvalRun resolve_eval(const EvalConfig& config);
 // loaded, in eval mode on --device, and the TTA level chosen: --tta, else the
 // checkpoint's (0 for a weights file), level 3 as 2 (predict.h), logged with
 // where it came from; the device and the thread count resolved
-// (resolve/machine.h). config's hardware_threads and omp_num_threads are the
-// app's to fill in before.
+// (resolve/machine.h). config.machine is the app's to fill in
+// before.
 PredictRun resolve_predict(const PredictConfig& config);
 
 // cifar-export: the options checked, --out refused before the model is read

@@ -4,9 +4,30 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cctype>
+
 #include "cifar/model/model_registry.h"
 
 namespace cifar {
+namespace {
+
+// "; ATEN_CPU_CAPABILITY=avx3 was not taken (...)" when ATen runs other
+// kernels than the variable asks for: a value it does not know, or one
+// above the CPU. ATen's own warning says only the first.
+std::string capability_not_taken(const MachineEnv& env, const DeviceNumerics& numerics) {
+  std::string asked = env.aten_cpu_capability;
+  std::string runs = numerics.capability;
+  for (std::string* s : {&asked, &runs}) {
+    for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (asked.empty() || asked == runs) return "";
+  return fmt::format(
+      "; ATEN_CPU_CAPABILITY={} was not taken (ATen runs its {} kernels: the value is none of "
+      "default, avx2, avx512, or above what this CPU has)",
+      env.aten_cpu_capability, numerics.capability);
+}
+
+}  // namespace
 
 Machine resolve_machine(const MachineRequest& r) {
   Machine m;
@@ -14,11 +35,11 @@ Machine resolve_machine(const MachineRequest& r) {
   if (m.device.is_cuda() && r.local_rank >= 0) {
     m.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(r.local_rank));
   }
-  m.cpu = choose_cpu_plan({.threads = r.threads > 0 ? r.threads : r.omp_num_threads,
+  m.cpu = choose_cpu_plan({.threads = r.threads > 0 ? r.threads : r.env.omp_num_threads,
                            .source = r.threads > 0 ? "--threads" : "$OMP_NUM_THREADS",
                            .batch_size = r.batch_size,
-                           .hardware_threads = r.hardware_threads,
-                           .physical_cores = physical_cores(r.hardware_threads),
+                           .hardware_threads = r.env.hardware_threads,
+                           .physical_cores = physical_cores(r.env.hardware_threads),
                            .processes = r.processes,
                            .deterministic = r.deterministic});
   m.numerics = device_numerics(m.device);
@@ -28,8 +49,9 @@ Machine resolve_machine(const MachineRequest& r) {
               cpu ? fmt::format("cpu, {} thread{}", m.cpu.threads, m.cpu.threads == 1 ? "" : "s")
                   : m.device.str());
   if (cpu) spdlog::log(level, "threads: {}", m.cpu.why);
-  spdlog::log(level, "{}: {}, {} bf16: {}", cpu ? "cpu capability" : "gpu", m.numerics.capability,
-              m.numerics.native_bf16 ? "native" : "no native", m.numerics.bf16_why);
+  spdlog::log(level, "{}: {}, {} bf16: {}{}", cpu ? "cpu capability" : "gpu", m.numerics.capability,
+              m.numerics.native_bf16 ? "native" : "no native", m.numerics.bf16_why,
+              cpu ? capability_not_taken(r.env, m.numerics) : "");
   return m;
 }
 

@@ -19,10 +19,9 @@
 namespace cifar {
 
 struct MachineRequest {
-  DeviceRequest device;         // --device
-  int64_t threads = 0;          // --threads; 0: $OMP_NUM_THREADS, else the rule
-  int64_t omp_num_threads = 0;  // $OMP_NUM_THREADS (the app's to read; 0: unset)
-  int64_t hardware_threads = 1;
+  DeviceRequest device;     // --device
+  int64_t threads = 0;      // --threads; 0: $OMP_NUM_THREADS, else the rule
+  MachineEnv env;           // the app's to read
   int64_t batch_size = 1;   // each process's
   int64_t processes = 1;    // processes sharing this machine (torchrun's local world)
   int64_t local_rank = -1;  // 0 and up: each process on its own GPU, cuda:local_rank

@@ -112,8 +112,7 @@ TrainResult train(const TrainConfig& config, const RunEnv& env) {
   const Machine machine =
       resolve_machine({.device = config.device,
                        .threads = config.threads,
-                       .omp_num_threads = env.omp_num_threads,
-                       .hardware_threads = env.hardware_threads,
+                       .env = env.machine,
                        .batch_size = local_batch,
                        .processes = env.dist.local_world_size,
                        .local_rank = env.dist.active() ? env.dist.local_rank : -1,
