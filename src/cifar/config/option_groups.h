@@ -116,10 +116,11 @@ template <class C, class V>
 void device_group(C& c, V&& v) {
   v.parsed(local(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"}),
            c.device, Parsed<DeviceRequest>{device_of, device_text});
-  v.parsed(Opt{"--amp", kDevice,
-               "Mixed precision: auto (bf16 where the device runs it natively: CPUs with "
-               "AVX512-BF16 or AMX, GPUs of compute capability 8.0+; fp16 with loss scaling on "
-               "older GPUs; float32 otherwise), bf16, fp16 (with loss scaling) or off"},
+  v.parsed(per_machine(
+               Opt{"--amp", kDevice,
+                   "Mixed precision: auto (bf16 where the device runs it natively: CPUs with "
+                   "AVX512-BF16 or AMX, GPUs of compute capability 8.0+; fp16 with loss scaling on "
+                   "older GPUs; float32 otherwise), bf16, fp16 (with loss scaling) or off"}),
            c.amp, Parsed<AmpMode>{amp_of, amp_text});
 }
 

@@ -28,13 +28,18 @@ struct Opt {
   SettingRole role = SettingRole::kShapes;  // what --resume and the ranks compare (setting_role.h)
 };
 
-// The same option with another role: local(Opt{...}), fixed(...), fixed_mid_epoch(...).
+// The same option with another role: local(Opt{...}), fixed(...), per_machine(...),
+// fixed_mid_epoch(...).
 inline Opt local(Opt o) {
   o.role = SettingRole::kLocal;
   return o;
 }
 inline Opt fixed(Opt o) {
   o.role = SettingRole::kFixed;
+  return o;
+}
+inline Opt per_machine(Opt o) {
+  o.role = SettingRole::kMachine;
   return o;
 }
 inline Opt fixed_mid_epoch(Opt o) {

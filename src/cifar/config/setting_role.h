@@ -19,6 +19,10 @@ enum class SettingRole {
   kFixedMidEpoch,
   // What is trained (recipe, model, stem): never changes on resume.
   kFixed,
+  // As kShapes, but resolved from what each machine runs natively (--amp
+  // auto): processes compare what their machines resolved it to, and a
+  // difference is the machines', not the options' (resolve/rank_agreement.h).
+  kMachine,
   // This process's own business (paths, threads, device, logging, speed
   // switches that do not change what is learned): not compared.
   kLocal,

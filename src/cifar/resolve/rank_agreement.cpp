@@ -27,8 +27,11 @@ std::string data_digest(const DeviceDataset& data) {
 
 RunFingerprint run_fingerprint(const RunSpec& plan) {
   RunFingerprint out;
-  for (const RunSetting& s : run_settings(plan.config_toml))
-    out.emplace_back("--" + s.key, s.value);
+  for (const RunSetting& s : run_settings(plan.config_toml)) {
+    if (s.role != SettingRole::kMachine) out.emplace_back("--" + s.key, s.value);
+  }
+  // --amp as this machine resolved it, and why: "bf16 autocast (--amp auto: ...)".
+  out.emplace_back(kPrecisionEntry, plan.precision.why);
   out.emplace_back("training data", data_digest(plan.train));
   out.emplace_back("validation data", plan.val ? data_digest(*plan.val) : "none");
   out.emplace_back("test data", data_digest(plan.test));
@@ -44,6 +47,7 @@ RunFingerprint run_fingerprint(const RunSpec& plan) {
 
 std::string describe_disagreement(const std::vector<RunFingerprint>& by_rank) {
   std::string differences;
+  bool options = false, data = false, machines = false;  // what differs: the advice
   for (size_t r = 1; r < by_rank.size(); ++r) {
     const RunFingerprint& mine = by_rank[r];
     const RunFingerprint& first = by_rank[0];
@@ -51,6 +55,13 @@ std::string describe_disagreement(const std::vector<RunFingerprint>& by_rank) {
       const bool both = i < mine.size() && i < first.size();
       if (both && mine[i] == first[i]) continue;
       const std::string what = both ? mine[i].first : "its settings";
+      if (what == kPrecisionEntry) {
+        machines = true;
+      } else if (what.starts_with("--") || !both) {
+        options = true;
+      } else {
+        data = true;
+      }
       differences +=
           fmt::format("{}rank {}'s {} is {}, rank 0's is {}", differences.empty() ? "" : "; ", r,
                       what, both ? mine[i].second : "of another version",
@@ -59,10 +70,22 @@ std::string describe_disagreement(const std::vector<RunFingerprint>& by_rank) {
     }
   }
   if (differences.empty()) return "";
-  return fmt::format(
-      "the {} processes were not started alike: {}. Start every process with the same options "
-      "(a --config file helps) and the same data",
-      by_rank.size(), differences);
+  std::string advice;
+  if (options) {
+    advice = "Start every process with the same options (a --config file helps) and the same data";
+  } else if (data) {
+    advice = "Start every process on the same data";
+  }
+  std::string out =
+      fmt::format("the {} processes were not started alike: {}.", by_rank.size(), differences);
+  if (!advice.empty()) out += " " + advice;
+  if (machines) {
+    out += fmt::format(
+        "{}Their machines resolve --amp to different precisions (what each CPU or GPU runs "
+        "natively): give every process the same explicit --amp (off runs everywhere)",
+        advice.empty() ? " " : ". ");
+  }
+  return out;
 }
 
 void check_ranks_agree(Distributed& dist, const RunSpec& plan) {

@@ -22,10 +22,16 @@ namespace cifar {
 // (what, value) pairs: ("--lr", "0.001"), ("test data", "10000 images, CRC-32C 1a2b3c4d"), ...
 using RunFingerprint = std::vector<std::pair<std::string, std::string>>;
 
+// The entry of --amp as the process's machine resolved it (settings of the
+// kMachine role are compared so), with why: "bf16 autocast (--amp auto: the
+// CPU has AVX512-BF16)".
+inline constexpr const char* kPrecisionEntry = "precision";
+
 RunFingerprint run_fingerprint(const RunSpec& plan);
 
 // "" when every rank's fingerprint equals rank 0's; else one message naming,
-// for each rank that differs, what and both values.
+// for each rank that differs, what and both values, and the way out: the
+// same options, the same data, or (precisions resolved apart) an explicit --amp.
 std::string describe_disagreement(const std::vector<RunFingerprint>& by_rank);
 
 // Exchanges the fingerprints and throws UsageError (on every rank alike) when
