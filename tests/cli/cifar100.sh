@@ -60,7 +60,10 @@ pass "cifar-eval on CIFAR-100: top-1, top-5 and 100 classes in --json"
 
 expect 1 "checkpoint m.pt was trained on 100 classes \(fine00, fine01, .*but .*c10.* holds 10 classes \(airplane" -- \
   "$EVAL" --checkpoint m.pt --data c10 --device cpu
-expect 1 "holds 20 classes \(coarse00" -- "$EVAL" --checkpoint m.pt --data c100 --labels coarse --device cpu
+# --labels against the label set the model was trained on: refused naming
+# both (issue 54: a coarse model's --labels fine was ignored without a word).
+expect 2 "--labels coarse: m.pt was trained on CIFAR-100's fine labels \(100 classes\) and is evaluated on them: drop --labels" -- \
+  "$EVAL" --checkpoint m.pt --data c100 --labels coarse --device cpu
 expect 1 "--resume m.pt was trained on 100 classes.*holds 20 classes" -- \
   "$TRAIN" --data c100 --labels coarse --device cpu --epochs 2 --resume m.pt --run-dir run2 --checkpoint m2.pt
 
@@ -76,7 +79,11 @@ grep -q "top-5" coarse.out || fail "no top-5 with 20 classes"
 "$EVAL" --checkpoint coarse.pt --data c100 --device cpu --json >coarse.json 2>coarse.err \
   || { cat coarse.err; fail "cifar-eval of a coarse-label checkpoint without --labels failed"; }
 grep -q '"coarse00"' coarse.json || fail "cifar-eval did not evaluate on the coarse labels"
-pass "--labels coarse trains on the 20 superclasses; cifar-eval takes them from the checkpoint"
+expect 2 "--labels fine: coarse.pt was trained on CIFAR-100's coarse labels \(20 classes\)" -- \
+  "$EVAL" --checkpoint coarse.pt --data c100 --labels fine --device cpu
+"$EVAL" --checkpoint coarse.pt --data c100 --labels coarse --device cpu --json >restated.json 2>restated.err ||
+  { cat restated.err; fail "cifar-eval --labels coarse on a coarse checkpoint (restated) failed"; }
+pass "--labels coarse trains on the 20 superclasses; cifar-eval takes them from the checkpoint, refuses --labels fine"
 
 "$EXPORT" --checkpoint m.pt --out m.safetensors 2>/dev/null || fail "cifar-export failed"
 python3 - m.safetensors <<'PY' || fail "the weights' metadata does not carry the data set"

@@ -94,6 +94,16 @@ std::string DatasetInfo::id() const {
   return entry.label_sets && labels == LabelSet::kCoarse ? entry.name + "-coarse" : entry.name;
 }
 
+std::optional<LabelSet> label_set_of_id(const std::string& id) {
+  for (const DatasetKindEntry& entry : dataset_kinds()) {
+    if (!entry.label_sets) continue;
+    for (const LabelSet labels : {LabelSet::kFine, LabelSet::kCoarse}) {
+      if (DatasetInfo{.kind = DatasetKind{entry.name}, .labels = labels}.id() == id) return labels;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string no_val_split(const std::filesystem::path& dir, const DatasetKindEntry& entry) {
   return fmt::format(
       "{} ({}) has no validation split of its own, only training and test images (a run holds "

@@ -114,6 +114,11 @@ struct DatasetInfo {
   std::string id() const;
 };
 
+// The label set a recorded id (DatasetInfo::id) names: fine or coarse for a
+// kind with label sets ("cifar100", "cifar100-coarse"); none for the others
+// and for ids this version does not know.
+std::optional<LabelSet> label_set_of_id(const std::string& id);
+
 // "DIR (cifar10) has no validation split of its own, ...": what a data set
 // whose kind holds no val/ (DatasetKindEntry::image_files false) says to a
 // --split val (resolve/inference.cpp refuses it with this).

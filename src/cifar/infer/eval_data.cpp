@@ -72,14 +72,12 @@ bool evaluated_whole(const EvalConfig& config) {
 // folder of class folders, all of it), and the model's classes checked
 // against it: the same names in the same order (a weights file that names
 // none takes the data's, when it has as many outputs).
-ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint) {
+ImageSplit read_test_data(const EvalConfig& config, LabelSet labels, LoadedCheckpoint& checkpoint) {
   DatasetOptions options;
   options.dir = config.data_dir;
   options.kind = dataset_request(config.dataset);
-  options.labels = config.labels;
+  options.labels = labels;  // resolve_eval's: --labels, else the model's
   auto& info = checkpoint.info;
-  // A model trained on CIFAR-100's 20 coarse labels is evaluated on them.
-  if (info.dataset == "cifar100-coarse") options.labels = LabelSet::kCoarse;
   options.folder.skip_bad_images = config.skip_bad_images;
   // The images the model was trained on, prepared as they were.
   options.image = ImageSpec{.image_size = info.image.image_size, .prep = info.prep};
@@ -90,7 +88,7 @@ ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint
   }
   const DatasetKind kind = dataset_kind(options);
   DatasetOptions given = options;
-  given.labels = config.labels;  // as given: a coarse checkpoint's own labels are no option
+  given.labels = config.labels.value_or(LabelSet::kFine);  // as given: the model's are no option
   for (const auto& note : ignored_data_options(given, kind)) spdlog::warn("{}", note);
   ImageSplit test = read_dataset_split(options, kind, split_to_read(config, options, kind));
   if (!checkpoint.class_names_known && info.class_names.size() == test.class_names.size()) {

@@ -22,6 +22,6 @@ bool evaluated_whole(const EvalConfig& config);
 // (a weights file that names none takes the data's, when it has as many
 // outputs; `checkpoint`'s class names are then set). Precondition: no
 // --split other than test for a folder evaluated whole (std::invalid_argument).
-ImageSplit read_test_data(const EvalConfig& config, LoadedCheckpoint& checkpoint);
+ImageSplit read_test_data(const EvalConfig& config, LabelSet labels, LoadedCheckpoint& checkpoint);
 
 }  // namespace cifar

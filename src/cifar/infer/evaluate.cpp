@@ -189,7 +189,7 @@ EvalReport evaluate_checkpoint(EvalRun run) {
     heap_reuse.emplace();
   }
   LoadedCheckpoint& checkpoint = run.checkpoint;
-  const ImageSplit test_split = read_test_data(config, checkpoint);
+  const ImageSplit test_split = read_test_data(config, run.labels, checkpoint);
   const auto& info = checkpoint.info;
   const int64_t tta = run.tta;
   spdlog::info("test-time augmentation: {}", run.tta_source);

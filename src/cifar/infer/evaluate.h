@@ -86,7 +86,9 @@ ProgressBarOptions eval_progress_options(std::optional<bool> interactive = std::
 struct EvalConfig : ModelInput {
   std::string data_dir = "data/cifar-10-batches-bin";
   std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)
-  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set
+  // CIFAR-100's label set: --labels, else the one the model was trained on
+  // (resolve_eval), else fine.
+  std::optional<LabelSet> labels;
   bool skip_bad_images = false;       // image folders: skip unreadable files, naming them
   // --split: the data set's split to evaluate, test (an image folder
   // without test/: its val/), val or train. A plain folder of class folders
@@ -120,7 +122,8 @@ struct EvalRun {
   LoadedCheckpoint checkpoint;  // the model: a checkpoint, or a weights file dressed as one
   int64_t tta = 0;              // 0..kMaxTta: --tta, else the checkpoint's (0 for weights)
   std::string tta_source;       // the level and where it came from, for the log
-  Machine machine;              // the device and its threads (resolve/machine.h)
+  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set to evaluate on
+  Machine machine;                    // the device and its threads (resolve/machine.h)
   Precision precision;          // --amp resolved for the model on machine.device
 };
 

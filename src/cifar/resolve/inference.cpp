@@ -49,6 +49,23 @@ int64_t predict_tta(const PredictConfig& config, const CheckpointInfo& info) {
   return level;
 }
 
+// CIFAR-100's label set to evaluate on: the one the model was trained on
+// (its file records it), which --labels may restate but not change (issue
+// 54: --labels fine on a coarse model was ignored without a word); --labels
+// for a model whose file records none.
+LabelSet eval_labels(const EvalConfig& config, const CheckpointInfo& info) {
+  const std::optional<LabelSet> trained = label_set_of_id(info.dataset);
+  if (!trained) return config.labels.value_or(LabelSet::kFine);
+  if (config.labels && *config.labels != *trained) {
+    throw UsageError(fmt::format(
+        "--labels {}: {} was trained on CIFAR-100's {} labels ({} classes) and is evaluated on "
+        "them: drop --labels",
+        to_string(*config.labels), config.checkpoint.empty() ? config.weights : config.checkpoint,
+        to_string(*trained), info.num_classes));
+  }
+  return *trained;
+}
+
 // Before anything is written: --csv is none of the inputs (the model file,
 // the images), and can be written.
 void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images) {
@@ -80,6 +97,7 @@ EvalRun resolve_eval(const EvalConfig& config) {
   }
   LoadedCheckpoint checkpoint = load_model_input(config);
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
+  const LabelSet labels = eval_labels(config, checkpoint.info);
   const Machine machine = resolve_machine({.device = config.device,
                                            .threads = config.threads,
                                            .env = config.machine,
@@ -90,6 +108,7 @@ EvalRun resolve_eval(const EvalConfig& config) {
           .checkpoint = std::move(checkpoint),
           .tta = tta,
           .tta_source = eval_tta_source(tta, config),
+          .labels = labels,
           .machine = machine,
           .precision = std::move(precision)};
 }
