@@ -227,7 +227,10 @@ TEST_CASE("cifar-eval evaluates at its run's TTA level", "[evaluate]") {
     return EvalRun{.config = config,
                    .checkpoint = load_checkpoint(file),
                    .tta = tta,
-                   .tta_source = fmt::format("level {}", tta)};
+                   .tta_source = fmt::format("level {}", tta),
+                   .labels = LabelSet::kFine,
+                   .machine = Machine{},       // the CPU, one thread
+                   .precision = Precision{}};  // float32
   };
   const EvalReport from_file = evaluate_checkpoint(run_at(1));
   const EvalReport chosen = evaluate_checkpoint(run_at(0));

@@ -38,6 +38,7 @@ class Sgd : public Optimizer {
   // The same update with the learning rate in a device scalar, so that a
   // captured CUDA graph can replay it at a changing rate.
   void step(const torch::Tensor& lr);
+  void device_rate_step(const torch::Tensor& lr) override { step(lr); }
   const char* name() const override { return "sgd"; }
 
   const SgdOptions& options() const { return options_; }

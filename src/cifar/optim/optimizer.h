@@ -5,8 +5,10 @@
 // at learning rate lr, and zero_grad() drops the gradients (sets them to
 // none). The learning rate comes from outside, a pure function of the
 // global step (param_groups.h), so a resumed run needs no scheduler state.
-// Implementations: Sgd (optim.h), Muon (muon.h).
+// Implementations: Sgd (optim.h), Muon (muon.h), AdamW (adamw.h), Lion (lion.h).
 #pragma once
+
+#include <torch/torch.h>
 
 #include "cifar/core/stateful.h"
 
@@ -16,6 +18,10 @@ class Optimizer : public Stateful {
  public:
   virtual void zero_grad() = 0;
   virtual void step(double lr) = 0;
+  // The same update with the rate in a device scalar, which a captured CUDA
+  // graph replays at a changing rate (train/cuda_graph.h). Only for an
+  // optimiser whose registry entry declares graph_step; std::logic_error else.
+  virtual void device_rate_step(const torch::Tensor& lr);
   // "sgd", "muon": for the log.
   virtual const char* name() const = 0;
 };

@@ -47,8 +47,8 @@ double ParamGroups::lr(int64_t global_step) const {
   return lr_at(groups_.front().schedule, global_step);
 }
 
-Sgd* ParamGroups::single_sgd() const {
-  return groups_.size() == 1 ? dynamic_cast<Sgd*>(groups_.front().optimizer.get()) : nullptr;
+Optimizer* ParamGroups::single_optimizer() const {
+  return groups_.size() == 1 ? groups_.front().optimizer.get() : nullptr;
 }
 
 std::string ParamGroups::describe() const {

@@ -60,9 +60,9 @@ class ParamGroups : public Stateful {
   // The first group's rate at that step: the one the log shows.
   double lr(int64_t global_step) const;
 
-  // The single optimiser when the recipe has one SGD group (a CUDA graph
-  // captures its device-scalar update), else null.
-  Sgd* single_sgd() const;
+  // The optimiser when the recipe has one group (a CUDA graph captures its
+  // device-rate update: Optimizer::step(const Tensor&)), else null.
+  Optimizer* single_optimizer() const;
 
   const std::vector<ParamGroup>& groups() const { return groups_; }
   // The groups themselves, taken out (to regroup a recipe's: train/fine_tune.h).

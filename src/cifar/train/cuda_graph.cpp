@@ -82,8 +82,8 @@ void wait_for(const c10::cuda::CUDAStream& stream, const c10::cuda::CUDAStream& 
 // order.
 class GraphedStep final : public TrainStep {
  public:
-  GraphedStep(ClassifierImpl& model, ParamGroups& groups, Sgd& optimizer, const Batch& example,
-              const StepSpec& options, RunningTotals& totals)
+  GraphedStep(ClassifierImpl& model, ParamGroups& groups, Optimizer& optimizer,
+              const Batch& example, const StepSpec& options, RunningTotals& totals)
       : caller_(c10::cuda::getCurrentCUDAStream(example.images.device().index())),
         x_(example.images.clone()),
         y_(example.labels.clone()),
@@ -98,7 +98,7 @@ class GraphedStep final : public TrainStep {
       optimizer.zero_grad();
       capture(side, [&] {
         forward_loss(model, Batch{x_, y_}, options, totals, /*autocast_cache=*/false).backward();
-        optimizer.step(lr_);
+        optimizer.device_rate_step(lr_);
       });
     }
     wait_for(side, caller_);
@@ -124,7 +124,7 @@ class GraphedStep final : public TrainStep {
  private:
   // cuDNN picks its algorithms and autograd allocates on throw-away totals;
   // then every parameter and buffer it touched is put back.
-  void warm_up(ClassifierImpl& model, Sgd& optimizer, const StepSpec& options) {
+  void warm_up(ClassifierImpl& model, Optimizer& optimizer, const StepSpec& options) {
     std::vector<torch::Tensor> state, saved;
     for (const auto& t : model.parameters()) state.push_back(t);
     for (const auto& t : model.buffers()) state.push_back(t);
@@ -176,10 +176,10 @@ std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const DeviceDatas
                                              const StepSpec& options, RunningTotals& totals) {
   // resolve/ refused both before (check_recipe_settings and config/'s
   // validate: one SGD group; run_spec.cpp: an epoch of no full batch).
-  Sgd* sgd = learner.groups.single_sgd();
-  if (sgd == nullptr) {
+  Optimizer* optimizer = learner.groups.single_optimizer();
+  if (optimizer == nullptr) {
     throw std::logic_error(
-        "--cuda-graph captures recipes with one SGD parameter group (the classic recipe); "
+        "--cuda-graph captures recipes with one parameter group (the classic recipe); "
         "drop --cuda-graph for this recipe");
   }
   const int64_t n = plan.order.size(0);
@@ -194,7 +194,7 @@ std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const DeviceDatas
     throw std::runtime_error(
         fmt::format("--cuda-graph needs the data on a CUDA device, not {}", data.device().str()));
   }
-  return std::make_unique<GraphedStep>(learner.model, learner.groups, *sgd,
+  return std::make_unique<GraphedStep>(learner.model, learner.groups, *optimizer,
                                        data.batch(plan, 0, batch_size), options, totals);
 #else
   (void)data;

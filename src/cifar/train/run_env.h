@@ -20,7 +20,9 @@ namespace cifar {
 struct RunEnv {
   std::string program = "cifar-train";  // argv[0], for the hints the tool prints
   bool progress_bar = false;            // bars draw on stderr (app/cli.h: stderr_draws_bars)
-  MachineEnv machine{.hardware_threads = std::thread::hardware_concurrency()};  // cores, ...
+  MachineEnv machine{.hardware_threads = std::thread::hardware_concurrency(),
+                     .omp_num_threads = 0,
+                     .aten_cpu_capability = ""};  // the app fills it in
   DistEnv dist;  // the launcher's RANK, WORLD_SIZE, ... (one process by default)
   // Where --pretrained looks for weights (app/cli.h: pretrained_dirs_from_environment).
   std::vector<std::filesystem::path> pretrained_dirs;
