@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cifar/data/image_folder.h"
 #include "formats/image_encoders.h"
 
 namespace cifar::test {
@@ -33,6 +34,20 @@ inline torch::Tensor solid(int64_t h, int64_t w, int r, int g, int b) {
 inline void write_png(const std::filesystem::path& path, int r, int g, int b) {
   write_text(path, encode_png(solid(32, 32, r, g, b)));
 }
+
+// Reads a folder's training split with `options`, counting the decodes
+// (each calls the progress callback at least once; a read from the cache
+// calls none).
+struct DecodeCounter {
+  ImageFolderOptions options;
+  int decodes = 0;
+  DecodeCounter() {
+    options.progress = [this](int64_t done, int64_t total) { decodes += done == total; };
+  }
+  ImageSplit read(const std::filesystem::path& dir) {
+    return read_image_folder(dir, Split::kTrain, options);
+  }
+};
 
 // What spdlog's default logger prints while one of these lives ("%l %v" lines).
 class LogCapture {

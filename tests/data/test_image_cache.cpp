@@ -13,6 +13,7 @@
 #include "test_helpers.h"
 
 using namespace cifar;
+using cifar::test::DecodeCounter;
 using cifar::test::LogCapture;
 using cifar::test::TempDir;
 using cifar::test::write_png;
@@ -34,16 +35,6 @@ std::vector<int> reds(const ImageSplit& d) {
   return out;
 }
 
-// Counts the decodes (each calls the progress callback at least once).
-struct Reader {
-  ImageFolderOptions options;
-  int decodes = 0;
-  Reader() {
-    options.progress = [this](int64_t done, int64_t total) { decodes += done == total; };
-  }
-  ImageSplit read(const fs::path& dir) { return read_image_folder(dir, Split::kTrain, options); }
-};
-
 // Replaces a file's bytes with garbage of the same size, keeping its
 // modification time: only a read from the cache still sees the image.
 void spoil_unseen(const fs::path& path) {
@@ -63,7 +54,7 @@ void touch_later(const fs::path& path) {
 TEST_CASE("a second read of an image folder comes from its cache", "[data][image_cache]") {
   TempDir dir;
   small_folder(dir.path());
-  Reader reader;
+  DecodeCounter reader;
   const auto first = reader.read(dir.path());
   CHECK(reader.decodes == 1);
   CHECK(fs::is_regular_file(dir.path() / ".cifar-cache" / "train.bin"));
@@ -89,7 +80,7 @@ TEST_CASE("a second read of an image folder comes from its cache", "[data][image
 TEST_CASE("a changed, added or removed image invalidates the cache", "[data][image_cache]") {
   TempDir dir;
   small_folder(dir.path());
-  Reader reader;
+  DecodeCounter reader;
   reader.read(dir.path());
   LogCapture log;
   SECTION("changed") {
@@ -125,7 +116,7 @@ TEST_CASE("a changed, added or removed image invalidates the cache", "[data][ima
 TEST_CASE("a damaged image cache is ignored with a warning and rebuilt", "[data][image_cache]") {
   TempDir dir;
   small_folder(dir.path());
-  Reader reader;
+  DecodeCounter reader;
   const auto first = reader.read(dir.path());
   const auto cache = dir.path() / ".cifar-cache" / "train.bin";
   std::ifstream in(cache, std::ios::binary);
@@ -192,7 +183,7 @@ TEST_CASE("a file at the cache's path that is not an image cache is never replac
     std::ifstream in(cache, std::ios::binary);
     return test::read_all(in);
   }() : "";
-  Reader reader;
+  DecodeCounter reader;
   for (int read = 1; read <= 2; ++read) {
     LogCapture log;
     CHECK(reds(reader.read(dir.path())) == std::vector<int>{10, 11, 20});
@@ -213,7 +204,7 @@ TEST_CASE("a file at the cache's path that is not an image cache is never replac
 TEST_CASE("the image cache goes where the caller says, or nowhere", "[data][image_cache]") {
   TempDir dir;
   small_folder(dir.path());
-  Reader reader;
+  DecodeCounter reader;
   SECTION("a cache folder") {
     reader.options.cache_dir = dir.path() / "cache";
     reader.read(dir.path());
@@ -244,7 +235,7 @@ TEST_CASE("skipped images are named again on a cache hit", "[data][image_cache]"
   TempDir dir;
   small_folder(dir.path());
   write_text(dir.path() / "train" / "dog" / "bad.jpg", "not a JPEG");
-  Reader reader;
+  DecodeCounter reader;
   reader.options.skip_bad_images = true;
   CHECK(reader.read(dir.path()).size() == 3);
   LogCapture log;

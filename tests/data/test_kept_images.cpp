@@ -12,6 +12,7 @@
 #include "test_helpers.h"
 
 using namespace cifar;
+using cifar::test::DecodeCounter;
 using cifar::test::encode_png;
 using cifar::test::LogCapture;
 using cifar::test::TempDir;
@@ -36,14 +37,6 @@ void photo_folder_of_sizes(const fs::path& dir) {
   }
 }
 
-struct DecodeCounter {
-  ImageFolderOptions options;
-  int decodes = 0;
-  DecodeCounter() {
-    options.progress = [this](int64_t done, int64_t total) { decodes += done == total; };
-  }
-};
-
 }  // namespace
 
 TEST_CASE("photos are kept reduced to their tier, never enlarged", "[data][kept_images]") {
@@ -62,12 +55,12 @@ TEST_CASE("another image size or preparation of the tier decodes nothing again",
   TempDir dir;
   photo_folder_of_sizes(dir.path());
   DecodeCounter reader;
-  const auto first = read_image_folder(dir.path(), Split::kTrain, reader.options);
+  const auto first = reader.read(dir.path());
   CHECK(reader.decodes == 1);
   reader.options.image.image_size = 64;
   reader.options.image.prep = kTorchvisionEval;
   LogCapture log;
-  const auto second = read_image_folder(dir.path(), Split::kTrain, reader.options);
+  const auto second = reader.read(dir.path());
   CHECK(reader.decodes == 1);
   CHECK_THAT(log.text(),
              Catch::Contains("2 images read from the cache") && Catch::Contains("nothing decoded"));
@@ -82,7 +75,7 @@ TEST_CASE("another image size or preparation of the tier decodes nothing again",
   }
   // A side beyond the tier (300 px: 512) is another copy: decoded once more.
   reader.options.image.image_size = 300;
-  read_image_folder(dir.path(), Split::kTrain, reader.options);
+  reader.read(dir.path());
   CHECK(reader.decodes == 2);
 }
 
