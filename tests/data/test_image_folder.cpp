@@ -304,3 +304,25 @@ TEST_CASE("a split folder without class folders is an error saying what it holds
       Catch::Contains(train.string() +
                       " holds 0 class folder(s) (it holds 1 hidden entry ('.keep'))"));
 }
+
+TEST_CASE("the photos' median side reads headers past the first 64 KB", "[data][image_folder]") {
+  // A JPEG whose frame header sits behind 80 KB of APP segments (a camera's
+  // Exif and thumbnails): once dropped from the median without a word.
+  TempDir dir;
+  const std::string jpeg = test::encode_jpeg(torch::zeros({40, 56, 3}, torch::kUInt8));
+  std::string padded = jpeg.substr(0, 2);  // SOI
+  for (int i = 0; i < 2; ++i) {
+    const std::string body(40000, 'x');
+    const auto length = static_cast<int>(body.size() + 2);
+    padded += std::string{'\xFF', '\xE2', static_cast<char>(length >> 8),
+                          static_cast<char>(length & 0xFF)};
+    padded += body;
+  }
+  padded += jpeg.substr(2);
+  REQUIRE(padded.size() > (64u << 10));
+  const auto train = dir.path() / "train";
+  for (const char* name : {"a.jpg", "b.jpg", "c.jpg"}) write_text(train / "cat" / name, padded);
+  write_png(train / "dog" / "small.png", 9, 9, 9);  // 32 x 32
+  // Three photos of 40 px beside one of 32: the median is 40, not 32.
+  CHECK(median_shorter_side(list_image_folder(dir.path(), Split::kTrain)) == 40);
+}

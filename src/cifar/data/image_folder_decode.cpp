@@ -110,13 +110,23 @@ int64_t median_shorter_side(const ImageFolderListing& listing) {
   std::vector<int64_t> sides(static_cast<size_t>(n), 0);
   at::parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      try {
-        const std::string front =
-            read_front(listing.files[static_cast<size_t>(i)].path, uint64_t{64} << 10, "image");
-        const auto size = image_dimensions(
-            std::span(reinterpret_cast<const uint8_t*>(front.data()), front.size()));
-        if (size) sides[static_cast<size_t>(i)] = std::min(size->first, size->second);
-      } catch (const std::exception&) {  // unreadable: left to decoding to name
+      // The first 64 KB hold the header of almost every photo; a camera's
+      // Exif thumbnails (APP segments of up to 64 KB each) can push a JPEG's
+      // frame header further, so 1 MiB is read where 64 KB did not do.
+      for (const uint64_t bytes : {uint64_t{64} << 10, uint64_t{1} << 20}) {
+        try {
+          const std::string front =
+              read_front(listing.files[static_cast<size_t>(i)].path, bytes, "image");
+          const auto size = image_dimensions(
+              std::span(reinterpret_cast<const uint8_t*>(front.data()), front.size()));
+          if (size) {
+            sides[static_cast<size_t>(i)] = std::min(size->first, size->second);
+            break;
+          }
+          if (front.size() < bytes) break;  // the whole file read: no header in it
+        } catch (const std::exception&) {   // unreadable: left to decoding to name
+          break;
+        }
       }
     }
   });
