@@ -138,3 +138,29 @@ TEST_CASE("a mid-epoch resume refuses other training data, an epoch's end names 
   older.step_in_epoch = 0;
   CHECK(check_resumed_data("old.pt", older, 50, std::string(64, 'b')).empty());
 }
+
+TEST_CASE("settings compared in memory name what their config.toml texts would", "[settings]") {
+  // Issue 54: ignored_options compared two TrainConfigs by writing both as
+  // TOML and reading them back on every call; the table's own visitor now.
+  TrainConfig c;
+  c.lr = 0.01;
+  c.momentum = 0.5;
+  c.optimizer = "adamw";
+  c.optimizer_args["beta1"] = 0.8;
+  c.threads = 3;  // local: never a change
+  c.nesterov = true;
+  const auto keys = [](const std::vector<SettingChange>& changes) {
+    std::vector<std::string> out;
+    for (const SettingChange& s : changes) out.push_back(s.key);
+    return out;
+  };
+  const auto in_memory = changed_settings(TrainConfig{}, c);
+  CHECK(keys(in_memory) == keys(changed_settings(to_toml(TrainConfig{}), to_toml(c))));
+  const std::vector<std::string> names = keys(in_memory);
+  CHECK(std::ranges::find(names, "beta1") != names.end());
+  CHECK(std::ranges::find(names, "threads") == names.end());
+  CHECK(changed_settings(c, c).empty());
+  const auto lr = std::ranges::find_if(in_memory, [](const auto& s) { return s.key == "lr"; });
+  REQUIRE(lr != in_memory.end());
+  CHECK(lr->after == "0.01");
+}

@@ -250,6 +250,46 @@ struct TomlWriter {
   }
 };
 
+// Lists every saved option's value as text, by its long name, with its role:
+// what two settings are compared by, without a TOML text between them
+// (numbers as config.toml writes them, text as it is; an unset or empty
+// option is left out).
+struct ValueLister {
+  struct Value {
+    std::string key, text;
+    SettingRole role = SettingRole::kShapes;
+  };
+  std::vector<Value> values;
+
+  void add(const Opt& o, std::string text) {
+    if (o.saved) values.push_back({long_name(o.names), std::move(text), o.role});
+  }
+  template <class T>
+  void number(const Opt& o, const T& field, Range<T>) {
+    if constexpr (std::is_floating_point_v<T>) {
+      add(o, toml_float(field));
+    } else {
+      add(o, fmt::format("{}", field));
+    }
+  }
+  template <class T>
+  void number(const Opt& o, const std::optional<T>& field, Range<T> r, const char*) {
+    if (field) number(o, *field, r);
+  }
+  void flag(const Opt& o, const bool& field) { add(o, field ? "true" : "false"); }
+  void text(const Opt& o, const std::string& field) {
+    if (!field.empty()) add(o, field);
+  }
+  template <class T>
+  void parsed(const Opt& o, const T& field, Parsed<T> p) {
+    text(o, p.format(field));
+  }
+  template <class T>
+  void parsed(const Opt& o, const std::optional<T>& field, Parsed<T> p) {
+    if (field) text(o, p.format(*field));
+  }
+};
+
 // Lists the role of every saved option, by its long name (the TOML key).
 struct RoleLister {
   std::vector<std::pair<std::string, SettingRole>> roles;

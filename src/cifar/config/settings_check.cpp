@@ -7,6 +7,8 @@
 
 #include "cifar/config/config.h"
 #include "cifar/config/config_file.h"
+#include "cifar/config/option_tables.h"
+#include "cifar/config/option_visitors.h"
 #include "cifar/core/errors.h"
 
 namespace cifar {
@@ -74,6 +76,30 @@ std::vector<SettingChange> changed_settings(std::string_view before_toml,
     std::string a = value(after, key);
     if (a == b) continue;
     changes.push_back({.key = key, .before = std::move(b), .after = std::move(a), .role = role});
+  }
+  return changes;
+}
+
+std::vector<SettingChange> changed_settings(const TrainConfig& before, const TrainConfig& after) {
+  const auto values = [](const TrainConfig& c) {
+    ValueLister lister;
+    train_options(c, lister);
+    std::map<std::string, ValueLister::Value> by_key;
+    for (ValueLister::Value& v : lister.values) by_key[v.key] = std::move(v);
+    return by_key;
+  };
+  const auto b = values(before);
+  const auto a = values(after);
+  std::vector<SettingChange> changes;
+  for (const auto& [key, role] : train_setting_roles()) {
+    if (role == SettingRole::kLocal) continue;
+    const auto bi = b.find(key);
+    const auto ai = a.find(key);
+    std::string was = bi != b.end() ? bi->second.text : "";  // left out: unset
+    std::string now = ai != a.end() ? ai->second.text : "";
+    if (was == now) continue;
+    changes.push_back(
+        {.key = key, .before = std::move(was), .after = std::move(now), .role = role});
   }
   return changes;
 }

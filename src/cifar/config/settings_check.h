@@ -42,6 +42,10 @@ std::vector<RunSetting> run_settings(std::string_view toml);
 // run did not set and the new one does is a change, and so is one that a
 // checkpoint of an older version did not know, given another value than its
 // default. UsageError when a text is not flat TOML.
+// The same for two settings in memory, compared through the option table
+// (option_visitors.h's ValueLister): no TOML text written or read.
+std::vector<SettingChange> changed_settings(const TrainConfig& before, const TrainConfig& after);
+
 std::vector<SettingChange> changed_settings(std::string_view before_toml,
                                             std::string_view after_toml);
 

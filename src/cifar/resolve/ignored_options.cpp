@@ -33,7 +33,7 @@ bool sets_itself(const Recipe& recipe, const std::string& key) {
 std::vector<std::string> overridden(const TrainConfig& c, const Recipe& recipe) {
   std::vector<std::string> given;
   if (recipe.own_settings.empty()) return given;
-  for (const SettingChange& change : changed_settings(to_toml(TrainConfig{}), to_toml(c))) {
+  for (const SettingChange& change : changed_settings(TrainConfig{}, c)) {
     if (sets_itself(recipe, change.key)) given.push_back("--" + change.key);
   }
   return given;
@@ -45,7 +45,7 @@ std::vector<std::string> unread_by_optimizer(const TrainConfig& c) {
   std::vector<std::string> unread;
   const std::vector<std::string> all = optimizer_settings();
   const OptimizerEntry& entry = optimizer_entry(c.optimizer);
-  for (const SettingChange& change : changed_settings(to_toml(TrainConfig{}), to_toml(c))) {
+  for (const SettingChange& change : changed_settings(TrainConfig{}, c)) {
     if (std::ranges::find(all, change.key) != all.end() && !entry.reads(change.key)) {
       unread.push_back("--" + change.key);
     }
