@@ -43,13 +43,13 @@ std::string as_before(const std::vector<SettingChange>& changes) {
 
 }  // namespace
 
-std::vector<RunSetting> run_settings(std::string_view toml) {
-  const auto values = values_of(toml);
+std::vector<RunSetting> run_settings(const TrainConfig& settings) {
+  ValueLister lister;
+  train_options(settings, lister);
   std::vector<RunSetting> out;
-  for (const auto& [key, role] : train_setting_roles()) {
-    if (role == SettingRole::kLocal) continue;
-    if (const auto it = values.find(key); it != values.end()) {
-      out.push_back({.key = key, .value = it->second, .role = role});
+  for (ValueLister::Value& v : lister.values) {
+    if (v.role != SettingRole::kLocal) {
+      out.push_back({.key = std::move(v.key), .value = std::move(v.text), .role = v.role});
     }
   }
   return out;

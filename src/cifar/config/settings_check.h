@@ -31,10 +31,10 @@ struct RunSetting {
   SettingRole role = SettingRole::kShapes;
 };
 
-// The settings of a config.toml text that shape the run (every role but
-// kLocal), in table order; keys the text lacks are left out. What --resume
-// compares with the checkpoint's, and processes compare with each other.
-std::vector<RunSetting> run_settings(std::string_view toml);
+// The settings that shape the run (every role but kLocal), in table order,
+// read through the option table (unset and empty options left out): what
+// processes compare with each other (resolve/rank_agreement.h).
+std::vector<RunSetting> run_settings(const TrainConfig& settings);
 
 // The keys of cifar-train's table whose values differ, in table order, kLocal
 // keys left out. A key a text lacks counts as its default value ("" for the
