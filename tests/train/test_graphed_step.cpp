@@ -29,7 +29,7 @@ TEST_CASE("a graphed epoch smaller than one batch stops the step, naming both si
                                  Catch::Contains("give --batch-size 30 or less"));
 }
 
-TEST_CASE("the graphed step takes one SGD group, and CUDA data", "[epoch]") {
+TEST_CASE("the graphed step takes one parameter group, and CUDA data", "[epoch]") {
   const DeviceDataset train(synthetic(64, 1), torch::kCPU, Normalization{});
   const EpochPlan plan = train.plan_epoch(false, false, 0, 1);
   LoneLearner a(make_model(ModelOptions("net")), 0.01);
@@ -47,7 +47,7 @@ TEST_CASE("the graphed step takes one SGD group, and CUDA data", "[epoch]") {
   Learner two_groups{*a.model, groups, a.dist, a.averager, a.scaler};
   CHECK_THROWS_AS(make_graphed_step(two_groups, train, plan, 64, {}, totals), std::logic_error);
   CHECK_THROWS_WITH(make_graphed_step(two_groups, train, plan, 64, {}, totals),
-                    Catch::Contains("one SGD parameter group"));
+                    Catch::Contains("one parameter group"));
   // One SGD group, but the data on the CPU: no capture is attempted.
   CHECK_THROWS_WITH(make_graphed_step(a.learner, train, plan, 64, {}, totals),
                     Catch::Contains("--cuda-graph") &&
