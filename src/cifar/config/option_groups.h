@@ -103,7 +103,9 @@ void data_group(C& c, V&& v) {
       }());
   v.parsed(Opt{"--dataset", kData, dataset_help.c_str()}, c.dataset,
            Parsed<std::string>{dataset_of, same});
-  v.parsed(Opt{"--labels", kData, "CIFAR-100's classes: fine (100) or coarse (20 superclasses)"},
+  v.parsed(Opt{"--labels", kData,
+               "CIFAR-100's classes: fine (100) or coarse (20 superclasses); cifar-eval: the set "
+               "the model was trained on, by default"},
            c.labels, Parsed<LabelSet>{label_set_of, label_set_text});
   v.flag(Opt{"--skip-bad-images", kData,
              "Image folders: skip files that are not readable images (counted and named) "
