@@ -124,14 +124,6 @@ void validate(const TrainConfig& config) {
     throw UsageError(
         "--nesterov needs --momentum above 0 (Nesterov momentum without momentum is plain SGD)");
   }
-  if (config.amp == AmpMode::kFp16 && config.cuda_graph) {
-    // Refused, not quietly run eagerly: --cuda-graph is asked for speed, and
-    // the other way to get the graph (bf16) is one flag away.
-    throw UsageError(
-        "--amp fp16 cannot be used with --cuda-graph: whether a step is skipped for inf/NaN "
-        "gradients is decided on the host, which a captured graph cannot do; use --amp bf16 "
-        "with --cuda-graph (no loss scaling needed), or drop --cuda-graph");
-  }
   // What the recipe and its model can follow is checked by the recipe
   // registry (resolve/recipe.h: check_recipe_settings); the optimiser's here.
   if (config.cuda_graph && !optimizer_entry(config.optimizer).graph_step) {

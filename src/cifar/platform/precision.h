@@ -55,7 +55,7 @@ struct Precision {
 // `graphed`: the step is captured as a CUDA graph (--cuda-graph), which
 // cannot decide on the host whether to skip a step, so auto never picks fp16
 // with loss scaling for it (float32 instead; an explicit fp16 is refused by
-// the options' checks).
+// resolve/machine.h's resolve_amp).
 Precision resolve_precision(AmpMode requested, const c10::Device& device,
                             const DeviceNumerics& numerics, bool slow_bf16_model = false,
                             bool graphed = false);

@@ -6,6 +6,7 @@
 
 #include <cctype>
 
+#include "cifar/core/errors.h"
 #include "cifar/model/model_registry.h"
 
 namespace cifar {
@@ -59,6 +60,15 @@ Precision resolve_amp(AmpMode requested, const Machine& machine, const std::stri
                       bool graphed, bool quiet) {
   Precision p = resolve_precision(requested, machine.device, machine.numerics,
                                   model_entry(model).cpu_bf16_slow, graphed);
+  if (p.loss_scaling && graphed) {
+    // Refused, not quietly run eagerly: --cuda-graph is asked for speed, and
+    // the other way to get the graph (bf16) is one flag away. (auto never
+    // picks fp16 for a captured step: precision.h.)
+    throw UsageError(
+        "--amp fp16 cannot be used with --cuda-graph: whether a step is skipped for inf/NaN "
+        "gradients is decided on the host, which a captured graph cannot do; use --amp bf16 "
+        "with --cuda-graph (no loss scaling needed), or drop --cuda-graph");
+  }
   if (!quiet) {
     spdlog::info("precision: {}", p.why);
     if (!p.warning.empty()) spdlog::warn("{}", p.warning);

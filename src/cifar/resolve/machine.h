@@ -32,7 +32,8 @@ struct MachineRequest {
 Machine resolve_machine(const MachineRequest& request);
 
 // --amp `requested` for `model` on `machine` (`graphed`: --cuda-graph), its
-// line (and warning) logged unless `quiet`.
+// line (and warning) logged unless `quiet`. UsageError for fp16 with a
+// captured step (its loss scaling skips steps on the host).
 Precision resolve_amp(AmpMode requested, const Machine& machine, const std::string& model,
                       bool graphed, bool quiet = false);
 

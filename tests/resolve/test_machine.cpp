@@ -1,0 +1,37 @@
+// test_machine.cpp: the machine and the precision resolved once for every
+// tool (resolve/machine.h), and the refusals that live there.
+#include <catch2/catch.hpp>
+
+#include "cifar/core/errors.h"
+#include "cifar/resolve/machine.h"
+
+using namespace cifar;
+
+TEST_CASE("resolve_machine: the device asked for, the threads given", "[machine]") {
+  const Machine m = resolve_machine(
+      {.device = *parse_device("cpu"),
+       .threads = 1,
+       .env = {.hardware_threads = 2, .omp_num_threads = 0, .aten_cpu_capability = ""},
+       .batch_size = 16});
+  CHECK(m.device.is_cpu());
+  CHECK(m.cpu.threads == 1);
+  CHECK_FALSE(m.numerics.capability.empty());
+  // $OMP_NUM_THREADS when --threads is not given, as the app read it.
+  CHECK(resolve_machine(
+            {.device = *parse_device("cpu"),
+             .env = {.hardware_threads = 2, .omp_num_threads = 2, .aten_cpu_capability = ""}})
+            .cpu.threads == 2);
+}
+
+TEST_CASE("resolve_amp: fp16 scales its loss, and a captured step cannot", "[machine]") {
+  const Machine cpu;
+  const Precision fp16 = resolve_amp(AmpMode::kFp16, cpu, "net", /*graphed=*/false, true);
+  CHECK(fp16.amp == AmpMode::kFp16);
+  CHECK(fp16.loss_scaling);
+  // Refused here, with the way out (it was config/'s check of the two options).
+  CHECK_THROWS_AS(resolve_amp(AmpMode::kFp16, cpu, "net", /*graphed=*/true, true), UsageError);
+  CHECK_THROWS_WITH(resolve_amp(AmpMode::kFp16, cpu, "net", true, true),
+                    Catch::Contains("--amp fp16 cannot be used with --cuda-graph") &&
+                        Catch::Contains("use --amp bf16 with --cuda-graph"));
+  CHECK_NOTHROW(resolve_amp(AmpMode::kOff, cpu, "net", true, true));
+}
