@@ -98,7 +98,10 @@ std::optional<LabelSet> label_set_of_id(const std::string& id) {
   for (const DatasetKindEntry& entry : dataset_kinds()) {
     if (!entry.label_sets) continue;
     for (const LabelSet labels : {LabelSet::kFine, LabelSet::kCoarse}) {
-      if (DatasetInfo{.kind = DatasetKind{entry.name}, .labels = labels}.id() == id) return labels;
+      DatasetInfo info;
+      info.kind = DatasetKind{entry.name};
+      info.labels = labels;
+      if (info.id() == id) return labels;
     }
   }
   return std::nullopt;
