@@ -38,7 +38,7 @@ TEST_CASE("cifar-eval, -predict and -export share typed Model options", "[config
   CHECK_NOTHROW(validate(e));
   const auto p = parse_tool(add_predict_options, {"-c", "m.pt", "-k", "3", "a.png", "b.jpg"});
   CHECK(p.checkpoint == "m.pt");
-  CHECK(p.predict.top_k == 3);
+  CHECK(p.top_k == 3);
   CHECK(p.images == std::vector<std::string>{"a.png", "b.jpg"});
   CHECK_FALSE(p.model);
   const auto x = parse_tool(add_export_options, {"--weights", "w.pt", "-o", "w.safetensors"});
@@ -75,6 +75,6 @@ TEST_CASE("cifar-eval, -predict and -export share typed Model options", "[config
   PredictConfig k;
   k.checkpoint = "m.pt";
   k.images = {"a.png"};
-  k.predict.top_k = 0;
+  k.top_k = 0;
   CHECK_THROWS_WITH(validate(k), Catch::Contains("--top-k must be at least 1, got 0"));
 }

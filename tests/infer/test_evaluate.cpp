@@ -216,19 +216,21 @@ TEST_CASE("cifar-eval evaluates at its run's TTA level", "[evaluate]") {
   const DeviceDataset test_data(read_cifar10(dir.path(), Split::kTest), torch::kCPU,
                                 Normalization{});
 
-  EvalConfig config;
-  config.checkpoint = file.string();
-  config.data_dir = dir.path().string();
-  config.device = *parse_device("cpu");
-  config.batch_size = 500;
   // The level resolve_eval chooses (resolve/inference.h): the checkpoint's
   // (1), then --tta 0.
   const auto run_at = [&](int64_t tta) {
-    return EvalRun{.config = config,
+    return EvalRun{.data = {.dir = dir.path(),
+                            .kind = std::nullopt,
+                            .split = Split::kTest,
+                            .labels = LabelSet::kFine,
+                            .given_labels = std::nullopt,
+                            .skip_bad_images = false,
+                            .model_file = "checkpoint " + file.string()},
+                   .batch_size = 500,
+                   .progress_bar = false,
                    .checkpoint = load_checkpoint(file),
                    .tta = tta,
                    .tta_source = fmt::format("level {}", tta),
-                   .labels = LabelSet::kFine,
                    .machine = Machine{},       // the CPU, one thread
                    .precision = Precision{}};  // float32
   };

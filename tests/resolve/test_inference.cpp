@@ -85,9 +85,9 @@ TEST_CASE("cifar-predict's run: --top-k checked, level 3 predicted as 2", "[reso
   config.checkpoint = write_checkpoint(dir, 3);
   config.images = {(dir.path() / "a.png").string()};
   config.device = *parse_device("cpu");
-  config.predict.top_k = 0;
+  config.top_k = 0;
   CHECK(refused([&] { resolve_predict(config); }) == "--top-k must be at least 1, got 0");
-  config.predict.top_k = 2;
+  config.top_k = 2;
   const PredictRun run = resolve_predict(config);
   CHECK(run.options.tta == 2);
   CHECK(run.options.top_k == 2);

@@ -9,9 +9,8 @@
 // (add_*_options), the checks (validate: the same ranges a command line is
 // held to, for callers that fill a config in code), and the resolved
 // settings written to a run folder (to_toml), which read back with --config.
-// The settings themselves: TrainConfig (train_config.h), EvalConfig
-// (infer/evaluate.h), PredictConfig (infer/predict.h), ExportConfig
-// (infer/model_input.h).
+// The settings themselves: TrainConfig (train_config.h), and EvalConfig,
+// PredictConfig and ExportConfig (tool_configs.h).
 #pragma once
 
 #include <cstdint>
@@ -21,11 +20,9 @@
 #include <vector>
 
 #include "cifar/config/setting_role.h"
+#include "cifar/config/tool_configs.h"
 #include "cifar/config/train_config.h"
 #include "cifar/formats/tensorboard.h"
-#include "cifar/infer/evaluate.h"
-#include "cifar/infer/model_input.h"
-#include "cifar/infer/predict.h"
 
 namespace CLI {
 class App;
@@ -77,9 +74,8 @@ std::vector<HParam> hparams_of(const TrainConfig& c);
 // (setting_role.h): what --resume and several processes compare.
 std::vector<std::pair<std::string, SettingRole>> train_setting_roles();
 
-// cifar-eval's, cifar-predict's and cifar-export's options (EvalConfig in
-// infer/evaluate.h, PredictConfig in infer/predict.h, ExportConfig in
-// infer/model_input.h), declared on `app`.
+// cifar-eval's, cifar-predict's and cifar-export's options (tool_configs.h),
+// declared on `app`.
 void add_eval_options(CLI::App& app, EvalConfig& config);
 void add_predict_options(CLI::App& app, PredictConfig& config);
 void add_export_options(CLI::App& app, ExportConfig& config);

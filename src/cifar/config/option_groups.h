@@ -15,9 +15,7 @@
 #include "cifar/config/option_values.h"
 #include "cifar/config/option_visitors.h"
 #include "cifar/config/train_config.h"
-#include "cifar/infer/evaluate.h"
-#include "cifar/infer/model_input.h"
-#include "cifar/infer/predict.h"
+#include "cifar/config/tool_configs.h"
 
 namespace cifar::options {
 

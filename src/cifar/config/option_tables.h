@@ -246,13 +246,13 @@ void predict_options(Config& c, V&& v) {
                c.images);
   v.parsed(Opt{"-d,--device", kDevice, "auto, cpu, cuda or cuda:N (falls back to the CPU)"},
            c.device, Parsed<DeviceRequest>{device_of, device_text});
-  v.number(Opt{"-b,--batch-size", kDevice, "Images per forward pass"}, c.predict.batch_size,
+  v.number(Opt{"-b,--batch-size", kDevice, "Images per forward pass"}, c.batch_size,
            Range<int64_t>{1, kMaxCount});
-  threads_option(c.predict.threads, v);
-  v.number(Opt{"-k,--top-k", kOutput, "Classes to report per image"}, c.predict.top_k,
+  threads_option(c.threads, v);
+  v.number(Opt{"-k,--top-k", kOutput, "Classes to report per image"}, c.top_k,
            Range<int64_t>{1, kMaxCount});
   v.flag(Opt{"--json", kOutput, "Print one JSON array, an object per image"}, c.json);
-  v.flag(Opt{"--logits", kOutput, "With --json: add each image's raw logits"}, c.predict.logits);
+  v.flag(Opt{"--logits", kOutput, "With --json: add each image's raw logits"}, c.logits);
   v.text(Opt{"--csv", kOutput,
              "Also write FILE: one row per image (path, then the top-k classes and their "
              "probabilities)"},

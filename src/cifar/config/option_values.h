@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "cifar/config/normalization_flags.h"
+#include "cifar/config/tool_configs.h"
 #include "cifar/config/train_config.h"
 #include "cifar/core/enum_names.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/registry.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/data/resolution.h"
-#include "cifar/infer/model_input.h"
 #include "cifar/model/model_registry.h"
 #include "cifar/optim/optimizer_registry.h"
 

@@ -4,24 +4,40 @@
 // the model's classes checked against it.
 #pragma once
 
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "cifar/data/dataset.h"
 #include "cifar/data/image_split.h"
-#include "cifar/infer/evaluate.h"
 #include "cifar/io/checkpoint.h"
 
 namespace cifar {
+
+// What cifar-eval evaluates on, as resolve/inference.h's resolve_eval
+// resolved it from the options.
+struct EvalData {
+  std::filesystem::path dir;               // --data
+  std::optional<DatasetKind> kind{};       // --dataset; unset (auto): detected from dir
+  Split split = Split::kTest;              // --split
+  LabelSet labels = LabelSet::kFine;       // CIFAR-100's: --labels, else the model's
+  std::optional<LabelSet> given_labels{};  // --labels as given, for the ignored-options note
+  bool skip_bad_images = false;            // image folders: skip unreadable files, naming them
+  std::string model_file;                  // "checkpoint FILE" or "weights file FILE", for messages
+};
 
 // Whether --data is a plain folder of class folders (DIR/<class>/...), read
 // whole, not a data set with splits: --dataset folder or auto, and (auto) no
 // file of a binary data set beside its folders. Such a folder takes no
 // --split (resolve/inference.h refuses one).
-bool evaluated_whole(const EvalConfig& config);
+bool evaluated_whole(const std::filesystem::path& dir, std::optional<DatasetKind> kind);
 
-// The split of the data --data holds that --split names (or, for a plain
-// folder of class folders, all of it), read at the model's image size, and
-// the model's classes checked against it: the same names in the same order
-// (a weights file that names none takes the data's, when it has as many
-// outputs; `checkpoint`'s class names are then set). Precondition: no
-// --split other than test for a folder evaluated whole (std::invalid_argument).
-ImageSplit read_test_data(const EvalConfig& config, LabelSet labels, LoadedCheckpoint& checkpoint);
+// The split of `data` (or, for a plain folder of class folders, all of it),
+// read at the model's image size, and the model's classes checked against it:
+// the same names in the same order (a weights file that names none takes the
+// data's, when it has as many outputs; `checkpoint`'s class names are then
+// set). Precondition: no split other than test for a folder evaluated whole
+// (std::invalid_argument).
+ImageSplit read_test_data(const EvalData& data, LoadedCheckpoint& checkpoint);
 
 }  // namespace cifar

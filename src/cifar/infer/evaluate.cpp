@@ -177,7 +177,6 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
 }
 
 EvalReport evaluate_checkpoint(EvalRun run) {
-  const EvalConfig& config = run.config;
   const torch::Device device = run.machine.device;
   const CpuPlan& cpu = run.machine.cpu;
   // The others' load is measured from here.
@@ -189,7 +188,7 @@ EvalReport evaluate_checkpoint(EvalRun run) {
     heap_reuse.emplace();
   }
   LoadedCheckpoint& checkpoint = run.checkpoint;
-  const ImageSplit test_split = read_test_data(config, run.labels, checkpoint);
+  const ImageSplit test_split = read_test_data(run.data, checkpoint);
   const auto& info = checkpoint.info;
   const int64_t tta = run.tta;
   spdlog::info("test-time augmentation: {}", run.tta_source);
@@ -201,11 +200,11 @@ EvalReport evaluate_checkpoint(EvalRun run) {
   report.device = device.str();
   report.class_names = info.class_names;
   const Precision& precision = run.precision;
-  const OomAdvice advice{"--batch-size", config.batch_size, info.model,
-                         device,         precision.amp,     test_data.size()};
+  const OomAdvice advice{"--batch-size", run.batch_size, info.model,
+                         device,         precision.amp,  test_data.size()};
   report.result = with_oom_advice(advice, [&] {
-    const ProgressBarOptions progress = eval_progress_options(config.progress_bar);
-    EvalOptions options{.batch_size = config.batch_size,
+    const ProgressBarOptions progress = eval_progress_options(run.progress_bar);
+    EvalOptions options{.batch_size = run.batch_size,
                         .amp = precision.amp,
                         .num_classes = info.num_classes,
                         .tta = tta,

@@ -29,7 +29,7 @@
 #include "cifar/core/types.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/loader.h"
-#include "cifar/infer/model_input.h"
+#include "cifar/infer/eval_data.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 #include "cifar/platform/device.h"
@@ -81,32 +81,6 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t ba
 ProgressBarOptions eval_progress_options(std::optional<bool> interactive = std::nullopt,
                                          double log_interval_seconds = 10);
 
-// cifar-eval: a checkpoint or weights file (ModelInput, the "Model" group
-// that cifar-predict and cifar-export share) evaluated on the test split.
-struct EvalConfig : ModelInput {
-  std::string data_dir = "data/cifar-10-batches-bin";
-  std::string dataset = "auto";       // --dataset: auto, or a kind (data/dataset.h)
-  // CIFAR-100's label set: --labels, else the one the model was trained on
-  // (resolve_eval), else fine.
-  std::optional<LabelSet> labels;
-  bool skip_bad_images = false;       // image folders: skip unreadable files, naming them
-  // --split: the data set's split to evaluate, test (an image folder
-  // without test/: its val/), val or train. A plain folder of class folders
-  // (DIR/<class>/...) is evaluated whole.
-  Split split = Split::kTest;
-  DeviceRequest device;
-  AmpMode amp = AmpMode::kOff;
-  int64_t batch_size = 100;  // see TrainConfig::eval_batch_size
-  int64_t tta = -1;          // -1: the level the checkpoint was trained for
-  int64_t threads = 0;       // CPU threads; 0: chosen at run time (evaluate_checkpoint)
-  bool json = false;         // one JSON object instead of tables
-  // Not an option: a progress bar on a terminal when unset; the app sets
-  // false for --quiet.
-  std::optional<bool> progress_bar;
-  // Not an option: the machine's cores and variables (the app's to say).
-  MachineEnv machine;
-};
-
 struct EvalReport {
   std::string model;
   std::string device;
@@ -114,20 +88,21 @@ struct EvalReport {
   std::vector<std::string> class_names;
 };
 
-// cifar-eval's run, as resolve/inference.h's resolve_eval makes it from an
-// EvalConfig: the settings checked, the model loaded (on the CPU), the TTA
-// level chosen.
+// cifar-eval's run, as resolve/inference.h's resolve_eval makes it from its
+// options (config/tool_configs.h's EvalConfig): the settings checked, the
+// model loaded (on the CPU), the TTA level chosen.
 struct EvalRun {
-  EvalConfig config;
-  LoadedCheckpoint checkpoint;  // the model: a checkpoint, or a weights file dressed as one
-  int64_t tta = 0;              // 0..kMaxTta: --tta, else the checkpoint's (0 for weights)
-  std::string tta_source;       // the level and where it came from, for the log
-  LabelSet labels = LabelSet::kFine;  // CIFAR-100's label set to evaluate on
-  Machine machine;                    // the device and its threads (resolve/machine.h)
-  Precision precision;          // --amp resolved for the model on machine.device
+  EvalData data;                     // what to evaluate on (eval_data.h)
+  int64_t batch_size = 100;          // images per forward pass
+  std::optional<bool> progress_bar;  // a bar on a terminal when unset (eval_progress_options)
+  LoadedCheckpoint checkpoint;       // the model: a checkpoint, or a weights file dressed as one
+  int64_t tta = 0;                   // 0..kMaxTta: --tta, else the checkpoint's (0 for weights)
+  std::string tta_source;            // the level and where it came from, for the log
+  Machine machine;                   // the device and its threads (resolve/machine.h)
+  Precision precision;               // --amp resolved for the model on machine.device
 };
 
-// Evaluates run.checkpoint's model on the data run.config names (eval_data.h),
+// Evaluates run.checkpoint's model on run.data (eval_data.h),
 // at run.tta, on run.machine at run.precision. On the CPU, a plan that
 // follows the load (platform/cpu_plan.h) re-reads it between batches, so that
 // an evaluation on a machine other work shares is not held up by a thread

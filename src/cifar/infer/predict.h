@@ -13,22 +13,17 @@
 #include <vector>
 
 #include "cifar/infer/image_list.h"
-#include "cifar/infer/model_input.h"
 #include "cifar/io/checkpoint.h"
-#include "cifar/platform/device.h"
-#include "cifar/platform/machine.h"
 
 namespace cifar {
 
 struct PredictOptions {
-  int64_t top_k = 1;  // classes reported per image (clamped to the class count)
+  int64_t top_k = 1;  // classes reported per image (clamped to the class count): --top-k
   int64_t batch_size = 256;
   int64_t max_pixels = 64'000'000;
   bool logits = false;  // keep the raw logits (for --json; combined over the TTA views)
   int64_t tta = 0;      // test-time augmentation level, 0..2 (resolve_predict)
-  // CPU threads: --threads N (0: chosen by resolve_predict, which sets the
-  // count: resolve/machine.h).
-  int64_t threads = 0;
+  int64_t threads = 1;  // CPU threads: resolve_predict's count (resolve/machine.h)
   torch::Device device{torch::kCPU};  // where the model is: the images go there
 };
 
@@ -47,20 +42,9 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
                                       const std::vector<std::string>& files,
                                       const PredictOptions& options);
 
-// cifar-predict: the model, the images and how to report them.
-struct PredictConfig : ModelInput {
-  std::vector<std::string> images;  // files, and folders walked recursively (image_list.h)
-  DeviceRequest device;             // --device: auto (cuda:0 when usable), cpu, cuda:N
-  PredictOptions predict;           // --top-k, --batch-size, --logits
-  int64_t tta = -1;                 // --tta; -1: the checkpoint's level
-  bool json = false;                // one JSON array instead of lines
-  std::string csv;                  // --csv FILE: one row per image (predictions_to_csv)
-  MachineEnv machine;  // not an option: the machine's cores and variables (the app's to say)
-};
-
 // cifar-predict's run, as resolve/inference.h's resolve_predict makes it
-// from a PredictConfig: the images listed, the model loaded, in eval mode on
-// options.device, the options with the TTA level chosen (0..2).
+// from its options (config/tool_configs.h's PredictConfig): the images listed, the model loaded, in
+// eval mode on options.device, the options with the TTA level chosen (0..2).
 struct PredictRun {
   ImageList images;
   LoadedCheckpoint checkpoint;

@@ -15,6 +15,7 @@
 #include "cifar/data/image_folder.h"
 #include "cifar/infer/eval_data.h"
 #include "cifar/infer/image_list.h"
+#include "cifar/infer/predict.h"
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/resolve/machine.h"
@@ -82,33 +83,42 @@ void check_predict_outputs(const PredictConfig& config, const std::vector<std::s
 EvalRun resolve_eval(const EvalConfig& config) {
   check_model_input(config);
   validate(config);  // config/: the ranges; reading the data writes no cache onto the model
-  if (config.split != Split::kTest && evaluated_whole(config)) {
+  EvalData data{.dir = config.data_dir,
+                .kind = dataset_request(config.dataset),
+                .split = config.split,
+                .labels = LabelSet::kFine,
+                .given_labels = config.labels,
+                .skip_bad_images = config.skip_bad_images,
+                .model_file = config.checkpoint.empty() ? "weights file " + config.weights
+                                                        : "checkpoint " + config.checkpoint};
+  if (config.split != Split::kTest && evaluated_whole(data.dir, data.kind)) {
     throw UsageError(
         fmt::format("--split {} names a split of a data set, but {} is a folder of class folders "
                     "(<class>/*.png|jpg|jpeg), evaluated whole: drop --split",
                     split_folder_name(config.split), config.data_dir));
   }
-  if (config.split == Split::kVal && !evaluated_whole(config)) {
-    DatasetOptions data;
-    data.dir = config.data_dir;
-    data.kind = dataset_request(config.dataset);
-    const DatasetKindEntry& entry = dataset_entry(dataset_kind(data));
-    if (!entry.image_files) throw UsageError(no_val_split(data.dir, entry));
+  if (config.split == Split::kVal) {
+    DatasetOptions options;
+    options.dir = data.dir;
+    options.kind = data.kind;
+    const DatasetKindEntry& entry = dataset_entry(dataset_kind(options));
+    if (!entry.image_files) throw UsageError(no_val_split(config.data_dir, entry));
   }
   LoadedCheckpoint checkpoint = load_model_input(config);
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
-  const LabelSet labels = eval_labels(config, checkpoint.info);
+  data.labels = eval_labels(config, checkpoint.info);
   const Machine machine = resolve_machine({.device = config.device,
                                            .threads = config.threads,
                                            .env = config.machine,
                                            .batch_size = config.batch_size});
   // --amp: off by default (evaluation runs float32 unless asked).
   Precision precision = resolve_amp(config.amp, machine, checkpoint.info.model, /*graphed=*/false);
-  return {.config = config,
+  return {.data = std::move(data),
+          .batch_size = config.batch_size,
+          .progress_bar = config.progress_bar,
           .checkpoint = std::move(checkpoint),
           .tta = tta,
           .tta_source = eval_tta_source(tta, config),
-          .labels = labels,
           .machine = machine,
           .precision = std::move(precision)};
 }
@@ -118,17 +128,19 @@ PredictRun resolve_predict(const PredictConfig& config) {
   validate(config);  // config/: the ranges (--top-k, --tta, --batch-size)
   PredictRun run{.images = list_images(config.images),  // folders walked
                  .checkpoint = {},
-                 .options = config.predict};
+                 .options = {}};
+  run.options.top_k = config.top_k;
+  run.options.batch_size = config.batch_size;
+  run.options.logits = config.logits;
   check_predict_outputs(config, run.images.files);
   if (const std::string skipped = describe_skipped(run.images); !skipped.empty()) {
     spdlog::info("{}", skipped);
   }
   run.checkpoint = load_model_input(config);  // on the CPU
   run.options.tta = predict_tta(config, run.checkpoint.info);
-  const auto batch =
-      std::min(static_cast<int64_t>(run.images.files.size()), config.predict.batch_size);
+  const auto batch = std::min(static_cast<int64_t>(run.images.files.size()), config.batch_size);
   const Machine machine = resolve_machine({.device = config.device,
-                                           .threads = config.predict.threads,
+                                           .threads = config.threads,
                                            .env = config.machine,
                                            .batch_size = std::max<int64_t>(batch, 1),
                                            .quiet = true});  // its output is its answers

@@ -3,8 +3,8 @@
 // classifies an image or writes a file.
 //
 // Each function takes a tool's settings as its command line parsed them
-// (infer/evaluate.h's EvalConfig, infer/predict.h's PredictConfig,
-// infer/model_input.h's ExportConfig) and returns what infer/ and io/ then
+// (config/tool_configs.h's EvalConfig, PredictConfig and ExportConfig) and
+// returns what infer/ and io/ then
 // run with: the model loaded on the CPU (model_input.h), the test-time
 // augmentation level chosen, the images listed, the output checked. Every
 // refusal of those settings is issued here or below it in config/ (the
@@ -12,8 +12,8 @@
 // a UsageError naming the option, so infer/ and io/ trust what they are given.
 #pragma once
 
+#include "cifar/config/tool_configs.h"
 #include "cifar/infer/evaluate.h"
-#include "cifar/infer/model_input.h"
 #include "cifar/infer/predict.h"
 #include "cifar/io/checkpoint.h"
 

@@ -1,6 +1,6 @@
 // model_input.h: the trained model cifar-eval, cifar-predict and
 // cifar-export work on, resolved from their Model options
-// (infer/model_input.h's ModelInput) and the file they name: which file,
+// (config/tool_configs.h's ModelInput) and the file they name: which file,
 // which model, its stem, normalisation and images.
 //
 // Every refusal of those options is issued here, as a UsageError naming the
@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "cifar/infer/model_input.h"
+#include "cifar/config/tool_configs.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/weights.h"
 
