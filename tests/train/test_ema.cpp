@@ -29,10 +29,8 @@ Classifier tiny() {
 }
 
 std::unique_ptr<Extensions> extensions_for(double decay, ClassifierImpl& model) {
-  TrainConfig config;
-  config.ema = decay;
   return std::make_unique<Extensions>(
-      ExtensionContext{.config = config, .model = model, .build = tiny});
+      ExtensionContext{.ema = decay, .model = model, .build = tiny});
 }
 
 void set_all(torch::nn::Module& m, double value) {
@@ -59,7 +57,8 @@ TEST_CASE("EMA: --ema is in the extension registry and off at 0", "[train][ema]"
   CHECK(&off->shown_model(*live) == live.get());
 }
 
-TEST_CASE("EMA: --ema averages the parameters after each step and copies the buffers", "[train][ema]") {
+TEST_CASE("EMA: --ema averages the parameters after each step and copies the buffers",
+          "[train][ema]") {
   auto live = tiny();
   set_all(*live, 1.0);
   auto ema = extensions_for(0.9, *live);

@@ -8,6 +8,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/resolve/run_data.h"
 #include "cifar/resolve/run_spec.h"
 #include "cifar/train/train.h"
 #include "test_helpers.h"

@@ -27,7 +27,7 @@ std::string data_digest(const DeviceDataset& data) {
 
 RunFingerprint run_fingerprint(const RunSpec& plan) {
   RunFingerprint out;
-  for (const RunSetting& s : run_settings(plan.resolved)) {
+  for (const RunSetting& s : plan.record.settings()) {
     if (s.role != SettingRole::kMachine) out.emplace_back("--" + s.key, s.value);
   }
   // --amp as this machine resolved it, and why: "bf16 autocast (--amp auto: ...)".

@@ -11,6 +11,7 @@
 
 #include "cifar/data/crops.h"
 #include "cifar/data/image_folder.h"
+#include "cifar/formats/checksum.h"
 #include "cifar/report/progress_bar.h"
 #include "cifar/resolve/ignored_options.h"
 
@@ -158,6 +159,15 @@ SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, 
   options.folder.skip_bad_images = c.skip_bad_images;
   options.folder.progress = decoding_progress(c, main_rank, progress_bar);
   return options;
+}
+
+std::string train_data_fingerprint(const ImageSplit& train) {
+  Sha256 sha;
+  for (const torch::Tensor& t : {train.images, train.labels}) {
+    const torch::Tensor bytes = t.contiguous();
+    sha.update({static_cast<const uint8_t*>(bytes.data_ptr()), bytes.nbytes()});
+  }
+  return to_hex(sha.digest());
 }
 
 }  // namespace cifar

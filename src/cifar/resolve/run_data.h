@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "cifar/config/train_config.h"
 #include "cifar/data/splits.h"
@@ -56,5 +57,10 @@ int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t 
 // What the data is and what it means for the run: the split sizes, how
 // best.pt is chosen, and (rank 0) a --batch-size lowered to `batch`.
 void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch);
+
+// What a checkpoint records of the training split its steps count in
+// (CheckpointInfo::train_fingerprint): the SHA-256, in hex, of the images'
+// bytes and then the labels', in training order.
+std::string train_data_fingerprint(const ImageSplit& train);
 
 }  // namespace cifar

@@ -10,8 +10,10 @@
 // the resolved settings saved as config.toml, the recipe, the processes'
 // agreement, and the epochs' shape. Every refusal of the user's settings is a
 // UsageError from here (or from config/, for a value alone); the job's parts
-// (train/) then take their piece of the spec: the session the model source,
-// the step its StepSpec, the loop its LoopSpec, the data and the shape. The run folder
+// (train/) then take their piece of the spec: the session its SessionSpec and
+// the model source, the step its StepSpec, the loop its LoopSpec, the data
+// and the shape. No part reads a TrainConfig: the spec holds none (the
+// record of the settings, RunRecord, is written, not read). The run folder
 // itself is opened later, by rank 0 only (report/run_outputs.h).
 //
 //   option (TrainConfig) -> resolved here -> its one consumer
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "cifar/config/config.h"
+#include "cifar/config/run_record.h"
 #include "cifar/core/file_identity.h"
 #include "cifar/data/loader.h"
 #include "cifar/data/shard.h"
@@ -34,15 +37,14 @@
 #include "cifar/resolve/loop_spec.h"
 #include "cifar/resolve/model_source.h"
 #include "cifar/resolve/recipe.h"
+#include "cifar/resolve/session_spec.h"
 #include "cifar/resolve/step_spec.h"
 
 namespace cifar {
 
 struct RunSpec {
-  // This run's settings as given, with --batch-size fitted to the training
-  // split and --amp resolved (never auto); what the loop and extensions read.
-  TrainConfig settings;
   ModelSource source;
+  SessionSpec session;      // what the session is made with (session_spec.h)
   Precision precision;      // --amp resolved for the device and the model (platform/precision.h)
   Recipe recipe;            // made at the resolved batch size and precision
   StepSpec step;            // the precision and the recipe's loss
@@ -60,8 +62,7 @@ struct RunSpec {
   // Outputs, named as the user gave them (config.toml holds absolute paths).
   std::filesystem::path run_dir;
   std::filesystem::path checkpoint;
-  TrainConfig resolved;  // the settings as saved
-  std::string config_toml;
+  RunRecord record;  // the settings as saved: config.toml's text, the HPARAMS (config/run_record.h)
   std::string train_fingerprint;          // train_data_fingerprint(the training split)
   std::vector<NamedFile> inputs;          // run_input_files: what no output may replace
   std::optional<ResumedRun> resumed_run;  // the run --resume continues, for the run folder
@@ -75,16 +76,6 @@ struct RunContext {
   bool progress_bar = false;  // the data load's bar draws on stderr (RunEnv::progress_bar)
   std::vector<std::filesystem::path> pretrained_dirs = {};  // where --pretrained looks
 };
-
-// What a checkpoint records of the training split its steps count in
-// (CheckpointInfo::train_fingerprint): the SHA-256, in hex, of the images'
-// bytes and then the labels', in training order.
-std::string train_data_fingerprint(const ImageSplit& train);
-
-// The files a run reads that no output may replace: the data files and
-// --init-weights. Not --resume or --config: a resumed run goes on writing
-// the checkpoint and config.toml it was started from.
-std::vector<NamedFile> run_input_files(const TrainConfig& c);
 
 // Refuses the settings that no file is needed to refuse: each value's range
 // (config/: validate), what the recipe cannot follow (recipe.h), --cuda-graph

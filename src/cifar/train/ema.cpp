@@ -90,10 +90,10 @@ class Ema final : public Extension {
 
 ExtensionEntry ema_entry() {
   return {.name = "ema", .make = [](const ExtensionContext& c) -> std::unique_ptr<Extension> {
-            if (c.config.ema <= 0) return nullptr;
+            if (c.ema <= 0) return nullptr;
             spdlog::info("--ema {:g}: the run evaluates and saves a moving average of the weights",
-                         c.config.ema);
-            return std::make_unique<Ema>(c.model, c.build(), c.config.ema);
+                         c.ema);
+            return std::make_unique<Ema>(c.model, c.build(), c.ema);
           }};
 }
 

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "cifar/config/config.h"
 #include "cifar/core/errors.h"
 #include "cifar/data/resolution.h"
 #include "cifar/data/shard.h"
@@ -181,10 +180,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
 void set_run_epochs(const TrainingJob& job, int64_t epochs) {
   job.session.position.epochs = epochs;
   job.session.groups->set_run_epochs(epochs);
-  TrainConfig settings = job.spec.resolved;
-  settings.epochs = epochs;
-  settings.time_minutes = 0;
-  job.session.info.config_toml = to_toml(settings);
+  job.session.info.config_toml = job.spec.record.with_epochs(epochs).toml();
   if (job.outputs != nullptr) job.outputs->settings_changed(job.session.info.config_toml);
 }
 

@@ -18,7 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include "cifar/config/train_config.h"
 #include "cifar/core/stateful.h"
 #include "cifar/model/models.h"
 
@@ -32,11 +31,11 @@ class Extension : public Stateful {
   virtual ClassifierImpl* shown_model() { return nullptr; }
 };
 
-// What an extension is made from: the settings, the model being trained (on
+// What an extension is made from: its settings, the model being trained (on
 // its device, its state final: fresh, or loaded as the checkpoint's model)
 // and a way to build another of the same architecture (on the CPU).
 struct ExtensionContext {
-  const TrainConfig& config;
+  double ema = 0;  // --ema: the decay of the weights' moving average (0: off)
   ClassifierImpl& model;
   std::function<Classifier()> build;
 };

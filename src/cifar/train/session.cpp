@@ -24,38 +24,40 @@ void init_from_images(ClassifierImpl& model, const ModelEntry& entry, const Devi
 }
 
 // What a fine-tune trains, for the log.
-std::string fine_tune_note(const TrainConfig& config, const ModelEntry& entry) {
-  if (config.freeze_body) {
+std::string fine_tune_note(const FineTuneSpec& fine_tune, const ModelEntry& entry) {
+  if (fine_tune.freeze_body) {
     return "--freeze-body: only the head (" + entry.head +
            ") trains, the body's weights and batch-norm statistics stay as loaded";
   }
   std::string note;
-  if (!config.train_from.empty()) {
-    note = "--train-from " + config.train_from +
+  if (!fine_tune.train_from.empty()) {
+    note = "--train-from " + fine_tune.train_from +
            ": the modules before it keep their weights and batch-norm statistics as loaded";
   }
-  if (config.body_lr_scale != 1) {
-    note += fmt::format("{}--body-lr-scale {:g}", note.empty() ? "" : "; ", config.body_lr_scale);
+  if (fine_tune.body_lr_scale != 1) {
+    note +=
+        fmt::format("{}--body-lr-scale {:g}", note.empty() ? "" : "; ", fine_tune.body_lr_scale);
   }
   return note;
 }
 
-EpochPosition start_position(const ModelSource& source, const TrainConfig& config,
-                             int64_t world_size) {
+EpochPosition start_position(const RunSpec& spec, int64_t world_size) {
+  const ModelSource& source = spec.source;
+  const int64_t epochs = spec.loop.epochs;
   if (!source.resumed) {
-    return {.epoch = 1, .epochs = config.epochs, .first_step = 0, .global_step = 0, .so_far = {}};
+    return {.epoch = 1, .epochs = epochs, .first_step = 0, .global_step = 0, .so_far = {}};
   }
   const CheckpointInfo& was = source.resumed->info;
-  spdlog::info("resuming {} from epoch {} step {}", config.resume, was.epoch + 1,
+  spdlog::info("resuming {} from epoch {} step {}", spec.session.resume, was.epoch + 1,
                was.step_in_epoch);
   if (was.world_size != world_size) {
     spdlog::info(
         "note: {} was trained by {} process(es), this run has {}: the global batch stays {}, so "
         "each step takes the same samples as before (split {} ways now)",
-        config.resume, was.world_size, world_size, config.batch_size, world_size);
+        spec.session.resume, was.world_size, world_size, spec.loop.batch_size, world_size);
   }
   return {.epoch = was.epoch + 1,
-          .epochs = config.epochs,
+          .epochs = epochs,
           .first_step = was.step_in_epoch,
           .global_step = was.global_step,
           .so_far = was.epoch_so_far};
@@ -96,17 +98,15 @@ class TrainState final : public Stateful {
 };
 
 // The fixed part of every checkpoint header of this run.
-CheckpointInfo checkpoint_info(const TrainConfig& resolved, const Normalization& norm,
-                               const std::vector<std::string>& class_names,
-                               const std::string& dataset, const std::string& config_toml) {
+CheckpointInfo checkpoint_info(const RunSpec& spec) {
   CheckpointInfo info;
-  info.model = resolved.model;
-  info.stem = to_string(resolved.stem.value_or(ResNetStem::kCifar));  // resolved: always set
-  info.normalization = norm;
-  info.class_names = class_names;
-  info.num_classes = static_cast<int64_t>(class_names.size());
-  info.dataset = dataset;
-  info.config_toml = config_toml;
+  info.model = spec.source.model_name;
+  info.stem = to_string(spec.source.stem);
+  info.normalization = spec.source.normalization;
+  info.class_names = spec.class_names;
+  info.num_classes = static_cast<int64_t>(spec.class_names.size());
+  info.dataset = spec.dataset;
+  info.config_toml = spec.record.toml();
   info.libtorch_version = libtorch_version();
   return info;
 }
@@ -123,39 +123,42 @@ ClassifierImpl& TrainingSession::shown_model() const {
 }
 
 TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch::Device& device) {
-  const TrainConfig& config = spec.settings;
+  const SessionSpec& settings = spec.session;
+  const FineTuneSpec& fine_tune = settings.fine_tune;
   const Recipe& recipe = spec.recipe;
   const EpochShape& shape = spec.shape;
-  const SeedGuard seed(config.seed);
+  const SeedGuard seed(spec.loop.seed);
   TrainingSession s;
   s.model = spec.source.fresh() ? build_fresh(spec.source) : spec.source.model;
   s.model->to(device);
-  if (config.channels_last) to_channels_last(*s.model);
+  if (settings.channels_last) to_channels_last(*s.model);
   const ModelEntry& entry = model_entry(spec.source.model_name);
   if (spec.source.fresh()) init_from_images(*s.model, entry, spec.train, recipe.init_images);
   spdlog::info("model: {} ({} parameters), recipe {}", spec.source.model_name,
                count_parameters(*s.model), recipe.name);
 
   std::vector<std::shared_ptr<torch::nn::Module>> held_in_eval;  // frozen batch norms
-  if (config.freeze_body) {
+  if (fine_tune.freeze_body) {
     freeze_body(*s.model, entry);
     held_in_eval = body_statistics_modules(*s.model, entry);
   }
-  if (!config.train_from.empty()) held_in_eval = freeze_before(*s.model, config.train_from);
-  if (config.bn_momentum > 0) {
-    const int64_t layers = set_batch_norm_momentum(*s.model, config.bn_momentum);
-    spdlog::info("--bn-momentum {:g}: {} batch-norm layers", config.bn_momentum, layers);
+  if (!fine_tune.train_from.empty()) {
+    held_in_eval = freeze_before(*s.model, fine_tune.train_from);
+  }
+  if (fine_tune.bn_momentum > 0) {
+    const int64_t layers = set_batch_norm_momentum(*s.model, fine_tune.bn_momentum);
+    spdlog::info("--bn-momentum {:g}: {} batch-norm layers", fine_tune.bn_momentum, layers);
   }
   s.groups = std::make_unique<ParamGroups>(
-      fine_tune_groups(recipe, *s.model, shape.steps, entry, config.body_lr_scale));
+      fine_tune_groups(recipe, *s.model, shape.steps, entry, fine_tune.body_lr_scale));
   check_covers(*s.groups, *s.model);
-  if (config.freeze_body || !config.train_from.empty() || config.body_lr_scale != 1) {
-    spdlog::info("{}: parameter groups {}", fine_tune_note(config, entry), s.groups->describe());
+  if (fine_tune.any()) {
+    spdlog::info("{}: parameter groups {}", fine_tune_note(fine_tune, entry), s.groups->describe());
   }
   spdlog::debug("parameter groups: {}", s.groups->describe());
   s.scaler = std::make_unique<GradScaler>(spec.precision.loss_scaling, device);
   s.extensions = std::make_unique<Extensions>(
-      ExtensionContext{.config = config, .model = *s.model, .build = [&spec] {
+      ExtensionContext{.ema = settings.ema, .model = *s.model, .build = [&spec] {
                          const GeneratorStateGuard same_stream;  // draws nothing from the run's
                          return build_fresh(spec.source);
                        }});
@@ -173,13 +176,12 @@ TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch
                                                 .scaler = *s.scaler});
   s.learner->held_in_eval = std::move(held_in_eval);
 
-  s.position = start_position(spec.source, config, dist.world_size());
-  s.info = checkpoint_info(spec.resolved, spec.source.normalization, spec.class_names, spec.dataset,
-                           spec.config_toml);
+  s.position = start_position(spec, dist.world_size());
+  s.info = checkpoint_info(spec);
   s.info.world_size = dist.world_size();
   s.info.train_images = spec.train.size();
   s.info.train_fingerprint = spec.train_fingerprint;
-  s.info.tta = config.tta;
+  s.info.tta = spec.loop.tta;
   s.info.image = spec.source.image;
   s.info.prep = spec.source.prep;
   const bool keeps_id = spec.source.resumed && !spec.source.resumed->info.run_id.empty();

@@ -44,20 +44,19 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
                                            .dist = dist,
                                            .progress_bar = env.progress_bar,
                                            .pretrained_dirs = env.pretrained_dirs});
-  const TrainConfig& config = spec.settings;
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
-    outputs.emplace(spec.run_dir, spec.checkpoint, spec.config_toml, config.tensorboard,
-                    spec.resumed_run, config.overwrite, spec.inputs);
+    outputs.emplace(spec.run_dir, spec.checkpoint, spec.record.toml(), spec.loop.tensorboard,
+                    spec.resumed_run, given.overwrite, spec.inputs);
   }
   TrainingSession session = make_session(spec, dist, device);
   if (outputs) {
     outputs->own(session.info.run_id);
-    outputs->started(spec.config_toml, hparams_of(spec.resolved), session.position.global_step,
+    outputs->started(spec.record.toml(), spec.record.hparams(), session.position.global_step,
                      /*has_test_split=*/spec.test.size() > 0);
   }
   const EpochPosition& at = session.position;
-  const int64_t steps = spec.shape.steps * (config.epochs - at.epoch + 1) - at.first_step;
+  const int64_t steps = spec.shape.steps * (spec.loop.epochs - at.epoch + 1) - at.first_step;
   const auto now = RunForecast::Clock::now();
   RunForecast forecast(steps, device.is_cpu(), now,
                        std::chrono::duration<double>(now - began).count());

@@ -1,0 +1,133 @@
+// run_files.cpp: see run_files.h.
+#include "cifar/resolve/run_files.h"
+
+#include <spdlog/spdlog.h>
+
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "cifar/core/errors.h"
+#include "cifar/data/dataset.h"
+#include "cifar/data/image_folder.h"
+#include "cifar/io/run_dir.h"
+#include "cifar/report/run_outputs.h"
+
+namespace cifar {
+namespace fs = std::filesystem;
+namespace {
+
+// --run-dir; else, when resuming, the run folder the checkpoint's run wrote
+// (its saved run-dir), so that a resumed run keeps one history: one
+// metrics.csv, one TensorBoard run; else a new runs/<date>-<time>-<model>.
+fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bool main_rank) {
+  if (!config.run_dir.empty()) return config.run_dir;
+  if (source.resumed_settings && !source.resumed_settings->run_dir.empty()) {
+    const std::string& was = source.resumed_settings->run_dir;
+    if (fs::is_directory(was)) {
+      if (main_rank) spdlog::info("run folder: {}, the resumed run's", was);
+      return was;
+    }
+    if (main_rank) {
+      spdlog::warn(
+          "the resumed run's folder {} is gone: this run's history starts in a new folder "
+          "(give --run-dir to choose it)",
+          was);
+    }
+  }
+  return default_run_dir(source.model_name);
+}
+
+// --checkpoint's default: MODEL.pt for a data set (the tutorial's net.pt),
+// DIR-MODEL.pt for an image folder DIR, so that a run on another folder
+// does not replace it.
+fs::path default_checkpoint(const TrainConfig& config, const std::string& model) {
+  const std::optional<DatasetKind> kind = dataset_request(config.dataset);
+  const bool folder =
+      kind ? dataset_entry(*kind).image_files : has_image_folder_layout(config.data_dir);
+  if (!folder) return model + ".pt";
+  fs::path dir = fs::absolute(config.data_dir).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "photos/"
+  const std::string name = dir.filename().string();
+  return name.empty() ? model + ".pt" : name + "-" + model + ".pt";
+}
+
+// The run a --resume continues, for the run folder's check (resumed_run_dir.h).
+std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSource& source,
+                                      const fs::path& checkpoint) {
+  if (!source.resumed) return std::nullopt;
+  const CheckpointInfo& info = source.resumed->info;
+  std::error_code ec;
+  return ResumedRun{.run_id = info.run_id,
+                    .epochs = info.epoch,
+                    .step_in_epoch = info.step_in_epoch,
+                    .checkpoint = config.resume,
+                    .written_after_last = fs::equivalent(config.resume, checkpoint, ec)};
+}
+
+// Rank 0's finding, had by every rank alike (a collective; one process: its
+// own): the others stop with it, rather than read the data and fail in the
+// next exchange.
+std::string from_rank0(Distributed& dist, const std::string& text) {
+  return dist.world_size() == 1 ? text : dist.all_gather_text(text).front();
+}
+
+// Every file the run writes (the image cache too, which reading the data
+// may write) against every file it reads, and (rank 0, which writes them)
+// the run folder and --checkpoint (report/run_outputs.h), before anything is
+// written; a folder another run is writing now is said first (that run's
+// results are no reason to refuse these settings). The run --resume
+// continues, if any.
+std::optional<ResumedRun> checked_outputs(const TrainConfig& config, const ModelSource& source,
+                                          const fs::path& run_dir, const fs::path& checkpoint,
+                                          const std::vector<NamedFile>& inputs, Distributed& dist) {
+  std::vector<NamedFile> outputs = run_output_files(run_dir, checkpoint);
+  for (auto& file : dataset_output_files(config.data_dir, dataset_request(config.dataset))) {
+    outputs.push_back(std::move(file));
+  }
+  if (const std::string problem = distinct_files_problem(inputs, outputs); !problem.empty()) {
+    throw UsageError(problem);
+  }
+  std::optional<ResumedRun> resumed = resumed_run(config, source, checkpoint);
+  const bool main_rank = dist.is_main();
+  const std::string busy = from_rank0(dist, main_rank ? run_dir_in_use(run_dir) : "");
+  if (!busy.empty()) throw std::runtime_error(busy);
+  const std::string problem = from_rank0(
+      dist,
+      main_rank ? run_outputs_problem(run_dir, checkpoint, resumed, config.overwrite, inputs) : "");
+  if (!problem.empty()) throw UsageError(problem);
+  return resumed;
+}
+
+}  // namespace
+
+std::vector<NamedFile> run_input_files(const TrainConfig& c) {
+  std::vector<NamedFile> files;
+  for (const fs::path& file : dataset_files(c.data_dir)) {
+    files.push_back({"--data's " + file.filename().string(), file});
+  }
+  if (!c.init_weights.empty()) files.push_back({"--init-weights", c.init_weights});
+  // Continued by the run's config.toml and checkpoints, which may replace
+  // them (a resumed run goes on in its own files); no other output may.
+  if (!c.config_file.empty()) {
+    files.push_back({.role = "--config", .path = c.config_file, .continues = kContinuedSettings});
+  }
+  if (!c.resume.empty()) {
+    files.push_back({.role = "--resume", .path = c.resume, .continues = kContinuedCheckpoint});
+  }
+  return files;
+}
+
+RunFiles resolve_run_files(const TrainConfig& config, const ModelSource& source,
+                           Distributed& dist) {
+  RunFiles files;
+  files.run_dir = choose_run_dir(config, source, dist.is_main());
+  files.checkpoint = config.checkpoint.empty() ? default_checkpoint(config, source.model_name)
+                                               : fs::path(config.checkpoint);
+  files.inputs = run_input_files(config);
+  files.resumed =
+      checked_outputs(config, source, files.run_dir, files.checkpoint, files.inputs, dist);
+  return files;
+}
+
+}  // namespace cifar
