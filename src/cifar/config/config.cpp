@@ -3,7 +3,7 @@
 //
 // A table hands every option, with its field, to a visitor
 // (option_visitors.h): OptionDeclarer declares it on a CLI11 app,
-// RangeChecker checks a filled-in config, TomlWriter writes it, RoleLister
+// RangeChecker checks a filled-in config, ValueLister lists it (toml_lines writes it), RoleLister
 // lists what each setting is to a run.
 #include "cifar/config/config.h"
 
@@ -142,9 +142,9 @@ void validate(const TrainConfig& config) {
 }
 
 std::string to_toml(const TrainConfig& config) {
-  TomlWriter writer{.out = "# cifar-train settings (read back with --config)\n"};
-  train_options(config, writer);
-  return writer.out;
+  ValueLister lister;
+  train_options(config, lister);
+  return "# cifar-train settings (read back with --config)\n" + toml_lines(lister.values);
 }
 
 std::vector<std::pair<std::string, SettingRole>> train_setting_roles() {

@@ -3,14 +3,15 @@
 // An option is written down once, as a call on a visitor: number (with its
 // Range, option_spec.h; its text read once, in base 10, by read_number),
 // flag, text, parsed (a typed value, or an optional one, with its parse and
-// format functions) or positional. Three visitors turn a table into what a
+// format functions) or positional. Four visitors turn a table into what a
 // tool needs: OptionDeclarer declares CLI11 options (the text checked and
 // read as typed, so an overflow is an error and not a clamped value, and 010
-// is ten), RangeChecker checks a config filled in code, TomlWriter writes the
-// saved config.toml (with toml++, so any UTF-8 text reads back).
+// is ten), RangeChecker checks a config filled in code, ValueLister lists
+// each value as text, which the ranks compare and toml_lines writes as the
+// saved config.toml (TOML basic strings, so any UTF-8 text reads back).
 // Each option also says what it is to the run (Opt::role, setting_role.h);
 // RoleLister hands those to --resume's and the ranks' comparisons.
-// Included by config.cpp only.
+// Included through option_tables.h by config.cpp and settings_check.cpp.
 #pragma once
 
 #include <fmt/format.h>
@@ -205,80 +206,42 @@ struct RangeChecker {
   }
 };
 
-// Writes `key = value` lines under a comment naming each group. Strings are
-// TOML basic strings (toml_text.h): any UTF-8 path reads back byte for byte.
-struct TomlWriter {
-  std::string out;
-  const char* group = nullptr;
-
-  void line(const Opt& o, const std::string& value) {
-    if (!o.saved) return;
-    if (group == nullptr || std::strcmp(group, o.group) != 0) {
-      group = o.group;
-      out += fmt::format("\n# {}\n", group);
-    }
-    out += fmt::format("{} = {}\n", long_name(o.names), value);
-  }
-  template <class T>
-  void number(const Opt& o, const T& field, Range<T>) {
-    if constexpr (std::is_floating_point_v<T>) {
-      line(o, toml_float(field));
-    } else if (std::is_unsigned_v<T> &&
-               field > static_cast<T>(std::numeric_limits<int64_t>::max())) {
-      line(o, toml_string(fmt::format("{}", field)));  // TOML integers are 64-bit signed
-    } else {
-      line(o, fmt::format("{}", field));
-    }
-  }
-  template <class T>
-  void number(const Opt& o, const std::optional<T>& field, Range<T> r, const char*) {
-    if (field) number(o, *field, r);  // unset: no line, and unset when read back
-  }
-  void flag(const Opt& o, const bool& field) { line(o, field ? "true" : "false"); }
-  void text(const Opt& o, const std::string& field) {
-    if (field.empty() || !o.saved) return;
-    RangeChecker{.toml = true}.text(o, field);  // not UTF-8: UsageError naming the option
-    line(o, toml_string(field));
-  }
-  template <class T>
-  void parsed(const Opt& o, const T& field, Parsed<T> p) {
-    text(o, p.format(field));
-  }
-  template <class T>
-  void parsed(const Opt& o, const std::optional<T>& field, Parsed<T> p) {
-    if (field) text(o, p.format(*field));
-  }
-};
-
-// Lists every saved option's value as text, by its long name, with its role:
-// what two settings are compared by, without a TOML text between them
-// (numbers as config.toml writes them, text as it is; an unset or empty
-// option is left out).
+// Lists every saved option's value as text, by its long name, with its role
+// and group: what two settings are compared by, and what config.toml holds
+// (toml_lines). Numbers as TOML writes them (floats at shortest round trip),
+// text as it is; an unset or empty option is left out.
 struct ValueLister {
   struct Value {
     std::string key, text;
     SettingRole role = SettingRole::kShapes;
+    const char* group = "";
+    bool quoted = false;  // a TOML string: text, and an unsigned count past int64's range
   };
   std::vector<Value> values;
 
-  void add(const Opt& o, std::string text) {
-    if (o.saved) values.push_back({long_name(o.names), std::move(text), o.role});
+  void add(const Opt& o, std::string text, bool quoted = false) {
+    if (o.saved) values.push_back({long_name(o.names), std::move(text), o.role, o.group, quoted});
   }
   template <class T>
   void number(const Opt& o, const T& field, Range<T>) {
     if constexpr (std::is_floating_point_v<T>) {
       add(o, toml_float(field));
     } else {
-      add(o, fmt::format("{}", field));
+      // TOML integers are 64-bit signed: a larger unsigned count is a string.
+      const bool past =
+          std::is_unsigned_v<T> && field > static_cast<T>(std::numeric_limits<int64_t>::max());
+      add(o, fmt::format("{}", field), past);
     }
   }
   template <class T>
   void number(const Opt& o, const std::optional<T>& field, Range<T> r, const char*) {
-    if (field) number(o, *field, r);
+    if (field) number(o, *field, r);  // unset: no line, and unset when read back
   }
   void flag(const Opt& o, const bool& field) { add(o, field ? "true" : "false"); }
   void text(const Opt& o, const std::string& field) {
-    if (!field.empty()) add(o, field);
+    if (field.empty()) return;
+    RangeChecker{.toml = true}.text(o, field);  // not UTF-8: UsageError naming the option
+    add(o, field, /*quoted=*/true);
   }
   template <class T>
   void parsed(const Opt& o, const T& field, Parsed<T> p) {
@@ -289,6 +252,21 @@ struct ValueLister {
     if (field) text(o, p.format(*field));
   }
 };
+
+// `key = value` lines under a comment naming each group. Strings are TOML
+// basic strings (toml_text.h): any UTF-8 path reads back byte for byte.
+inline std::string toml_lines(const std::vector<ValueLister::Value>& values) {
+  std::string out;
+  const char* group = nullptr;
+  for (const ValueLister::Value& v : values) {
+    if (group == nullptr || std::strcmp(group, v.group) != 0) {
+      group = v.group;
+      out += fmt::format("\n# {}\n", group);
+    }
+    out += fmt::format("{} = {}\n", v.key, v.quoted ? toml_string(v.text) : v.text);
+  }
+  return out;
+}
 
 // Lists the role of every saved option, by its long name (the TOML key).
 struct RoleLister {
