@@ -23,20 +23,26 @@
 # The report (report.md, and logs.txt with every step's output) goes into
 # $OUT when set, else ./gpu-report/. Exit status: 0 when every step passed.
 #
-#   bash scripts/gpu/check.sh [--cpu] [--kit DIR]
+#   bash scripts/gpu/check.sh [--cpu] [--subset] [--kit DIR]
 #
 # --cpu: the CPU stands in for the GPU (device cpu, short runs, the [cuda]
 # tests skipped, a gloo group beside NCCL's), run from the kit alone, so a
 # developer proves the kit complete on a machine without a GPU.
+# The data: $CIFAR10_DIR, else the whole set that earlier calls carried in
+# parts (.gpu-data/: prepare.sh --full-data); the kit's subset only with
+# --subset (implied by --cpu). Without data, the steps that train or measure
+# are not run, and the check fails: no figure is reported on fewer than
+# CIFAR-10's 50,000 training images unless asked.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/kit_lib.bash"
 export REPO
 REPO=$(cd "$here/../.." && pwd)
-export MODE=gpu KIT="$REPO/.gpu-kit"
+export MODE=gpu KIT="$REPO/.gpu-kit" SUBSET=0
 while (($#)); do
   case "$1" in
-    --cpu) MODE=cpu; shift ;;
+    --cpu) MODE=cpu SUBSET=1; shift ;;
+    --subset) SUBSET=1; shift ;;
     --kit) KIT=$(cd "$2" && pwd) || exit 2; shift 2 ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "error: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -73,9 +79,16 @@ site=$(kit_site_packages "$PYTHON" 2>/dev/null)
 LD_LIBRARY_PATH=$(kit_library_path "$KIT" "$site")
 
 names=() results=() seconds=()
+# The steps that train or measure on the data: not run when the data step failed.
+needs_data=" airbench94 speedrun graph amp-fp16 deterministic eval-cpu bench-resnet18 bench-tutorial "
+data_ok=0
 # run_step NAME LIMIT: runs check_steps.sh NAME under min(LIMIT, time left).
 run_step() {
   local name="$1" limit="$2" left rc t0 result
+  if [[ "$needs_data" == *" $name "* ]] && ((!data_ok)); then
+    names+=("$name") results+=("not run: no data (see the data step)") seconds+=(0)
+    return
+  fi
   left=$((deadline - $(date +%s)))
   ((left < limit)) && limit=$left
   if ((limit < 5)); then
@@ -101,6 +114,7 @@ run_step() {
   esac
   names+=("$name") results+=("$result") seconds+=($(($(date +%s) - t0)))
   echo "  $result ($(($(date +%s) - t0)) s)"
+  [[ "$name" == data && "$result" == passed ]] && data_ok=1
 }
 
 # The limits follow the machine: three times longer for the CPU rehearsal,
@@ -145,7 +159,7 @@ failed=0
   echo "- glibc: $(env_line glibc:)"
   echo "- Kit: $KIT ($(du -sh "$KIT" 2>/dev/null | cut -f1)): $(tr '\n' ' ' <"$KIT/kit.env" 2>/dev/null)"
   echo "- Repository: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo 'no git')"
-  echo "- Data: $(grep -h '^data:' "$WORK/log-data.txt" 2>/dev/null | cut -d' ' -f2-)"
+  echo "- Data: $(grep -h '^data:\|^refused:\|^error:\|^no data:' "$WORK/log-data.txt" 2>/dev/null | head -1 | sed 's/^data: //')"
   echo "- Date: $(date -u +%Y-%m-%dT%H:%MZ); all steps took $total s (limit $budget s)"
   echo
   echo "## Steps"
@@ -195,10 +209,12 @@ failed=0
   echo
   figures bench-tutorial "net-b4-gpu: no result"
   echo
-  echo "Data: the kit's real CIFAR-10 subset repeated to full-size files unless CIFAR10_DIR"
-  echo "was set, so throughput figures are for full-length epochs while accuracies are not"
-  echo "comparable to training on all 50,000 images (the test accuracy is on the first"
-  echo "$(sed -n 's/^KIT_TEST_IMAGES=//p' "$KIT/kit.env" 2>/dev/null) test images, each counted twice)."
+  if grep -q -- '--subset' "$WORK/log-data.txt" 2>/dev/null; then
+    echo "Data: the kit's real CIFAR-10 subset repeated to full-size files (--subset), so"
+    echo "throughput figures are for full-length epochs while accuracies are not comparable"
+    echo "to training on all 50,000 images (the test accuracy is on the first"
+    echo "$(sed -n 's/^KIT_TEST_IMAGES=//p' "$KIT/kit.env" 2>/dev/null) test images, each counted twice)."
+  fi
   for i in "${!names[@]}"; do
     [[ "${results[$i]}" == passed ]] && continue
     echo

@@ -59,15 +59,32 @@ if torch.cuda.is_available(): print("gpu:", torch.cuda.get_device_name(0))'
     exec "$REPO/scripts/gpu/kit_complete.sh" "$KIT"
     ;;
   data)
-    # Real data if $CIFAR10_DIR holds it; else the kit's real subset, repeated
-    # to full-size files (data_batch_1..5 the same images; test_batch the
-    # first test images, twice), so that epochs have their real length.
+    # The real set: $CIFAR10_DIR, else the whole set packed in parts that
+    # earlier calls to this machine carried (.gpu-data/, data_pack.py; every
+    # part and file checked by SHA-256), else, only when asked (--subset, or
+    # --cpu's rehearsal), the kit's real subset repeated to full-size files
+    # (data_batch_1..5 the same images; test_batch the first test images,
+    # twice), so that epochs have their real length but accuracies are not
+    # the speedrun's.
     if [[ -n "${CIFAR10_DIR:-}" && -f "${CIFAR10_DIR}/test_batch.bin" ]]; then
       ln -s "$CIFAR10_DIR" "$DATA" && echo "data: $CIFAR10_DIR (the real set)"
       exit
     fi
+    if [[ -f "$REPO/.gpu-data/cifar10.json" ]]; then
+      exec "$PYTHON" "$REPO/scripts/gpu/data_pack.py" unpack "$REPO/.gpu-data" "$DATA"
+    fi
     archive="$KIT/data/cifar10-subset.tar.xz"
-    [[ -f "$archive" ]] || { echo "no $archive: run prepare.sh with data"; exit 1; }
+    [[ -f "$archive" ]] || {
+      echo "no data: neither .gpu-data/ (prepare.sh --full-data) nor $archive (prepare.sh)"
+      exit 1
+    }
+    if [[ "${SUBSET:-0}" != 1 ]]; then
+      echo "refused: the kit holds $(sed -n 's/^KIT_TRAIN_IMAGES=//p' "$KIT/kit.env") real" \
+        "training images, not CIFAR-10's 50,000, and figures on them are not the recipes'." \
+        "Bring the whole set (scripts/gpu/prepare.sh --full-data prints the calls), or pass" \
+        "--subset to report on the subset"
+      exit 1
+    fi
     mkdir -p "$DATA" || exit 1
     # Python's tarfile reads .xz: the GPU machine may lack the xz program.
     "$PYTHON" - "$archive" "$DATA" <<'PY' || exit 1
@@ -87,7 +104,7 @@ for i in range(1, 6):
     (out / f"data_batch_{i}.bin").write_bytes(file)
 file, n_test = tiled(test)
 (out / "test_batch.bin").write_bytes(file)
-print(f"data: {n_train} real training images repeated to 5 x 10000, "
+print(f"data: the subset (--subset): {n_train} real training images repeated to 5 x 10000, "
       f"{n_test} real test images repeated to 10000")
 PY
     ;;

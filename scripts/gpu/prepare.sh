@@ -11,10 +11,17 @@
 #
 #   scripts/gpu/prepare.sh [--kit DIR] [--build-dir DIR] [--no-build]
 #                          [--data DIR | --no-data] [--train-images N] [--test-images N]
+#                          [--full-data]
 #
 # --no-build takes the binaries as they are in the build folder (default
 # build/release, built with `cmake --build` first); --no-data leaves the data
 # out (CI's quick proof). Data: --data, else $CIFAR10_DIR, else ../shared/.
+# --full-data also packs the whole data set into .gpu-data/ (git-ignored;
+# data_pack.py: about 89 MB in parts of 30 MiB, kept when the data has not
+# changed) and prints the calls that carry it: the first with the kit, the
+# next ones while the machine is still held (it keeps what earlier calls
+# left), the last running check.sh, which then reports on all 50,000
+# training images.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -27,6 +34,7 @@ data="${CIFAR10_DIR:-$repo/../shared/cifar-10-batches-bin}"
 train_images=10000 # first images of data_batch_1.bin
 test_images=5000   # first images of test_batch.bin
 max_bytes=$((60 * 1024 * 1024))
+full_data=0
 while (($#)); do
   case "$1" in
     --kit) kit="$2"; shift 2 ;;
@@ -36,6 +44,7 @@ while (($#)); do
     --no-data) data=""; shift ;;
     --train-images) train_images="$2"; shift 2 ;;
     --test-images) test_images="$2"; shift 2 ;;
+    --full-data) full_data=1; shift ;;  # the kit then carries no subset
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "error: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -98,8 +107,9 @@ done < <(for name in "${KIT_BINARIES[@]}"; do
   env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$search" ldd "$staging/bin/$name"
 done | sed -n 's/^\t\([^ ]*\) => \([^ ]*\).*/\1 \2/p' | sort -u)
 
-# 3. The data: the first images of one training file and of the test file.
-if [[ -n "$data" ]]; then
+# 3. The data: the first images of one training file and of the test file
+# (none with --full-data: the parts bring the whole set, step 5).
+if [[ -n "$data" ]] && ((!full_data)); then
   [[ -f "$data/data_batch_1.bin" && -f "$data/test_batch.bin" ]] ||
     die "no CIFAR-10 binary files in $data: pass --data DIR or --no-data"
   subset=$(mktemp -d)
@@ -119,8 +129,8 @@ KIT_TORCH=$("$python" -c 'import torch; print(torch.__version__)')
 KIT_GLIBC=$(kit_newest_version GLIBC_ "$staging"/bin/* "$staging"/lib/*.so*)
 KIT_GLIBC_COMPAT=$(kit_newest_version GLIBC_ "$staging"/lib/compat/*)
 KIT_GLIBCXX=$(kit_newest_version GLIBCXX_ "$staging"/bin/* "$staging"/lib/*.so*)
-KIT_TRAIN_IMAGES=$([[ -n "$data" ]] && echo "$train_images" || echo 0)
-KIT_TEST_IMAGES=$([[ -n "$data" ]] && echo "$test_images" || echo 0)
+KIT_TRAIN_IMAGES=$([[ -n "$data" ]] && ((!full_data)) && echo "$train_images" || echo 0)
+KIT_TEST_IMAGES=$([[ -n "$data" ]] && ((!full_data)) && echo "$test_images" || echo 0)
 ENV
 
 size=$(du -sb "$staging" | cut -f1)
@@ -130,3 +140,17 @@ mv "$staging" "$kit"
 "$here/kit_complete.sh" "$kit"
 echo "kit: $kit, $(du -sh "$kit" | cut -f1) ($size bytes), made in $(($(date +%s) - start)) s"
 cat "$kit/kit.env"
+
+# 5. The whole data set, in parts, and the calls that carry them.
+if ((full_data)); then
+  [[ -n "$data" ]] || die "--full-data needs the data: drop --no-data"
+  parts="$repo/.gpu-data"
+  if "$python" "$here/data_pack.py" current "$data" "$parts"; then
+    echo "data: $parts is packed from $data already"
+  else
+    rm -rf "$parts"
+    "$python" "$here/data_pack.py" pack "$data" "$parts"
+  fi
+  "$python" "$here/data_pack.py" calls "$parts" --kit-bytes "$size" \
+    --tree-bytes "$(git -C "$repo" ls-files -z | (cd "$repo" && xargs -0 du -cb 2>/dev/null) | tail -1 | cut -f1)"
+fi
