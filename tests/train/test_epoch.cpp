@@ -114,7 +114,7 @@ TEST_CASE("bf16 autocast trains on the CPU and restores the autocast state", "[e
   LoneLearner a(make_model(ModelOptions("net")), 0.01, 0.9);
   auto& model = a.model;
   auto o = options_for(64, 16);
-  o.step.amp = AmpMode::kBf16;
+  o.step.precision.amp = AmpMode::kBf16;
   const auto stats =
       train_one_epoch(a.learner, train, train.plan_epoch(true, false, 0, 1), o, EpochPosition{});
   CHECK(std::isfinite(stats.loss));

@@ -40,8 +40,11 @@ TEST_CASE("a skipped step leaves the weights and the momentum untouched", "[grad
   ParamGroups& groups = lone.groups;
   GradScaler& scaler = lone.scaler;
   RunningTotals totals(torch::kCPU);
-  const auto step = make_eager_step(
-      lone.learner, {.amp = AmpMode::kFp16, .sum_loss = false, .settings = {}}, totals);
+  Precision fp16;
+  fp16.amp = AmpMode::kFp16;
+  fp16.loss_scaling = true;
+  const auto step =
+      make_eager_step(lone.learner, {.precision = fp16, .sum_loss = false, .settings = {}}, totals);
   const DeviceDataset data(test::synthetic(32, 1), torch::kCPU, Normalization{});
   const Batch good = data.batch(data.plan_epoch(false, false, 0, 1), 0, 32);
 

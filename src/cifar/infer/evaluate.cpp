@@ -69,12 +69,12 @@ void check_tta_level(int64_t level) {
 }  // namespace
 
 torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int64_t tta,
-                         AmpMode amp) {
+                         const Precision& precision) {
   check_tta_level(tta);
   // Every view in the batch's own layout (channels-last stays channels-last).
   const auto format = images.suggest_memory_format();
   auto f = [&](const torch::Tensor& x) {
-    AutocastScope autocast(x.device(), amp);
+    AutocastScope autocast(x.device(), precision);
     return model.forward(x.contiguous(format)).to(torch::kFloat);  // (B, C)
   };
   auto mirror = [&](const torch::Tensor& x) { return 0.5 * f(x) + 0.5 * f(x.flip({-1})); };
@@ -87,7 +87,8 @@ torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int
     const int64_t k = (images.size(0) + 3) / 4;                                   // ceil(B / 4)
     const auto confidence = logits.softmax(1).amax(1);                            // (B)
     const auto doubtful = std::get<1>(confidence.topk(k, 0, /*largest=*/false));  // (k)
-    logits.index_copy_(0, doubtful, tta_logits(model, images.index_select(0, doubtful), 2, amp));
+    logits.index_copy_(0, doubtful,
+                       tta_logits(model, images.index_select(0, doubtful), 2, precision));
     return logits;
   }
   const int64_t h = images.size(2), w = images.size(3);
@@ -99,11 +100,11 @@ torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int
 }
 
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
-                    AmpMode amp, int64_t num_classes, Distributed* dist,
+                    const Precision& precision, int64_t num_classes, Distributed* dist,
                     const ProgressBarOptions* progress, int64_t tta) {
   return evaluate(model, data,
                   EvalOptions{.batch_size = batch_size,
-                              .amp = amp,
+                              .precision = precision,
                               .num_classes = num_classes,
                               .tta = tta,
                               .dist = dist,
@@ -115,7 +116,6 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
   const int64_t batch_size = options.batch_size;
   const int64_t num_classes = options.num_classes;
   const int64_t tta = options.tta;
-  const AmpMode amp = options.amp;
   check_tta_level(tta);
   const auto device = data.device();
   Distributed alone(DistEnv{}, device);  // one process: its collectives return at once
@@ -154,7 +154,7 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
       if (start >= share.end) continue;
       const Batch batch = data.batch(plan, start, std::min(batch_size, share.end - start));
       if (options.before_batch) options.before_batch(b);
-      const auto logits = tta_logits(model, batch.images, tta, amp);  // (B, C) float
+      const auto logits = tta_logits(model, batch.images, tta, options.precision);  // (B, C) float
       loss_sum.add_(F::cross_entropy(logits, batch.labels,
                                      F::CrossEntropyFuncOptions().reduction(torch::kSum)));
       if (bar) bar->update(start + batch.labels.size(0) - share.begin);
@@ -201,11 +201,11 @@ EvalReport evaluate_checkpoint(EvalRun run) {
   report.class_names = info.class_names;
   const Precision& precision = run.precision;
   const OomAdvice advice{"--batch-size", run.batch_size, info.model,
-                         device,         precision.amp,  test_data.size()};
+                         device,         precision,      test_data.size()};
   report.result = with_oom_advice(advice, [&] {
     const ProgressBarOptions progress = eval_progress_options(run.progress_bar);
     EvalOptions options{.batch_size = run.batch_size,
-                        .amp = precision.amp,
+                        .precision = precision,
                         .num_classes = info.num_classes,
                         .tta = tta,
                         .dist = nullptr,

@@ -44,15 +44,15 @@ class Distributed;
 inline constexpr int64_t kSelectiveTta = 3;  // kMaxTta: core/types.h
 
 // The logits (B, C), float, of normalised images (B, 3, H, W) at a TTA level
-// (see above): one forward pass per view, each under autocast with `amp`.
+// (see above): one forward pass per view, each under autocast at `precision`.
 // Precondition: 0 <= tta <= kMaxTta (the tools' --tta is refused outside it
 // by resolve/inference.h); std::invalid_argument otherwise.
 torch::Tensor tta_logits(ClassifierImpl& model, const torch::Tensor& images, int64_t tta,
-                         AmpMode amp = AmpMode::kOff);
+                         const Precision& precision = {});
 
 struct EvalOptions {
   int64_t batch_size = 100;
-  AmpMode amp = AmpMode::kOff;
+  Precision precision = {};  // the autocast (platform/precision.h); float32 by default
   int64_t num_classes = 10;
   int64_t tta = 0;  // test-time augmentation level, 0..kMaxTta (above)
   // With several processes (`dist`), each evaluates its share of the split
@@ -73,7 +73,7 @@ EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, const Eval
 
 // The same, with the options in a row.
 EvalResult evaluate(ClassifierImpl& model, const DeviceDataset& data, int64_t batch_size,
-                    AmpMode amp = AmpMode::kOff, int64_t num_classes = 10,
+                    const Precision& precision = {}, int64_t num_classes = 10,
                     Distributed* dist = nullptr, const ProgressBarOptions* progress = nullptr,
                     int64_t tta = 0);
 

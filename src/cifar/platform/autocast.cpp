@@ -3,14 +3,15 @@
 
 namespace cifar {
 
-AutocastScope::AutocastScope(const c10::Device& device, AmpMode amp, bool cache)
-    : active_(amp != AmpMode::kOff), type_(device.type()) {
+AutocastScope::AutocastScope(const c10::Device& device, const Precision& precision, bool cache)
+    : active_(precision.amp != AmpMode::kOff), type_(device.type()) {
   if (!active_) return;
   was_enabled_ = at::autocast::is_autocast_enabled(type_);
   was_caching_ = at::autocast::is_autocast_cache_enabled();
   old_dtype_ = at::autocast::get_autocast_dtype(type_);
   at::autocast::set_autocast_enabled(type_, true);
-  at::autocast::set_autocast_dtype(type_, amp == AmpMode::kFp16 ? at::kHalf : at::kBFloat16);
+  at::autocast::set_autocast_dtype(type_,
+                                   precision.amp == AmpMode::kFp16 ? at::kHalf : at::kBFloat16);
   at::autocast::set_autocast_cache_enabled(cache);
 }
 

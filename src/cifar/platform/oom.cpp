@@ -19,7 +19,7 @@ void rethrow_out_of_memory(const c10::Error& e, const OomAdvice& a) {
   const int64_t ran = over_data ? a.data_size : a.batch_size;
   const int64_t smaller = std::max<int64_t>(1, ran / 2);
   std::string extra;
-  if (a.amp == AmpMode::kOff && a.device.is_cuda()) extra = " or --amp bf16";
+  if (a.precision.amp == AmpMode::kOff && a.device.is_cuda()) extra = " or --amp bf16";
   if (over_data) {
     extra +=
         fmt::format(" (the data has {} samples, so no batch was larger than that)", a.data_size);

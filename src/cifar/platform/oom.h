@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cifar/core/types.h"
+#include "cifar/platform/precision.h"
 
 namespace cifar {
 
@@ -21,8 +22,8 @@ struct OomAdvice {
   int64_t batch_size = 0;
   std::string model;
   c10::Device device{c10::kCPU};
-  AmpMode amp = AmpMode::kOff;
-  int64_t data_size = 0;  // samples in the split, so the advice stays within it (0: unknown)
+  Precision precision = {};  // float32 on a GPU: --amp bf16 is advised too
+  int64_t data_size = 0;     // samples in the split, so the advice stays within it (0: unknown)
 };
 
 // Throws the advice when `e` is an out-of-memory error; returns otherwise.

@@ -23,14 +23,14 @@ struct LoopSpec {
   std::vector<int64_t> resolution_schedule;  // --resolution-schedule, at CIFAR's 32 px
   int64_t batch_size = 0;                    // --batch-size as fitted (out-of-memory advice)
   int64_t eval_batch_size = 0;               // --eval-batch-size
-  AmpMode amp = AmpMode::kOff;               // resolved: never kAuto
+  Precision precision = {};                  // --amp resolved: the evaluations' autocast
   int64_t tta = 0;                           // --tta's level
   bool tensorboard = false;                  // the running loss for TensorBoard (rank 0)
   double log_interval_s = 0;                 // --log-interval: progress lines off a terminal
 };
 
 // The loop of a run with these (fitted, resolved) settings.
-inline LoopSpec loop_spec(const TrainConfig& settings) {
+inline LoopSpec loop_spec(const TrainConfig& settings, const Precision& precision) {
   return {.epochs = settings.epochs,
           .time_s = settings.time_minutes * 60,
           .eval_every = settings.eval_every,
@@ -38,7 +38,7 @@ inline LoopSpec loop_spec(const TrainConfig& settings) {
           .resolution_schedule = settings.resolution_schedule,
           .batch_size = settings.batch_size,
           .eval_batch_size = settings.eval_batch_size,
-          .amp = settings.amp,
+          .precision = precision,
           .tta = settings.tta,
           .tensorboard = settings.tensorboard,
           .log_interval_s = settings.log_interval_s};

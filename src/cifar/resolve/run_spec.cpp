@@ -179,9 +179,9 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   spec.local_batch = per_rank_batch(spec.batch_size, context.dist.world_size());
   // Its groups may scale with the batch; Muon's type follows the precision.
   spec.recipe = make_recipe(fitted, spec.precision);
-  spec.step = step_spec(fitted.amp, spec.recipe.loss, config.step);
+  spec.step = step_spec(spec.precision, spec.recipe.loss, config.step);
   spec.step.non_finite_hint = non_finite_hint(spec.recipe, spec.source.model_name, fitted.amp);
-  spec.loop = loop_spec(fitted);
+  spec.loop = loop_spec(fitted, spec.precision);
   check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
   const bool graphed = config.cuda_graph && context.machine.device.is_cuda();
   spec.shape = checked_epochs(spec, graphed, context.dist);

@@ -12,6 +12,7 @@
 
 #include "cifar/config/step_settings.h"
 #include "cifar/core/types.h"
+#include "cifar/platform/precision.h"
 
 namespace cifar {
 
@@ -23,17 +24,17 @@ struct LossOptions {
 };
 
 struct StepSpec {
-  AmpMode amp = AmpMode::kOff;  // resolved: never kAuto
-  bool sum_loss = false;        // LossOptions::sum
-  StepSettings settings;        // as given, the recipe's own values over them
+  Precision precision = {};  // --amp resolved (platform/precision.h): never auto
+  bool sum_loss = false;     // LossOptions::sum
+  StepSettings settings;     // as given, the recipe's own values over them
   // What to change when the loss becomes NaN or inf (resolve/ignored_options.h).
   std::string non_finite_hint = {};
 };
 
 // The step of a run with these settings and this recipe loss, at `amp`.
-inline StepSpec step_spec(AmpMode amp, const LossOptions& loss, StepSettings given) {
+inline StepSpec step_spec(const Precision& precision, const LossOptions& loss, StepSettings given) {
   if (loss.label_smoothing) given.label_smoothing = *loss.label_smoothing;
-  return {.amp = amp, .sum_loss = loss.sum, .settings = given};
+  return {.precision = precision, .sum_loss = loss.sum, .settings = given};
 }
 
 }  // namespace cifar

@@ -117,16 +117,16 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, const torch::Device& devi
   timer.start();
   const ProgressBarOptions progress =
       eval_progress_options(job.env.progress_bar, job.loop.log_interval_s);
-  const OomAdvice advice{
-      "--eval-batch-size", job.loop.eval_batch_size, job.spec.source.model_name, device,
-      job.loop.amp,        job.spec.test.size()};
+  const OomAdvice advice{"--eval-batch-size",        job.loop.eval_batch_size,
+                         job.spec.source.model_name, device,
+                         job.loop.precision,         job.spec.test.size()};
   const CpuSettingsGuard cpu_settings(job.threads.threads(), /*onednn=*/true);
   auto evaluate_on = [&](const DeviceDataset& data) {
     return with_oom_advice(advice, [&] {
       return evaluate(
           job.session.shown_model(), data,
           {.batch_size = job.loop.eval_batch_size,
-           .amp = job.loop.amp,
+           .precision = job.loop.precision,
            .num_classes = static_cast<int64_t>(job.spec.class_names.size()),
            .tta = job.loop.tta,
            .dist = &job.dist,
@@ -219,7 +219,7 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
                      .test_is_val = job.spec.test_is_val};
   const EpochOptions options = epoch_options(job);
   const OomAdvice train_oom{"--batch-size", job.loop.batch_size, job.spec.source.model_name,
-                            device,         job.loop.amp,        job.spec.train.size()};
+                            device,         job.loop.precision,  job.spec.train.size()};
   EpochPosition& position = job.session.position;
   EpochState shared(job.spec.train.device());  // the running totals; --cuda-graph's step, once
   // --time: at least two epochs (one fit), and from the start the saved

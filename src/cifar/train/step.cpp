@@ -17,7 +17,7 @@ torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const Step
                            RunningTotals& totals, bool autocast_cache) {
   torch::Tensor logits, loss;
   {
-    AutocastScope autocast(batch.images.device(), options.amp, autocast_cache);
+    AutocastScope autocast(batch.images.device(), options.precision, autocast_cache);
     logits = model.forward(batch.images);  // (B, classes)
     auto how = F::CrossEntropyFuncOptions().label_smoothing(options.settings.label_smoothing);
     if (options.sum_loss) how.reduction(torch::kSum);
