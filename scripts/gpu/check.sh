@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # check.sh: one call on a GPU machine checks every GPU path of the project
 # and measures its GPU figures, from the kit scripts/gpu/prepare.sh made
-# (.gpu-kit/ beside the repository: binaries, libraries, data) and the
-# machine's own Python with torch 2.11.0; nothing is built or fetched.
+# (.gpu-kit/ beside the repository: binaries, libraries, airbench, and a data
+# subset unless the whole set came in parts, .gpu-data/) and the machine's
+# own Python with torch 2.11.0; nothing is built or fetched.
 # Steps: the environment; the kit's completeness (and its binaries' RPATH);
 # the data; the [cuda] tests, each on its own; an NCCL process group (world
 # size 1) and, on a machine with two GPUs, two cifar-train ranks on NCCL
@@ -82,7 +83,7 @@ LD_LIBRARY_PATH=$(kit_library_path "$KIT" "$site")
 
 names=() results=() seconds=()
 # The steps that train or measure on the data: not run when the data step failed.
-needs_data=" airbench94 speedrun reference graph amp-fp16 deterministic eval-cpu bench-resnet18 bench-tutorial "
+needs_data=" nccl-two-ranks airbench94 speedrun reference graph amp-fp16 deterministic eval-cpu bench-resnet18 bench-tutorial "
 data_ok=0
 # run_step NAME LIMIT: runs check_steps.sh NAME under min(LIMIT, time left).
 run_step() {
@@ -216,7 +217,7 @@ failed=0
   echo
   figures bench-tutorial "net-b4-gpu: no result"
   echo
-  if grep -q -- '--subset' "$WORK/log-data.txt" 2>/dev/null; then
+  if grep -q '^data: the subset' "$WORK/log-data.txt" 2>/dev/null; then
     echo "Data: the kit's real CIFAR-10 subset repeated to full-size files (--subset), so"
     echo "throughput figures are for full-length epochs while accuracies are not comparable"
     echo "to training on all 50,000 images (the test accuracy is on the first"

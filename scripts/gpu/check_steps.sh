@@ -162,48 +162,7 @@ PY
     cat "$WORK/$step/metrics.csv"
     ;;
   reference)
-    # The published airbench94 (PyPI's airbench, in the kit's reference/) on the
-    # same files, beside configs/airbench94.toml over the same seeds,
-    # alternating: each side's training time as the reference measures it
-    # (after a warm-up; CUDA events around training and the final
-    # evaluation) and its whole-process wall time. Without CUDA the data is
-    # converted and checked and the run is skipped (airbench runs on CUDA only).
-    [[ -f "$KIT/reference/airbench/__init__.py" ]] ||
-      { echo "no airbench in $KIT/reference: run prepare.sh"; exit 1; }
-    "$PYTHON" scripts/gpu/reference_airbench.py convert "$DATA" "$WORK/reference" || exit 1
-    PYTHONPATH="$KIT/reference" "$PYTHON" -c 'import airbench; airbench.train94, airbench.warmup94' ||
-      { echo "the kit's airbench does not import"; exit 1; }
-    if ! gpu; then
-      echo "airbench94 runs on CUDA only: its data converted and checked, the run left to the GPU" \
-        >"$WORK/skip-$step.txt"
-      exit 77
-    fi
-    printf '| side | seed | test acc | training s | wall s |\n|---|---:|---:|---:|---:|\n' \
-      >"$WORK/figures-$step.md"
-    for seed in 0 1 2; do
-      "$PYTHON" scripts/gpu/reference_airbench.py run "$KIT/reference" "$WORK/reference" \
-        --seeds "$seed" | tee -a "$WORK/reference.jsonl" || exit 1
-      "$PYTHON" - "$WORK/reference.jsonl" "$(sed -n 's/^KIT_AIRBENCH=//p' "$KIT/kit.env")" \
-        >>"$WORK/figures-$step.md" <<'PY'
-import json, sys
-r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-print(f"| airbench94 (PyPI airbench {sys.argv[2]}) | {r['seed']} | {100 * r['tta_val_acc']:.2f}% "
-      f"| {r['train_seconds']:.2f} | {r['wall_seconds']:.1f} |")
-PY
-      t0=$(date +%s%N)
-      "$bin/cifar-train" --config configs/airbench94.toml --device "$DEVICE" --data "$DATA" \
-        --seed "$seed" --run-dir "$WORK/ref-cpp-$seed" --checkpoint "$WORK/ref-cpp-$seed.pt" \
-        --no-tensorboard || exit 1
-      wall=$(since "$t0")
-      "$PYTHON" - "$WORK/ref-cpp-$seed/metrics.csv" "$seed" "$wall" >>"$WORK/figures-$step.md" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-train_s = sum(float(r["seconds"]) for r in rows)
-print(f"| cifar-train configs/airbench94.toml | {sys.argv[2]} | "
-      f"{100 * float(rows[-1]['test_accuracy']):.2f}% | {train_s:.2f} | {float(sys.argv[3]):.1f} |")
-PY
-    done
-    cat "$WORK/figures-$step.md"
+    exec bash "$REPO/scripts/gpu/check_reference.sh"
     ;;
   graph)
     # --cuda-graph on a recipe it captures (the classic one: one SGD group;

@@ -87,6 +87,7 @@ def pack(data_dir, out_dir, part_bytes):
         assert decode(stream[-1], n) == records, f"{name}: the packing does not undo"
     packed = lzma.compress(b"".join(stream), preset=9)
     parts = []
+    assert part_bytes >= 1
     for i in range(0, len(packed), part_bytes):
         chunk = packed[i : i + part_bytes]
         name = f"cifar10.xz.part-{len(parts) + 1}"
@@ -130,6 +131,10 @@ def unpack(parts_dir, out_dir):
             sys.exit(1)
         chunks.append(chunk)
     stream = lzma.decompress(b"".join(chunks))
+    if len(stream) != sum(f["images"] * RECORD for f in manifest["files"]):
+        print(f"error: the parts unpack to {len(stream)} bytes, not the manifest's files",
+              file=sys.stderr)
+        sys.exit(1)
     out_dir.mkdir(parents=True, exist_ok=True)
     at = 0
     for f in manifest["files"]:
@@ -162,6 +167,7 @@ def current(data_dir, parts_dir):
 
 
 CALL_BYTES = 62 * 2**20  # what one call may carry (64 MiB), less a margin
+CALL_PATHS = 8  # the paths one call may carry
 
 
 def calls(parts_dir, kit_bytes, tree_bytes):
@@ -176,6 +182,14 @@ def calls(parts_dir, kit_bytes, tree_bytes):
         carry.append(f"{rel}/{p['name']}")
         size += p["bytes"]
     batches.append(carry)
+    for carry in batches:
+        size = tree_bytes + sum(p["bytes"] for p in manifest["parts"] if f"{rel}/{p['name']}" in carry)
+        if ".gpu-kit" in carry:
+            size += kit_bytes
+        if size > CALL_BYTES or len(carry) > CALL_PATHS:
+            sys.exit(f"error: a call would carry {size >> 20} MiB in {len(carry)} paths, over "
+                     f"{CALL_BYTES >> 20} MiB or {CALL_PATHS} paths: pack with another --part-mib "
+                     "(the kit itself must leave room for the working tree)")
     print(f"The whole data set travels in {len(batches)} calls to one machine, each at most "
           f"{CALL_BYTES >> 20} MiB with the working tree; each must start before the machine "
           "is given back (30 s idle), so run them one after the other:")
@@ -206,8 +220,8 @@ def main():
     k.add_argument("--tree-bytes", type=int, required=True)
     args = parser.parse_args()
     if args.command == "pack":
-        if args.part_mib <= 0:
-            parser.error("--part-mib must be > 0")
+        if args.part_mib * 2**20 < 1:
+            parser.error("--part-mib must be at least one byte (1e-6)")
         pack(args.data_dir, args.out_dir, int(args.part_mib * 2**20))
     elif args.command == "unpack":
         unpack(args.parts_dir, args.out_dir)

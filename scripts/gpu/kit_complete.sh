@@ -83,6 +83,12 @@ if [[ -x "$kit/bin/cifar_dist_driver" ]]; then
   "${clean[@]}" "$kit/bin/cifar_dist_driver" --help >/dev/null 2>&1 ||
     fail "cifar_dist_driver --help failed"
 fi
+# The reference the check runs beside airbench94 (check_reference.sh).
+if [[ -f "$kit/reference/airbench/lib_airbench94.py" ]]; then
+  echo "reference: airbench $(sed -n 's/^KIT_AIRBENCH=//p' "$kit/kit.env")"
+else
+  fail "no airbench in $kit/reference (prepare.sh copies it from scripts/setup.sh's environment)"
+fi
 if ((problems)); then
   echo "kit incomplete: $problems problem(s)"
   exit 1

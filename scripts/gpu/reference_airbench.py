@@ -13,8 +13,14 @@ itself (CUDA events around the training and the final evaluation, after a
 warm-up run, airbench's `warmup94`) and prints one JSON line per seed.
 
   reference_airbench.py convert DATA_DIR OUT_DIR     OUT_DIR/cifar10/{train,test}.pt
+  reference_airbench.py probe AIRBENCH_DIR          airbench imports from there
   reference_airbench.py run AIRBENCH_DIR OUT_DIR --seeds 0 1 2
                                           (AIRBENCH_DIR holds the airbench package)
+
+airbench imports torchvision for one thing once its data files exist:
+transforms.Normalize. Where torchvision is not installed (the GPU machine
+need not have it), an equivalent stands in, (x - mean) / std per channel as
+torchvision computes it, and the output says so.
 
 airbench needs CUDA (it moves its model and data there in half precision):
 `run` on a machine without it exits 77, which check.sh reports as skipped.
@@ -24,8 +30,10 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import sys
 import time
+import types
 from pathlib import Path
 
 import torch
@@ -67,16 +75,39 @@ def last_row(text):
     return dict(zip(head, (c.strip() for c in rows[-1].strip("|").split("|"))))
 
 
+def import_airbench(airbench_dir):
+    """The airbench package in airbench_dir, torchvision's Normalize stood in where absent."""
+    try:
+        import torchvision  # noqa: F401
+    except ImportError:
+        class Normalize(torch.nn.Module):  # torchvision.transforms.Normalize's formula
+            def __init__(self, mean, std):
+                super().__init__()
+                self.mean, self.std = mean, std
+
+            def forward(self, x):
+                mean = torch.as_tensor(self.mean, dtype=x.dtype, device=x.device).view(-1, 1, 1)
+                std = torch.as_tensor(self.std, dtype=x.dtype, device=x.device).view(-1, 1, 1)
+                return (x - mean) / std
+
+        stand_in = types.ModuleType("torchvision")
+        stand_in.transforms = types.SimpleNamespace(Normalize=Normalize)
+        sys.modules["torchvision"] = stand_in
+        sys.modules["torchvision.transforms"] = stand_in.transforms
+        print("torchvision is not installed: its transforms.Normalize stood in by the same formula",
+              file=sys.stderr)
+    sys.path.insert(0, str(airbench_dir))
+    import airbench
+
+    return airbench
+
+
 def run(airbench_dir, out_dir, seeds):
     if not torch.cuda.is_available():
         print("airbench94 runs on CUDA only (its model and data in half precision on the GPU)")
         sys.exit(77)
-    sys.path.insert(0, str(airbench_dir))
-    import os
-
+    airbench = import_airbench(airbench_dir)
     os.chdir(out_dir)  # its loader reads ./cifar10/{train,test}.pt
-    import airbench
-
 
     with contextlib.redirect_stdout(io.StringIO()):
         airbench.warmup94()  # as the reference does before timing
@@ -100,6 +131,8 @@ def main():
     c = sub.add_parser("convert")
     c.add_argument("data_dir", type=Path)
     c.add_argument("out_dir", type=Path)
+    p = sub.add_parser("probe")
+    p.add_argument("airbench_dir", type=Path)
     r = sub.add_parser("run")
     r.add_argument("airbench_dir", type=Path)
     r.add_argument("out_dir", type=Path)
@@ -107,6 +140,10 @@ def main():
     args = parser.parse_args()
     if args.command == "convert":
         convert(args.data_dir, args.out_dir)
+    elif args.command == "probe":
+        airbench = import_airbench(args.airbench_dir.resolve())
+        assert callable(airbench.train94) and callable(airbench.warmup94)
+        print(f"reference: airbench from {args.airbench_dir} imports")
     else:
         run(args.airbench_dir.resolve(), args.out_dir.resolve(), args.seeds)
 

@@ -209,7 +209,9 @@ struct RangeChecker {
 // Lists every saved option's value as text, by its long name, with its role
 // and group: what two settings are compared by, and what config.toml holds
 // (toml_lines). Numbers as TOML writes them (floats at shortest round trip),
-// text as it is; an unset or empty option is left out.
+// text as it is; an unset or empty option is left out. Text that is not
+// UTF-8 is refused as config.toml would refuse it (a UsageError naming the
+// option; validate() refuses it first).
 struct ValueLister {
   struct Value {
     std::string key, text;

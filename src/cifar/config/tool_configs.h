@@ -2,7 +2,7 @@
 // cifar-eval (EvalConfig), cifar-predict (PredictConfig) and cifar-export
 // (ExportConfig), as their command lines parse them (option_tables.h declares
 // each option). resolve/inference.h turns each into the run infer/ and io/
-// carry out; nothing below resolve/ reads these structs.
+// carry out; infer/ and io/ never see these structs.
 //
 // The model they share (ModelInput, the "Model" option group): exactly one
 // file gives it: a checkpoint written by cifar-train (--checkpoint), which

@@ -4,7 +4,7 @@
 // settings: how many epochs, which of them are evaluated and how, each
 // epoch's shuffle, the resolution schedule, and what it reports. Built once
 // from the settings resolve_run has fitted (the batch to the training split,
-// --amp to what runs).
+// the epochs to --steps) and the resolved Precision.
 #pragma once
 
 #include <cstdint>

@@ -31,7 +31,7 @@ struct StepSpec {
   std::string non_finite_hint = {};
 };
 
-// The step of a run with these settings and this recipe loss, at `amp`.
+// The step of a run with these settings and this recipe loss, at `precision`.
 inline StepSpec step_spec(const Precision& precision, const LossOptions& loss, StepSettings given) {
   if (loss.label_smoothing) given.label_smoothing = *loss.label_smoothing;
   return {.precision = precision, .sum_loss = loss.sum, .settings = given};

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# check_reference.sh: check.sh's reference step (through check_steps.sh,
+# which exports KIT, WORK, MODE, PYTHON, DATA, REPO): the published
+# airbench94 (PyPI's airbench, in the kit's reference/) on the same files
+# as configs/airbench94.toml, over the same seeds, alternating.
+#
+# Reported per run: the test accuracy; the training time as each side
+# measures it (airbench: after its warm-up run, CUDA events around the
+# training and the final evaluation; cifar-train: its epochs' seconds in
+# metrics.csv, the first one with cuDNN's autotuning, and the same without
+# the first epoch); and the whole process's wall time. A seed that fails is
+# reported as failed and the next one still runs. Without CUDA the data is
+# converted and checked and airbench imported; the run is skipped (exit 77:
+# airbench runs on CUDA only).
+set -uo pipefail
+bin="$KIT/bin"
+step=reference
+cd "$REPO" || exit 1
+ref() { "$PYTHON" scripts/gpu/reference_airbench.py "$@"; }
+since() {
+  local ms=$((($(date +%s%N) - $1) / 1000000))
+  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+[[ -f "$KIT/reference/airbench/__init__.py" ]] ||
+  { echo "no airbench in $KIT/reference: run prepare.sh"; exit 1; }
+ref convert "$DATA" "$WORK/reference" || exit 1
+ref probe "$KIT/reference" || { echo "the kit's airbench does not import"; exit 1; }
+if [[ "$MODE" != gpu ]]; then
+  echo "airbench94 runs on CUDA only: its data converted and checked, the run left to the GPU" \
+    >"$WORK/skip-$step.txt"
+  exit 77
+fi
+version=$(sed -n 's/^KIT_AIRBENCH=//p' "$KIT/kit.env")
+figures="$WORK/figures-$step.md"
+printf '| side | seed | test acc | training s | training s, epoch 1 left out | wall s |\n' >"$figures"
+printf '|---|---:|---:|---:|---:|---:|\n' >>"$figures"
+failed=0
+for seed in 0 1 2; do
+  if ref run "$KIT/reference" "$WORK/reference" --seeds "$seed" >"$WORK/ref-$seed.json"; then
+    "$PYTHON" - "$WORK/ref-$seed.json" "$version" >>"$figures" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+print(f"| airbench94 (PyPI airbench {sys.argv[2]}, after its warm-up) | {r['seed']} "
+      f"| {100 * r['tta_val_acc']:.2f}% | {r['train_seconds']:.2f} | | {r['wall_seconds']:.1f} |")
+PY
+  else
+    echo "| airbench94 (PyPI airbench $version) | $seed | failed | | | |" >>"$figures"
+    failed=1
+  fi
+  t0=$(date +%s%N)
+  if "$bin/cifar-train" --config configs/airbench94.toml --device "$DEVICE" --data "$DATA" \
+    --seed "$seed" --run-dir "$WORK/ref-cpp-$seed" --checkpoint "$WORK/ref-cpp-$seed.pt" \
+    --no-tensorboard; then
+    "$PYTHON" - "$WORK/ref-cpp-$seed/metrics.csv" "$seed" "$(since "$t0")" >>"$figures" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+seconds = [float(r["seconds"]) for r in rows]
+print(f"| cifar-train configs/airbench94.toml | {sys.argv[2]} | "
+      f"{100 * float(rows[-1]['test_accuracy']):.2f}% | {sum(seconds):.2f} | "
+      f"{sum(seconds[1:]):.2f} | {float(sys.argv[3]):.1f} |")
+PY
+  else
+    echo "| cifar-train configs/airbench94.toml | $seed | failed | | | |" >>"$figures"
+    failed=1
+  fi
+done
+cat "$figures"
+exit $failed
