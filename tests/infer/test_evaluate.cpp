@@ -219,13 +219,7 @@ TEST_CASE("cifar-eval evaluates at its run's TTA level", "[evaluate]") {
   // The level resolve_eval chooses (resolve/inference.h): the checkpoint's
   // (1), then --tta 0.
   const auto run_at = [&](int64_t tta) {
-    return EvalRun{.data = {.dir = dir.path(),
-                            .kind = std::nullopt,
-                            .split = Split::kTest,
-                            .labels = LabelSet::kFine,
-                            .given_labels = std::nullopt,
-                            .skip_bad_images = false,
-                            .model_file = "checkpoint " + file.string()},
+    return EvalRun{.test = read_cifar10(dir.path(), Split::kTest),
                    .batch_size = 500,
                    .progress_bar = false,
                    .checkpoint = load_checkpoint(file),

@@ -40,10 +40,12 @@ std::string write_checkpoint(const TempDir& dir, int64_t tta) {
 
 TEST_CASE("cifar-eval's TTA level is the checkpoint's unless --tta says", "[resolve]") {
   TempDir dir;
+  test::write_bytes(dir.path() / "test_batch.bin", test::make_records(10000));  // the test split
   EvalConfig config;
   config.checkpoint = write_checkpoint(dir, 1);
   config.data_dir = dir.path().string();
   const EvalRun from_file = resolve_eval(config);
+  CHECK(from_file.test.labels.size(0) == 10000);  // read, and its classes checked, before the run
   CHECK(from_file.tta == 1);
   CHECK(from_file.tta_source == "level 1, the checkpoint's (--tta to choose another)");
   CHECK(from_file.checkpoint.info.model == "net");

@@ -8,7 +8,6 @@
 #include "cifar/core/errors.h"
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
-#include "cifar/infer/eval_data.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/cpu_plan.h"
@@ -188,12 +187,11 @@ EvalReport evaluate_checkpoint(EvalRun run) {
     heap_reuse.emplace();
   }
   LoadedCheckpoint& checkpoint = run.checkpoint;
-  const ImageSplit test_split = read_test_data(run.data, checkpoint);
   const auto& info = checkpoint.info;
   const int64_t tta = run.tta;
   spdlog::info("test-time augmentation: {}", run.tta_source);
   // The checkpoint's normalisation, whatever data it is evaluated on.
-  const DeviceDataset test_data(test_split, device, info.normalization);
+  const DeviceDataset test_data(run.test, device, info.normalization);
   checkpoint.model->to(device);
   EvalReport report;
   report.model = info.model;

@@ -28,8 +28,8 @@
 
 #include "cifar/core/types.h"
 #include "cifar/data/dataset.h"
+#include "cifar/data/image_split.h"
 #include "cifar/data/loader.h"
-#include "cifar/infer/eval_data.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
 #include "cifar/platform/device.h"
@@ -90,10 +90,11 @@ struct EvalReport {
 
 // cifar-eval's run, as resolve/inference.h's resolve_eval makes it from its
 // options (config/tool_configs.h's EvalConfig): the settings checked, the
-// model loaded (on the CPU), the TTA level chosen.
+// model loaded (on the CPU), the data read and checked against it, the TTA
+// level chosen. evaluate_checkpoint only runs it.
 struct EvalRun {
-  EvalData data;                     // what to evaluate on (eval_data.h)
-  int64_t batch_size = 100;          // images per forward pass
+  ImageSplit test;           // the split to evaluate, the model's classes checked (eval_data.h)
+  int64_t batch_size = 100;  // images per forward pass
   std::optional<bool> progress_bar;  // a bar on a terminal when unset (eval_progress_options)
   LoadedCheckpoint checkpoint;       // the model: a checkpoint, or a weights file dressed as one
   int64_t tta = 0;                   // 0..kMaxTta: --tta, else the checkpoint's (0 for weights)
@@ -102,7 +103,7 @@ struct EvalRun {
   Precision precision;               // --amp resolved for the model on machine.device
 };
 
-// Evaluates run.checkpoint's model on run.data (eval_data.h),
+// Evaluates run.checkpoint's model on run.test,
 // at run.tta, on run.machine at run.precision. On the CPU, a plan that
 // follows the load (platform/cpu_plan.h) re-reads it between batches, so that
 // an evaluation on a machine other work shares is not held up by a thread

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "cifar/infer/predict.h"
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
+#include "cifar/platform/guards.h"
 #include "cifar/resolve/machine.h"
 #include "cifar/resolve/model_input.h"
 
@@ -113,7 +115,13 @@ EvalRun resolve_eval(const EvalConfig& config) {
                                            .batch_size = config.batch_size});
   // --amp: off by default (evaluation runs float32 unless asked).
   Precision precision = resolve_amp(config.amp, machine, checkpoint.info.model, /*graphed=*/false);
-  return {.data = std::move(data),
+  // The data, decoded at the planned thread count, its classes checked
+  // against the model's (a weights file without names takes the data's).
+  std::optional<CpuSettingsGuard> threads;
+  if (machine.device.is_cpu()) threads.emplace(machine.cpu.threads, /*onednn=*/true);
+  ImageSplit test = read_test_data(data, checkpoint);
+  threads.reset();
+  return {.test = std::move(test),
           .batch_size = config.batch_size,
           .progress_bar = config.progress_bar,
           .checkpoint = std::move(checkpoint),

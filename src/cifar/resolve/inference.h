@@ -21,8 +21,9 @@ namespace cifar {
 
 // cifar-eval: the options checked (the Model options, their ranges, the model
 // file no output of reading the data), --split refused for a plain folder of
-// class folders (evaluated whole), the model loaded and the TTA level chosen:
-// --tta, else the checkpoint's (0 for a weights file).
+// class folders (evaluated whole), the model loaded, the TTA level chosen:
+// --tta, else the checkpoint's (0 for a weights file), and the data read and
+// checked against the model's classes (infer/eval_data.h).
 // The device, its threads and the precision resolved and logged
 // (resolve/machine.h).
 EvalRun resolve_eval(const EvalConfig& config);
