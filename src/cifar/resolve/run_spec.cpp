@@ -43,13 +43,18 @@ RunData read_data(const SplitOptions& split) {
   }
 }
 
+// What plan_run fits to the data, for the recipe and the loop (resolve_run).
+struct Fitted {
+  int64_t batch_size = 0;  // --batch-size, lowered to the training split's size
+  int64_t epochs = 0;      // --epochs, or as many as --steps takes
+};
+
 // The model source, the precision, the outputs and the data of the run:
 // everything a RunSpec holds but what follows from the fitted batch size and
-// the resolved precision (resolve_run). `recipe` is made at the given
-// settings: its network and augmentation.
-// `epochs`: the run's count (--epochs, or as many as --steps takes).
+// the resolved precision (resolve_run), which `fitted` returns. `recipe` is
+// made at the given settings: its network and augmentation.
 RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunContext& context,
-                 int64_t& epochs) {
+                 Fitted& fitted) {
   const torch::Device& device = context.machine.device;
   const Distributed& dist = context.dist;
   ModelSource source = model_source(config, recipe.network, context.pretrained_dirs);
@@ -92,7 +97,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
                   per_rank_batch(sized.batch_size, dist.world_size()), recipe.drop_last, graphed)
           .steps,
       splits.train.size(), sized.batch_size, dist.is_main());
-  epochs = sized.epochs;
+  fitted = {.batch_size = sized.batch_size, .epochs = sized.epochs};
   RunRecord record(
       resolved_settings(sized, source.model_name, source.stem, files.run_dir, files.checkpoint));
   spdlog::debug("settings:\n{}", record.toml());
@@ -115,13 +120,11 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       .recipe = {},
       .step = {},
       .loop = {},
-      .local_batch = 0,
       .shape = {},
       .train = DeviceDataset(splits.train, device, norm, config.channels_last),
       .test = DeviceDataset(data.test, device, norm, config.channels_last),
       .val = std::move(val),
       .test_is_val = data.test_is_val ? split_folder(config.data_dir, Split::kVal).string() : "",
-      .batch_size = sized.batch_size,
       .class_names = data.dataset.class_names,
       .dataset = data.dataset.id(),
       .run_dir = files.run_dir,
@@ -137,14 +140,16 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
 // would take no step is refused before anything is written.
 EpochShape checked_epochs(const RunSpec& spec, bool graphed, const Distributed& dist) {
   const int64_t share = spec.train.size() / dist.world_size();
-  const EpochShape shape = epoch_shape(share, spec.local_batch, spec.recipe.drop_last, graphed);
+  const int64_t local_batch = per_rank_batch(spec.loop.batch_size, dist.world_size());
+  const EpochShape shape = epoch_shape(share, local_batch, spec.recipe.drop_last, graphed);
   if (shape.steps == 0) {
     throw UsageError(fmt::format(
         "an epoch would take no step: {} {} training images{} make no full batch of "
         "--batch-size {}, and {} drops a partial batch; give --batch-size {} or less, or train "
         "on more images (--train-limit, --val-split)",
         dist.world_size() > 1 ? "each process's share of" : "the", share,
-        dist.world_size() > 1 ? fmt::format(" (of {})", spec.train.size()) : "", spec.batch_size,
+        dist.world_size() > 1 ? fmt::format(" (of {})", spec.train.size()) : "",
+        spec.loop.batch_size,
         graphed ? "--cuda-graph" : fmt::format("the {} recipe", spec.recipe.name),
         share * dist.world_size()));
   }
@@ -168,15 +173,14 @@ void check_run_settings(const TrainConfig& config, const DistEnv& dist) {
 }
 
 RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
-  int64_t epochs = 0;  // --epochs, or --steps' count (plan_run)
-  RunSpec spec = plan_run(config, make_recipe(config), context, epochs);
+  Fitted fit;
+  RunSpec spec = plan_run(config, make_recipe(config), context, fit);
   // From the data on, the run goes at the batch size fitted to the training
   // split and the precision resolved (auto: bf16, fp16 or off).
   TrainConfig fitted = config;
-  fitted.batch_size = spec.batch_size;
+  fitted.batch_size = fit.batch_size;
   fitted.amp = spec.precision.amp;
-  fitted.epochs = epochs;
-  spec.local_batch = per_rank_batch(spec.batch_size, context.dist.world_size());
+  fitted.epochs = fit.epochs;
   // Its groups may scale with the batch; Muon's type follows the precision.
   spec.recipe = make_recipe(fitted, spec.precision);
   spec.step = step_spec(spec.precision, spec.recipe.loss, config.step);

@@ -44,19 +44,17 @@ namespace cifar {
 
 struct RunSpec {
   ModelSource source;
-  SessionSpec session;      // what the session is made with (session_spec.h)
-  Precision precision;      // --amp resolved for the device and the model (platform/precision.h)
-  Recipe recipe;            // made at the resolved batch size and precision
-  StepSpec step;            // the precision and the recipe's loss
-  LoopSpec loop;            // the epochs: how many, evaluated how, reported how
-  int64_t local_batch = 0;  // this process's share of batch_size
-  EpochShape shape;         // how every epoch of this process is cut into steps
+  SessionSpec session;  // what the session is made with (session_spec.h)
+  Precision precision;  // --amp resolved for the device and the model (platform/precision.h)
+  Recipe recipe;        // made at the resolved batch size and precision
+  StepSpec step;        // the precision and the recipe's loss
+  LoopSpec loop;        // the epochs: how many, evaluated how, reported how
+  EpochShape shape;     // how every epoch of this process is cut into steps
   // Data on the training device.
   DeviceDataset train;
   DeviceDataset test;
   std::optional<DeviceDataset> val;  // --val-split N > 0, or an image folder's val/
   std::string test_is_val;           // val/'s path when it serves as the test split too
-  int64_t batch_size = 0;            // --batch-size, lowered to the training split's size
   std::vector<std::string> class_names;
   std::string dataset;  // DatasetInfo::id(), for checkpoints
   // Outputs, named as the user gave them (config.toml holds absolute paths).
