@@ -26,8 +26,16 @@ pass "--epochs 5 --steps 10: 5 epochs (15 steps), --steps silent"
 fits=$(grep -c -- "--time 0.2 min: [0-9]* epochs fit it" run.err)
 [[ $fits -ge 1 ]] || { cat run.err; fail "--time: no fit in the log"; }
 epochs=$(grep -o -- "--time 0.2 min: [0-9]* epochs" run.err | tail -1 | grep -o "[0-9]* epochs" | cut -d' ' -f1)
-# An epoch of 200 images takes a second or less: 12 s fit many more than 2.
-[[ $epochs -gt 4 ]] || { cat run.err; fail "--time 0.2 fitted $epochs epochs from --epochs 2"; }
+# The budget overrides --epochs 2: 12 s fit more epochs whenever one takes
+# 3 s or less, as the log measured it (200 images take a second or less on an
+# idle machine, 2-3 s beside other tests); how many is a figure of the load
+# (scripts/bench/time_budget.sh measures it on a quiet machine).
+per_epoch=$(grep -o -- "then [0-9.]* s an epoch" run.err | tail -1 | cut -d' ' -f2)
+if awk -v e="$per_epoch" 'BEGIN { exit !(e <= 3.0) }'; then
+  [[ $epochs -gt 2 ]] || { cat run.err; fail "--time 0.2 fitted $epochs epochs from --epochs 2"; }
+else
+  echo "note: an epoch took $per_epoch s here (a loaded machine): the count is not checked"
+fi
 rows=$(($(wc -l <run/metrics.csv) - 1))
 [[ $rows == "$epochs" ]] || fail "metrics.csv has $rows epochs, the last fit said $epochs"
 grep -qx "epochs = $epochs" run/config.toml || { cat run/config.toml; fail "config.toml does not hold the $epochs epochs fitted"; }
