@@ -77,7 +77,7 @@ ImageSplit read_test_data(const EvalData& data, LoadedCheckpoint& checkpoint) {
   options.folder.skip_bad_images = data.skip_bad_images;
   // The images the model was trained on, prepared as they were.
   options.image = ImageSpec{.image_size = info.image.image_size, .prep = info.prep};
-  if (plain_class_folder(options)) return read_class_data(data, options, checkpoint);
+  if (data.whole) return read_class_data(data, options, checkpoint);
   const DatasetKind kind = dataset_kind(options);
   DatasetOptions given = options;
   given.labels =

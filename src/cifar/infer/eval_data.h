@@ -20,6 +20,7 @@ struct EvalData {
   std::filesystem::path dir;               // --data
   std::optional<DatasetKind> kind{};       // --dataset; unset (auto): detected from dir
   Split split = Split::kTest;              // --split
+  bool whole = false;                      // a plain folder of class folders (evaluated_whole)
   LabelSet labels = LabelSet::kFine;       // CIFAR-100's: --labels, else the model's
   std::optional<LabelSet> given_labels{};  // --labels as given, for the ignored-options note
   bool skip_bad_images = false;            // image folders: skip unreadable files, naming them

@@ -88,12 +88,14 @@ EvalRun resolve_eval(const EvalConfig& config) {
   EvalData data{.dir = config.data_dir,
                 .kind = dataset_request(config.dataset),
                 .split = config.split,
+                .whole = false,
                 .labels = LabelSet::kFine,
                 .given_labels = config.labels,
                 .skip_bad_images = config.skip_bad_images,
                 .model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                         : "checkpoint " + config.checkpoint};
-  if (config.split != Split::kTest && evaluated_whole(data.dir, data.kind)) {
+  data.whole = evaluated_whole(data.dir, data.kind);  // listed once, read as it says
+  if (config.split != Split::kTest && data.whole) {
     throw UsageError(
         fmt::format("--split {} names a split of a data set, but {} is a folder of class folders "
                     "(<class>/*.png|jpg|jpeg), evaluated whole: drop --split",
