@@ -2,7 +2,8 @@
 # check_reference.sh: check.sh's reference step (through check_steps.sh,
 # which exports KIT, WORK, MODE, PYTHON, DATA, REPO): the published
 # airbench94 (PyPI's airbench, in the kit's reference/) on the same files
-# as configs/airbench94.toml, over the same seeds, alternating.
+# as configs/airbench94.toml (eager and --cuda-graph) and
+# configs/speedrun.toml (--cuda-graph), over the same seeds, alternating.
 #
 # Reported per run: the test accuracy; the training time as each side
 # measures it (airbench: after its warm-up run, CUDA events around the
@@ -36,6 +37,28 @@ figures="$WORK/figures-$step.md"
 printf '| side | seed | test acc | training s | training s, epoch 1 left out | wall s |\n' >"$figures"
 printf '|---|---:|---:|---:|---:|---:|\n' >>"$figures"
 failed=0
+# tool_run SEED CONFIG [FLAGS...]: one cifar-train run, its row in the table.
+tool_run() {
+  local seed=$1 config=$2 label run t0
+  shift 2
+  label="cifar-train $config${*:+ $*}"
+  run="$WORK/ref-cpp-$(basename "$config" .toml)${*:+-graph}-$seed"
+  t0=$(date +%s%N)
+  if "$bin/cifar-train" --config "$config" --device "$DEVICE" --data "$DATA" --seed "$seed" \
+    --run-dir "$run" --checkpoint "$run.pt" --no-tensorboard "$@"; then
+    "$PYTHON" - "$run/metrics.csv" "$seed" "$(since "$t0")" "$label" >>"$figures" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+seconds = [float(r["seconds"]) for r in rows]
+print(f"| {sys.argv[4]} | {sys.argv[2]} | "
+      f"{100 * float(rows[-1]['test_accuracy']):.2f}% | {sum(seconds):.2f} | "
+      f"{sum(seconds[1:]):.2f} | {float(sys.argv[3]):.1f} |")
+PY
+  else
+    echo "| $label | $seed | failed | | | |" >>"$figures"
+    failed=1
+  fi
+}
 for seed in 0 1 2; do
   if ref run "$KIT/reference" "$WORK/reference" --seeds "$seed" >"$WORK/ref-$seed.json"; then
     "$PYTHON" - "$WORK/ref-$seed.json" "$version" >>"$figures" <<'PY'
@@ -48,22 +71,9 @@ PY
     echo "| airbench94 (PyPI airbench $version) | $seed | failed | | | |" >>"$figures"
     failed=1
   fi
-  t0=$(date +%s%N)
-  if "$bin/cifar-train" --config configs/airbench94.toml --device "$DEVICE" --data "$DATA" \
-    --seed "$seed" --run-dir "$WORK/ref-cpp-$seed" --checkpoint "$WORK/ref-cpp-$seed.pt" \
-    --no-tensorboard; then
-    "$PYTHON" - "$WORK/ref-cpp-$seed/metrics.csv" "$seed" "$(since "$t0")" >>"$figures" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-seconds = [float(r["seconds"]) for r in rows]
-print(f"| cifar-train configs/airbench94.toml | {sys.argv[2]} | "
-      f"{100 * float(rows[-1]['test_accuracy']):.2f}% | {sum(seconds):.2f} | "
-      f"{sum(seconds[1:]):.2f} | {float(sys.argv[3]):.1f} |")
-PY
-  else
-    echo "| cifar-train configs/airbench94.toml | $seed | failed | | | |" >>"$figures"
-    failed=1
-  fi
+  tool_run "$seed" configs/airbench94.toml
+  tool_run "$seed" configs/airbench94.toml --cuda-graph
+  tool_run "$seed" configs/speedrun.toml --cuda-graph
 done
 cat "$figures"
 exit $failed

@@ -165,11 +165,10 @@ PY
     exec bash "$REPO/scripts/gpu/check_reference.sh"
     ;;
   graph)
-    # --cuda-graph on a recipe it captures (the classic one: one SGD group;
-    # airbench94's four groups are refused by cifar-train's validation, on
-    # the CPU too), against the same run eagerly. The graph is captured once
-    # per run, and the epochs' times leave the capture out: the log says how
-    # long it took.
+    # --cuda-graph on the classic recipe (one SGD group) against the same run
+    # eagerly (the airbench recipes' graphs run in the reference step). The
+    # graph is captured once per run (one image size, no group frozen), and
+    # the epochs' times leave the capture out: the log says how long it took.
     flags=(--config configs/resnet18.toml --epochs 2 --seed 0 --no-tensorboard)
     gpu || flags+=(--epochs 1 --train-limit 1024 --test-limit 1000 --amp off --threads "$(nproc)")
     : >"$WORK/figures-$step.md"

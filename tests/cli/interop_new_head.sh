@@ -107,8 +107,6 @@ refused 2 "--freeze-body fine-tunes the body of weights trained before, but this
 refused 2 "--body-lr-scale 0.5 fine-tunes the body of weights trained before.*add --pretrained .*or --init-weights" --epochs 1 --body-lr-scale 0.5
 refused 2 "--freeze-body trains no part of the body, so --body-lr-scale 0.5 has nothing to scale" \
   --epochs 1 --init-weights r18.pth --freeze-body --body-lr-scale 0.5
-refused 2 "--cuda-graph captures one SGD parameter group, and --body-lr-scale 0.5 trains two" \
-  --epochs 1 --init-weights r18.pth --body-lr-scale 0.5 --cuda-graph
 refused 2 "--freeze-body keeps the body of weights loaded with --init-weights, but --resume full.pt was started without it" \
   --epochs 2 --resume full.pt --freeze-body
 refused 2 "--resume frozen.pt was started with --freeze-body: pass --freeze-body again" \

@@ -115,7 +115,7 @@ TEST_CASE("GPU: the graph is captured once per run and replays across epochs", "
     LoneLearner a(model, 0.01, 0.9);
     EpochState state(kGpu);
     const auto o = quiet_options(512, 64, graphed);
-    const TrainStep* first = nullptr;
+    const ReplayedStep* first = nullptr;
     std::vector<double> losses;
     for (int64_t epoch = 1; epoch <= 3; ++epoch) {
       EpochPosition at;
@@ -128,7 +128,10 @@ TEST_CASE("GPU: the graph is captured once per run and replays across epochs", "
       CHECK(state.graphed.get() == first);  // never captured again
       CHECK(stats.images == 512);
     }
-    if (graphed) CHECK(state.capture_seconds > 0);
+    if (graphed) {
+      CHECK(state.capture_seconds > 0);
+      CHECK(state.graphed->recordings() == 1);
+    }
     return std::make_pair(losses, model->named_parameters()["fc3.weight"].cpu());
   };
   const auto [eager_losses, eager_weights] = run(false);
@@ -146,7 +149,8 @@ TEST_CASE("GPU: a capture that fails ends the capture and frees the allocator", 
   syncing->to(kGpu);
   LoneLearner a(syncing, 0.01);
   RunningTotals totals(kGpu);
-  CHECK_THROWS_WITH(make_graphed_step(a.learner, data, plan, 64, {}, totals),
+  const Batch batch = data.batch(plan, 0, 64);
+  CHECK_THROWS_WITH(make_graphed_step(a.learner, data, plan, 64, {}, totals)->prepare(batch),
                     Catch::Contains("capturing the training step failed"));
   // Nothing is left capturing, and the current stream is the one before.
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
@@ -166,7 +170,7 @@ TEST_CASE("GPU: a capture that fails ends the capture and frees the allocator", 
   auto net = make_model(ModelOptions("net"));
   net->to(kGpu);
   LoneLearner b(net, 0.01);
-  CHECK_NOTHROW(make_graphed_step(b.learner, data, plan, 64, {}, totals));
+  CHECK_NOTHROW(make_graphed_step(b.learner, data, plan, 64, {}, totals)->prepare(batch));
 }
 
 TEST_CASE("GPU: an epoch's steps never wait for the GPU (eager and graphed)", "[cuda]") {

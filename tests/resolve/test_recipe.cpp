@@ -119,8 +119,8 @@ TEST_CASE("the classic recipe is one SGD group over every trainable parameter", 
   const Classifier model = make_model(ModelOptions("net"));
   const Recipe recipe = make_recipe(c);
   const ParamGroups groups = recipe.param_groups(*model, 10);
-  REQUIRE(groups.single_optimizer() != nullptr);
-  CHECK(std::string(groups.single_optimizer()->name()) == "sgd");
+  REQUIRE(groups.groups().size() == 1);
+  CHECK(std::string(groups.groups().front().optimizer->name()) == "sgd");
   CHECK(groups.groups().front().params.size() == model->parameters().size());
   CHECK(groups.lr(0) == Approx(0.05));
   CHECK_FALSE(recipe.loss.sum);

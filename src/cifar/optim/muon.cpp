@@ -50,6 +50,19 @@ void Muon::zero_grad() {
 
 void Muon::step(double lr) {
   TORCH_CHECK(lr >= 0, "learning rate must be >= 0, got ", lr);
+  update([lr](torch::Tensor& p, const torch::Tensor& u) {
+    p.add_(u, -lr);  // an ns_dtype update, added in p's type, as the reference does
+  });
+}
+
+// p -= lr * u in p's type (a bf16 product would round the step); lr * u is
+// rounded before the subtraction, where step(double) fuses the two as the
+// reference does: the same bits when lr is a power of 2.
+void Muon::device_rate_step(const torch::Tensor& lr) {
+  update([&lr](torch::Tensor& p, const torch::Tensor& u) { p.sub_(u.to(p.scalar_type()) * lr); });
+}
+
+void Muon::update(const std::function<void(torch::Tensor&, const torch::Tensor&)>& descend) {
   torch::NoGradGuard no_grad;
   const double m = options_.momentum();
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -62,9 +75,9 @@ void Muon::step(double lr) {
     const int64_t rows = p.size(0);
     // sqrt(rows) / ||p||, written as Python computes `float / tensor`.
     p.mul_(p.norm().reciprocal() * std::sqrt(static_cast<double>(rows)));
-    const auto update =
+    const auto u =
         newton_schulz(d.reshape({rows, -1}), options_.ns_steps(), 1e-7, options_.ns_dtype());
-    p.add_(update.reshape(p.sizes()), -lr);  // an ns_dtype update, added in p's type
+    descend(p, u.reshape(p.sizes()));
   }
 }
 

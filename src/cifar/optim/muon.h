@@ -15,6 +15,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "cifar/optim/optimizer.h"
@@ -50,6 +51,9 @@ class Muon : public Optimizer {
   // One update at learning rate `lr` (>= 0); parameters without a gradient
   // are skipped.
   void step(double lr) override;
+  // The same update with the rate in a device scalar () float, which a
+  // captured CUDA graph replays at a changing rate (train/replayed_step.h).
+  void device_rate_step(const torch::Tensor& lr) override;
   const char* name() const override { return "muon"; }
 
   const MuonOptions& options() const { return options_; }
@@ -60,6 +64,10 @@ class Muon : public Optimizer {
   void load(torch::serialize::InputArchive& archive) override;
 
  private:
+  // The update of every parameter with a gradient; `descend(p, u)`
+  // subtracts the rate times the orthogonalised update u (in ns_dtype) from p.
+  void update(const std::function<void(torch::Tensor&, const torch::Tensor&)>& descend);
+
   std::vector<torch::Tensor> params_;
   std::vector<torch::Tensor> momentum_;  // one buffer per parameter, zeros at start
   MuonOptions options_;

@@ -50,9 +50,12 @@ void Sgd::step(double lr) {
   torch::NoGradGuard no_grad;
   const Active a = active();
   if (a.params.empty()) return;
-  torch::_foreach_add_(a.params, a.direction(options_), -lr);  // p -= lr * d
+  torch::_foreach_add_(a.params, a.direction(options_), -lr);  // p -= lr * d, as PyTorch's SGD
 }
 
+// lr * d is rounded before the subtraction, where step(double) fuses the
+// two as PyTorch does: the same bits when lr is a power of 2, else within
+// a rounding of each other.
 void Sgd::step(const torch::Tensor& lr) {
   torch::NoGradGuard no_grad;
   const Active a = active();

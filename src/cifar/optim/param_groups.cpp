@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -47,8 +48,27 @@ double ParamGroups::lr(int64_t global_step) const {
   return lr_at(groups_.front().schedule, global_step);
 }
 
-Optimizer* ParamGroups::single_optimizer() const {
-  return groups_.size() == 1 ? groups_.front().optimizer.get() : nullptr;
+void ParamGroups::device_step(const std::vector<torch::Tensor>& rates) {
+  TORCH_CHECK(rates.size() == groups_.size(), "one rate per group: ", groups_.size(), " groups, ",
+              rates.size(), " rates");
+  const std::vector<bool> trains = training();
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    if (trains[i]) groups_[i].optimizer->device_rate_step(rates[i]);
+  }
+}
+
+std::vector<double> ParamGroups::rates(int64_t global_step) const {
+  std::vector<double> out;
+  for (const auto& g : groups_) out.push_back(lr_at(g.schedule, global_step));
+  return out;
+}
+
+std::vector<bool> ParamGroups::training() const {
+  std::vector<bool> out;
+  for (const auto& g : groups_) {
+    out.push_back(std::ranges::any_of(g.params, [](const auto& p) { return p.requires_grad(); }));
+  }
+  return out;
 }
 
 std::string ParamGroups::describe() const {

@@ -60,9 +60,16 @@ class ParamGroups : public Stateful {
   // The first group's rate at that step: the one the log shows.
   double lr(int64_t global_step) const;
 
-  // The optimiser when the recipe has one group (a CUDA graph captures its
-  // device-rate update: Optimizer::step(const Tensor&)), else null.
-  Optimizer* single_optimizer() const;
+  // step(global_step)'s update with group i's rate read from rates[i], a ()
+  // float tensor on the parameters' device, so that a captured CUDA graph
+  // replays it at changing rates (train/replayed_step.h). Every group whose
+  // parameters train must have a rate above 0 (step() leaves a group at 0
+  // as it is: the caller steps eagerly then); frozen groups are left alone.
+  void device_step(const std::vector<torch::Tensor>& rates);
+  // Each group's rate at the 0-based global step, in group order.
+  std::vector<double> rates(int64_t global_step) const;
+  // Whether each group's parameters train now (freeze_done turns them off).
+  std::vector<bool> training() const;
 
   const std::vector<ParamGroup>& groups() const { return groups_; }
   // The groups themselves, taken out (to regroup a recipe's: train/fine_tune.h).

@@ -140,12 +140,10 @@ const std::vector<RecipeEntry>& recipe_registry() {
       {.name = "classic",
        .help = "--optimizer on all parameters, the tutorial's way",
        .network = "net",
-       .no_cuda_graph = {},
        .make = classic},
       {.name = "airbench94",
        .help = "Muon + SGD, the speedrun's schedule and augmentation",
        .network = "airbench94",
-       .no_cuda_graph = "four (Muon on the filters, SGD on the biases and the head)",
        .make = airbench94},
   };
   return entries;
@@ -162,12 +160,6 @@ std::string recipes_in_words() {
 
 void check_recipe_settings(const TrainConfig& config) {
   const RecipeEntry& recipe = recipe_entry(config.recipe);
-  if (config.cuda_graph && !recipe.no_cuda_graph.empty()) {
-    throw UsageError(fmt::format(
-        "--cuda-graph captures one SGD parameter group (the {0} recipe); the {1} recipe trains "
-        "{2}, which the graph cannot run yet: drop --cuda-graph, or use --recipe {0}",
-        recipe_registry().front().name, recipe.name, recipe.no_cuda_graph));
-  }
   if (config.tta > 0 && !recipe.tta) {
     throw UsageError(
         fmt::format("the {} recipe cannot evaluate with --tta: drop --tta", recipe.name));

@@ -57,11 +57,9 @@ struct RecipeEntry {
   std::string name;     // --recipe
   std::string help;     // for --help
   std::string network;  // the model it trains unless --model says otherwise
-  // What it can follow: a CUDA graph captures its step (one parameter group
-  // with a graph-capturable optimiser; else what it trains instead, for the
-  // refusal); a resolution schedule (with a model that takes any size);
-  // test-time augmentation when evaluating.
-  std::string no_cuda_graph;  // empty: a graph can capture its step
+  // What it can follow: a resolution schedule (with a model that takes any
+  // size); test-time augmentation when evaluating. (A CUDA graph captures
+  // every recipe's step: train/replayed_step.h.)
   bool resolution_schedule = true;
   bool tta = true;
   Recipe (*make)(const TrainConfig& config, const Precision& precision) = nullptr;

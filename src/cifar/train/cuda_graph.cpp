@@ -1,5 +1,5 @@
-// cuda_graph.cpp: GraphedStep, the checks every build makes before it, and a
-// stub for builds without CUDA.
+// cuda_graph.cpp: the CUDA graph replayer, the checks every build makes
+// before it, and a stub for builds without CUDA.
 #include "cifar/train/cuda_graph.h"
 
 #include <fmt/format.h>
@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "cifar/core/errors.h"
-#include "cifar/platform/interrupt.h"
 
 #ifdef CIFAR_HAS_CUDA
 #include <ATen/core/CachingHostAllocator.h>
@@ -80,69 +79,36 @@ void wait_for(const c10::cuda::CUDAStream& stream, const c10::cuda::CUDAStream& 
 // one); replays run on the caller's current stream, like every other kernel
 // of the run, so that evaluation and checkpoints between epochs see them in
 // order.
-class GraphedStep final : public TrainStep {
+class GraphReplayer final : public Replayer {
  public:
-  GraphedStep(ClassifierImpl& model, ParamGroups& groups, Optimizer& optimizer,
-              const Batch& example, const StepSpec& options, RunningTotals& totals)
-      : caller_(c10::cuda::getCurrentCUDAStream(example.images.device().index())),
-        x_(example.images.clone()),
-        y_(example.labels.clone()),
-        lr_(torch::zeros({}, example.images.options().dtype(torch::kFloat))),
-        groups_(groups) {
-    const auto device = example.images.device().index();
-    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device);
-    wait_for(caller_, side);
-    {
-      const c10::cuda::CUDAStreamGuard on_side(side);
-      warm_up(model, optimizer, options);
-      optimizer.zero_grad();
-      capture(side, [&] {
-        forward_loss(model, Batch{x_, y_}, options, totals, /*autocast_cache=*/false).backward();
-        optimizer.device_rate_step(lr_);
-      });
-    }
-    wait_for(side, caller_);
-  }
+  explicit GraphReplayer(c10::DeviceIndex device)
+      : caller_(c10::cuda::getCurrentCUDAStream(device)) {}
 
   // The graph's pool goes with it: its replays must be done first.
-  ~GraphedStep() override {
+  ~GraphReplayer() override {
     try {
       caller_.synchronize();
     } catch (const c10::Error&) {  // a failed run: its error is already on its way
     }
   }
 
-  // One process only (train() refuses --cuda-graph with several).
-  bool run(const Batch& batch, int64_t global_step) override {
-    lr_.fill_(groups_.lr(global_step));
-    x_.copy_(batch.images, /*non_blocking=*/true);
-    y_.copy_(batch.labels, /*non_blocking=*/true);
-    graph_.replay();
-    return stop_requested();
+  void record(const std::function<void()>& warm_up, const std::function<void()>& body) override {
+    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, caller_.device_index());
+    wait_for(caller_, side);
+    {
+      const c10::cuda::CUDAStreamGuard on_side(side);
+      warm_up();
+      capture(side, body);
+    }
+    wait_for(side, caller_);
   }
+
+  void replay() override { graph_.replay(); }
 
  private:
-  // cuDNN picks its algorithms and autograd allocates on throw-away totals;
-  // then every parameter and buffer it touched is put back.
-  void warm_up(ClassifierImpl& model, Optimizer& optimizer, const StepSpec& options) {
-    std::vector<torch::Tensor> state, saved;
-    for (const auto& t : model.parameters()) state.push_back(t);
-    for (const auto& t : model.buffers()) state.push_back(t);
-    torch::NoGradGuard no_grad;
-    for (const auto& t : state) saved.push_back(t.detach().clone());
-    RunningTotals scratch(x_.device());
-    for (int i = 0; i < 3; ++i) {
-      optimizer.zero_grad();
-      const torch::AutoGradMode grad(true);
-      forward_loss(model, Batch{x_, y_}, options, scratch, /*autocast_cache=*/false).backward();
-    }
-    for (size_t i = 0; i < state.size(); ++i) state[i].copy_(saved[i]);
-  }
-
   // Captures what `body` launches on `side`; on any failure the capture is
   // ended and the allocator freed of it before the error goes on.
-  template <class Body>
-  void capture(const c10::cuda::CUDAStream& side, Body body) {
+  void capture(const c10::cuda::CUDAStream& side, const std::function<void()>& body) {
     try {
       graph_.capture_begin(pool_);
       body();
@@ -159,9 +125,6 @@ class GraphedStep final : public TrainStep {
   }
 
   c10::cuda::CUDAStream caller_;  // where the step is replayed
-  torch::Tensor x_, y_;           // (B, 3, S, S) float and (B) int64, the graph's inputs
-  torch::Tensor lr_;              // () float
-  ParamGroups& groups_;           // one SGD group: its schedule sets lr_
   Graph graph_;
   // The graph's memory pool, named before the capture: after a failed one
   // CUDAGraph::pool() throws, and abandon_capture needs the id to free it.
@@ -171,17 +134,10 @@ class GraphedStep final : public TrainStep {
 }  // namespace
 #endif
 
-std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const DeviceDataset& data,
-                                             const EpochPlan& plan, int64_t batch_size,
-                                             const StepSpec& options, RunningTotals& totals) {
-  // resolve/ refused both before (check_recipe_settings and config/'s
-  // validate: one SGD group; run_spec.cpp: an epoch of no full batch).
-  Optimizer* optimizer = learner.groups.single_optimizer();
-  if (optimizer == nullptr) {
-    throw std::logic_error(
-        "--cuda-graph captures recipes with one parameter group (the classic recipe); "
-        "drop --cuda-graph for this recipe");
-  }
+std::unique_ptr<ReplayedStep> make_graphed_step(Learner& learner, const DeviceDataset& data,
+                                                const EpochPlan& plan, int64_t batch_size,
+                                                const StepSpec& options, RunningTotals& totals) {
+  // resolve/ refused it before (run_spec.cpp: an epoch of no full batch).
   const int64_t n = plan.order.size(0);
   if (n < batch_size) {
     throw std::logic_error(fmt::format(
@@ -194,9 +150,11 @@ std::unique_ptr<TrainStep> make_graphed_step(Learner& learner, const DeviceDatas
     throw std::runtime_error(
         fmt::format("--cuda-graph needs the data on a CUDA device, not {}", data.device().str()));
   }
-  return std::make_unique<GraphedStep>(learner.model, learner.groups, *optimizer,
-                                       data.batch(plan, 0, batch_size), options, totals);
+  const auto device = data.device().index();
+  return std::make_unique<ReplayedStep>(
+      learner, options, totals, [device] { return std::make_unique<GraphReplayer>(device); });
 #else
+  (void)learner;
   (void)data;
   (void)options;
   (void)totals;

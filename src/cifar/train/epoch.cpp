@@ -85,18 +85,25 @@ class ProgressTicker {
   Clock::time_point start_;
 };
 
-// Captures the run's graphed step (epoch.h's EpochState), timed on its own.
-void capture_step(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
-                  const EpochOptions& options, EpochState& run) {
+// Makes the run's graphed step the first time, and records it for this
+// epoch's batches (epoch.h's EpochState), timed on its own.
+void prepare_graph(Learner& t, const DeviceDataset& data, const EpochPlan& plan,
+                   const EpochOptions& options, int64_t size, EpochState& run) {
   const auto start = Clock::now();
-  run.graphed =
-      make_graphed_step(t, data, plan, options.shape.batch_size, options.step, run.totals);
+  if (!run.graphed) {
+    run.graphed =
+        make_graphed_step(t, data, plan, options.shape.batch_size, options.step, run.totals);
+  }
+  Batch example = data.batch(plan, 0, options.shape.batch_size);
+  if (size > 0) example.images = resize_images(example.images, size);
+  if (!run.graphed->prepare(example)) return;
   synchronize(data.device());
-  run.capture_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  run.capture_seconds += seconds;
   spdlog::info(
-      "--cuda-graph: the training step was captured in {:.2f} s (warm-up included; not counted "
-      "in the epochs' times)",
-      run.capture_seconds);
+      "--cuda-graph: the training step was captured in {:.2f} s for {}x{} px batches (warm-up "
+      "included; not counted in the epochs' times)",
+      seconds, example.images.size(2), example.images.size(3));
 }
 
 }  // namespace
@@ -141,10 +148,10 @@ EpochStats train_one_epoch(Learner& t, const DeviceDataset& data, const EpochPla
   RunningTotals& totals = run.totals;
   totals.loss_sum.zero_();
   totals.correct.zero_();
-  if (graphed && !run.graphed) capture_step(t, data, plan, options, run);
   const int64_t size = training_resolution(options.resolutions, position.epoch);  // 0: as read
   if (size > 0)
     spdlog::info("epoch {}: training at {} px (--resolution-schedule)", position.epoch, size);
+  if (graphed) prepare_graph(t, data, plan, options, size, run);
   EpochStats stats;
   const int64_t skipped_before = t.scaler.skipped_steps();
   reset_peak_memory(device);

@@ -21,7 +21,7 @@
 #include "cifar/data/shard.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/model/models.h"
-#include "cifar/train/step.h"
+#include "cifar/train/replayed_step.h"
 
 namespace cifar {
 
@@ -75,14 +75,17 @@ EpochSoFar so_far_of(const EpochStats& stats);
 
 // What outlives one epoch of a run: the running totals the steps add to
 // (zeroed in place at each epoch's start) and, under --cuda-graph, the step
-// captured before the first epoch and replayed by every later one (it adds
-// to those totals where it captured them). The capture is timed apart: no
-// epoch's time or img/s includes it.
+// made before the first epoch and replayed by every later one (it adds to
+// those totals where it captured them; train/replayed_step.h). Its captures
+// happen before an epoch's timer starts (a new image size, a group frozen)
+// and are timed apart: no epoch's time or img/s includes them. A test may
+// put its own replayed step here (make_uncaptured_step) before the first
+// epoch.
 struct EpochState {
   explicit EpochState(const torch::Device& device) : totals(device) {}
   RunningTotals totals;
-  std::unique_ptr<TrainStep> graphed;
-  double capture_seconds = 0;  // the graph's warm-up and capture, once per run
+  std::unique_ptr<ReplayedStep> graphed;
+  double capture_seconds = 0;  // the graph's warm-ups and captures, over the run
 };
 
 // `plan` is this process's share (shard_plan), of the length

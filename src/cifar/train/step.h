@@ -7,7 +7,7 @@
 // the averaging does nothing: the same code path, a degenerate case. The loss and the number of
 // correct predictions are added to running totals that stay on the device, so a step never waits
 // for the GPU. TrainStep is the interface the epoch loop calls; the eager step is here, the
-// CUDA-graph step (same interface) in cuda_graph.h.
+// replayed step a CUDA graph captures (same interface) in replayed_step.h.
 #pragma once
 
 #include <torch/torch.h>
