@@ -27,14 +27,14 @@ std::string data_digest(const DeviceDataset& data) {
 
 RunFingerprint run_fingerprint(const RunSpec& plan) {
   RunFingerprint out;
-  for (const RunSetting& s : plan.record.settings()) {
+  for (const RunSetting& s : plan.paths.record.settings()) {
     if (s.role != SettingRole::kMachine) out.emplace_back("--" + s.key, s.value);
   }
   // --amp as this machine resolved it, and why: "bf16 autocast (--amp auto: ...)".
   out.emplace_back(kPrecisionEntry, plan.precision.why);
-  out.emplace_back("training data", data_digest(plan.train));
-  out.emplace_back("validation data", plan.val ? data_digest(*plan.val) : "none");
-  out.emplace_back("test data", data_digest(plan.test));
+  out.emplace_back("training data", data_digest(plan.data.train));
+  out.emplace_back("validation data", plan.data.val ? data_digest(*plan.data.val) : "none");
+  out.emplace_back("test data", data_digest(plan.data.test));
   if (const auto& resumed = plan.source.resumed) {
     out.emplace_back("--resume checkpoint",
                      fmt::format("epoch {} step {}, CRC-32C {:08x}", resumed->info.epoch,

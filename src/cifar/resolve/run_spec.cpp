@@ -121,15 +121,16 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       .step = {},
       .loop = {},
       .shape = {},
-      .train = DeviceDataset(splits.train, device, norm, config.channels_last),
-      .test = DeviceDataset(data.test, device, norm, config.channels_last),
-      .val = std::move(val),
-      .test_is_val = data.test_is_val ? split_folder(config.data_dir, Split::kVal).string() : "",
-      .class_names = data.dataset.class_names,
+      .data = {.train = DeviceDataset(splits.train, device, norm, config.channels_last),
+               .test = DeviceDataset(data.test, device, norm, config.channels_last),
+               .val = std::move(val),
+               .test_is_val =
+                   data.test_is_val ? split_folder(config.data_dir, Split::kVal).string() : "",
+               .class_names = data.dataset.class_names},
       .dataset = data.dataset.id(),
-      .run_dir = files.run_dir,
-      .checkpoint = files.checkpoint,
-      .record = std::move(record),
+      .paths = {.run_dir = files.run_dir,
+                .checkpoint = files.checkpoint,
+                .record = std::move(record)},
       .train_fingerprint = std::move(fingerprint),
       .inputs = std::move(files.inputs),
       .resumed_run = std::move(files.resumed),
@@ -139,7 +140,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
 // How every epoch of this process is cut into steps; a run whose epochs
 // would take no step is refused before anything is written.
 EpochShape checked_epochs(const RunSpec& spec, bool graphed, const Distributed& dist) {
-  const int64_t share = spec.train.size() / dist.world_size();
+  const int64_t share = spec.data.train.size() / dist.world_size();
   const int64_t local_batch = per_rank_batch(spec.loop.batch_size, dist.world_size());
   const EpochShape shape = epoch_shape(share, local_batch, spec.recipe.drop_last, graphed);
   if (shape.steps == 0) {
@@ -148,7 +149,7 @@ EpochShape checked_epochs(const RunSpec& spec, bool graphed, const Distributed& 
         "--batch-size {}, and {} drops a partial batch; give --batch-size {} or less, or train "
         "on more images (--train-limit, --val-split)",
         dist.world_size() > 1 ? "each process's share of" : "the", share,
-        dist.world_size() > 1 ? fmt::format(" (of {})", spec.train.size()) : "",
+        dist.world_size() > 1 ? fmt::format(" (of {})", spec.data.train.size()) : "",
         spec.loop.batch_size,
         graphed ? "--cuda-graph" : fmt::format("the {} recipe", spec.recipe.name),
         share * dist.world_size()));
@@ -185,7 +186,8 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   spec.recipe = make_recipe(fitted, spec.precision);
   spec.step = step_spec(spec.precision, spec.recipe.loss, config.step);
   spec.step.non_finite_hint = non_finite_hint(spec.recipe, spec.source.model_name, fitted.amp);
-  spec.loop = loop_spec(fitted, spec.precision);
+  spec.loop =
+      loop_spec(fitted, spec.precision, spec.source.model_name, spec.source.image.image_size);
   check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
   const bool graphed = config.cuda_graph && context.machine.device.is_cuda();
   spec.shape = checked_epochs(spec, graphed, context.dist);

@@ -11,8 +11,8 @@
 // agreement, and the epochs' shape. Every refusal of the user's settings is a
 // UsageError from here (or from config/, for a value alone); the job's parts
 // (train/) then take their piece of the spec: the session its SessionSpec and
-// the model source, the step its StepSpec, the loop its LoopSpec, the data
-// and the shape. No part reads a TrainConfig: the spec holds none (the
+// the model source, the step its StepSpec, the loop its LoopSpec, the
+// splits, the paths and the shape. No part reads a TrainConfig: the spec holds none (the
 // record of the settings, RunRecord, is written, not read). The run folder
 // itself is opened later, by rank 0 only (report/run_outputs.h).
 //
@@ -42,6 +42,23 @@
 
 namespace cifar {
 
+// The data on the training device.
+struct RunSplits {
+  DeviceDataset train;
+  DeviceDataset test;
+  std::optional<DeviceDataset> val = {};  // --val-split N > 0, or an image folder's val/
+  std::string test_is_val = {};           // val/'s path when it serves as the test split too
+  std::vector<std::string> class_names = {};
+};
+
+// What the run writes, named as the user gave them (config.toml holds
+// absolute paths), and the settings as saved.
+struct RunPaths {
+  std::filesystem::path run_dir;
+  std::filesystem::path checkpoint;
+  RunRecord record;  // config.toml's text, the HPARAMS (config/run_record.h)
+};
+
 struct RunSpec {
   ModelSource source;
   SessionSpec session;  // what the session is made with (session_spec.h)
@@ -50,17 +67,9 @@ struct RunSpec {
   StepSpec step;        // the precision and the recipe's loss
   LoopSpec loop;        // the epochs: how many, evaluated how, reported how
   EpochShape shape;     // how every epoch of this process is cut into steps
-  // Data on the training device.
-  DeviceDataset train;
-  DeviceDataset test;
-  std::optional<DeviceDataset> val;  // --val-split N > 0, or an image folder's val/
-  std::string test_is_val;           // val/'s path when it serves as the test split too
-  std::vector<std::string> class_names;
+  RunSplits data;
   std::string dataset;  // DatasetInfo::id(), for checkpoints
-  // Outputs, named as the user gave them (config.toml holds absolute paths).
-  std::filesystem::path run_dir;
-  std::filesystem::path checkpoint;
-  RunRecord record;  // the settings as saved: config.toml's text, the HPARAMS (config/run_record.h)
+  RunPaths paths;
   std::string train_fingerprint;          // train_data_fingerprint(the training split)
   std::vector<NamedFile> inputs;          // run_input_files: what no output may replace
   std::optional<ResumedRun> resumed_run;  // the run --resume continues, for the run folder

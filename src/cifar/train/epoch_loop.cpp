@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "cifar/core/errors.h"
-#include "cifar/data/resolution.h"
 #include "cifar/data/shard.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/platform/device.h"
@@ -33,10 +32,8 @@ struct EpochEvaluation {
 EpochOptions epoch_options(const TrainingJob& job) {
   return {
       .shape = job.shape,
-      .step = job.spec.step,
-      // Written for the data sets' own 32 px: at --image-size N, N/32 of each size.
-      .resolutions = scaled_schedule(job.loop.resolution_schedule, kCifarImageSize,
-                                     job.spec.source.image.image_size),
+      .step = job.step,
+      .resolutions = job.loop.resolutions,
       .progress_bar = job.env.progress_bar,
       .log_interval_s = job.loop.log_interval_s,
       .before_step = [&job](int64_t global_step) { job.threads.at_boundary("step", global_step); },
@@ -74,8 +71,8 @@ EpochOptions epoch_options(const TrainingJob& job) {
   throw Interrupted(
       fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
                   "--config {} --resume {}",
-                  stop_signal(), where, job.spec.checkpoint.string(), job.env.program,
-                  (job.spec.run_dir / "config.toml").string(), job.spec.checkpoint.string()),
+                  stop_signal(), where, job.paths.checkpoint.string(), job.env.program,
+                  (job.paths.run_dir / "config.toml").string(), job.paths.checkpoint.string()),
       /*announce=*/job.dist.is_main());
 }
 
@@ -117,9 +114,8 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, const torch::Device& devi
   timer.start();
   const ProgressBarOptions progress =
       eval_progress_options(job.env.progress_bar, job.loop.log_interval_s);
-  const OomAdvice advice{"--eval-batch-size",        job.loop.eval_batch_size,
-                         job.spec.source.model_name, device,
-                         job.loop.precision,         job.spec.test.size()};
+  const OomAdvice advice{"--eval-batch-size", job.loop.eval_batch_size, job.loop.model, device,
+                         job.loop.precision,  job.data.test.size()};
   const CpuSettingsGuard cpu_settings(job.threads.threads(), /*onednn=*/true);
   auto evaluate_on = [&](const DeviceDataset& data) {
     return with_oom_advice(advice, [&] {
@@ -127,21 +123,21 @@ EpochEvaluation evaluate_epoch(const TrainingJob& job, const torch::Device& devi
           job.session.shown_model(), data,
           {.batch_size = job.loop.eval_batch_size,
            .precision = job.loop.precision,
-           .num_classes = static_cast<int64_t>(job.spec.class_names.size()),
+           .num_classes = static_cast<int64_t>(job.data.class_names.size()),
            .tta = job.loop.tta,
            .dist = &job.dist,
            .progress = job.dist.is_main() ? &progress : nullptr,
            .before_batch = [&job](int64_t b) { job.threads.at_boundary("evaluation batch", b); }});
     });
   };
-  if (job.spec.val) out.val = evaluate_on(*job.spec.val);
+  if (job.data.val) out.val = evaluate_on(*job.data.val);
   // No test split (--val-split on data without one): no test figure at all,
   // rather than the 0% of an evaluation on no images. An image folder's val/
   // serving as the test split is evaluated once.
-  if (!job.spec.test_is_val.empty() && out.val) {
+  if (!job.data.test_is_val.empty() && out.val) {
     out.test = out.val;
-  } else if (job.spec.test.size() > 0) {
-    out.test = evaluate_on(job.spec.test);
+  } else if (job.data.test.size() > 0) {
+    out.test = evaluate_on(job.data.test);
   }
   out.seconds = timer.stop();
   out.evaluated = true;
@@ -154,7 +150,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
   const int64_t epoch = job.session.position.epoch;
   EpochMetrics m = metrics_of(epoch, stats, eval.test ? &*eval.test : nullptr,
                               eval.val ? &*eval.val : nullptr, eval.seconds);
-  m.top5_column = static_cast<int64_t>(job.spec.class_names.size()) > kTop5Above;
+  m.top5_column = static_cast<int64_t>(job.data.class_names.size()) > kTop5Above;
   spdlog::info("{}", format_epoch_line(m, job.session.position.epochs));
   if (const GradScaler& scaler = *job.session.scaler; scaler.enabled()) {
     spdlog::info("epoch {}: {} of {} steps skipped for inf/NaN gradients, loss scale now {:g}",
@@ -168,7 +164,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
   const bool best = eval.evaluated && m.selection_accuracy() > info.best_accuracy;
   if (best) info.best_accuracy = m.selection_accuracy();
   if (job.outputs != nullptr) {
-    job.outputs->epoch_done(m, eval.test ? &*eval.test : nullptr, job.spec.class_names,
+    job.outputs->epoch_done(m, eval.test ? &*eval.test : nullptr, job.data.class_names,
                             job.session.checkpoint_bytes(), best);
   }
   return m;
@@ -180,7 +176,7 @@ EpochMetrics record_epoch(const TrainingJob& job, const EpochStats& stats,
 void set_run_epochs(const TrainingJob& job, int64_t epochs) {
   job.session.position.epochs = epochs;
   job.session.groups->set_run_epochs(epochs);
-  job.session.info.config_toml = job.spec.record.with_epochs(epochs).toml();
+  job.session.info.config_toml = job.paths.record.with_epochs(epochs).toml();
   if (job.outputs != nullptr) job.outputs->settings_changed(job.session.info.config_toml);
 }
 
@@ -208,31 +204,31 @@ void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
 }  // namespace
 
 TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
-  TrainResult result{.model = job.spec.source.model_name,
+  TrainResult result{.model = job.loop.model,
                      .device = device.str(),
                      .history = {},
                      .final_eval = {},
-                     .class_names = job.spec.class_names,
-                     .checkpoint = job.spec.checkpoint,
-                     .best_checkpoint = job.spec.run_dir / "best.pt",
-                     .run_dir = job.spec.run_dir,
-                     .test_is_val = job.spec.test_is_val};
+                     .class_names = job.data.class_names,
+                     .checkpoint = job.paths.checkpoint,
+                     .best_checkpoint = job.paths.run_dir / "best.pt",
+                     .run_dir = job.paths.run_dir,
+                     .test_is_val = job.data.test_is_val};
   const EpochOptions options = epoch_options(job);
-  const OomAdvice train_oom{"--batch-size", job.loop.batch_size, job.spec.source.model_name,
-                            device,         job.loop.precision,  job.spec.train.size()};
+  const OomAdvice train_oom{"--batch-size", job.loop.batch_size, job.loop.model,
+                            device,         job.loop.precision,  job.data.train.size()};
   EpochPosition& position = job.session.position;
-  EpochState shared(job.spec.train.device());  // the running totals; --cuda-graph's step, once
+  EpochState shared(job.data.train.device());  // the running totals; --cuda-graph's step, once
   // --time: at least two epochs (one fit), and from the start the saved
   // settings without --time, so that an interrupted run resumes as printed.
   if (job.budget.active()) set_run_epochs(job, std::max<int64_t>(position.epochs, 2));
   for (; position.epoch <= position.epochs; ++position.epoch) {
     const EpochPlan plan =
-        shard_plan(job.spec.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
+        shard_plan(job.data.train.plan_epoch(/*shuffle=*/true, job.recipe.augmentation,
                                              job.loop.seed, position.epoch),
                    job.dist.rank(), job.dist.world_size());
     const EpochStats later = with_oom_advice(train_oom, [&] {
       const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
-      return train_one_epoch(*job.session.learner, job.spec.train, plan, options, position,
+      return train_one_epoch(*job.session.learner, job.data.train, plan, options, position,
                              &shared);
     });
     position.global_step += later.steps - position.first_step;

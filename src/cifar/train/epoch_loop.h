@@ -25,9 +25,11 @@ namespace cifar {
 // Everything the epochs of one run share.
 struct TrainingJob {
   const LoopSpec& loop;  // of the settings, the loop reads only this
+  const StepSpec& step;
   const RunEnv& env;
   const Recipe& recipe;
-  const RunSpec& spec;
+  const RunSplits& data;
+  const RunPaths& paths;
   TrainingSession& session;
   Distributed& dist;
   RunOutputs* outputs;  // null on ranks other than 0

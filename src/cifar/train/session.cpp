@@ -103,10 +103,10 @@ CheckpointInfo checkpoint_info(const RunSpec& spec) {
   info.model = spec.source.model_name;
   info.stem = to_string(spec.source.stem);
   info.normalization = spec.source.normalization;
-  info.class_names = spec.class_names;
-  info.num_classes = static_cast<int64_t>(spec.class_names.size());
+  info.class_names = spec.data.class_names;
+  info.num_classes = static_cast<int64_t>(spec.data.class_names.size());
   info.dataset = spec.dataset;
-  info.config_toml = spec.record.toml();
+  info.config_toml = spec.paths.record.toml();
   info.libtorch_version = libtorch_version();
   return info;
 }
@@ -133,7 +133,7 @@ TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch
   s.model->to(device);
   if (settings.channels_last) to_channels_last(*s.model);
   const ModelEntry& entry = model_entry(spec.source.model_name);
-  if (spec.source.fresh()) init_from_images(*s.model, entry, spec.train, recipe.init_images);
+  if (spec.source.fresh()) init_from_images(*s.model, entry, spec.data.train, recipe.init_images);
   spdlog::info("model: {} ({} parameters), recipe {}", spec.source.model_name,
                count_parameters(*s.model), recipe.name);
 
@@ -179,13 +179,13 @@ TrainingSession make_session(const RunSpec& spec, Distributed& dist, const torch
   s.position = start_position(spec, dist.world_size());
   s.info = checkpoint_info(spec);
   s.info.world_size = dist.world_size();
-  s.info.train_images = spec.train.size();
+  s.info.train_images = spec.data.train.size();
   s.info.train_fingerprint = spec.train_fingerprint;
   s.info.tta = spec.loop.tta;
   s.info.image = spec.source.image;
   s.info.prep = spec.source.prep;
   const bool keeps_id = spec.source.resumed && !spec.source.resumed->info.run_id.empty();
-  s.info.run_id = keeps_id ? spec.source.resumed->info.run_id : make_run_id(spec.run_dir);
+  s.info.run_id = keeps_id ? spec.source.resumed->info.run_id : make_run_id(spec.paths.run_dir);
   if (spec.source.resumed) s.info.best_accuracy = spec.source.resumed->info.best_accuracy;
   return s;
 }

@@ -46,14 +46,15 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
                                            .pretrained_dirs = env.pretrained_dirs});
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
-    outputs.emplace(spec.run_dir, spec.checkpoint, spec.record.toml(), spec.loop.tensorboard,
-                    spec.resumed_run, given.overwrite, spec.inputs);
+    outputs.emplace(spec.paths.run_dir, spec.paths.checkpoint, spec.paths.record.toml(),
+                    spec.loop.tensorboard, spec.resumed_run, given.overwrite, spec.inputs);
   }
   TrainingSession session = make_session(spec, dist, device);
   if (outputs) {
     outputs->own(session.info.run_id);
-    outputs->started(spec.record.toml(), spec.record.hparams(), session.position.global_step,
-                     /*has_test_split=*/spec.test.size() > 0);
+    outputs->started(spec.paths.record.toml(), spec.paths.record.hparams(),
+                     session.position.global_step,
+                     /*has_test_split=*/spec.data.test.size() > 0);
   }
   const EpochPosition& at = session.position;
   const int64_t steps = spec.shape.steps * (spec.loop.epochs - at.epoch + 1) - at.first_step;
@@ -63,9 +64,11 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
   const TimeBudget budget{.seconds = spec.loop.time_s, .started = env.started, .first_step = now};
   const InterruptGuard interrupt_guard;
   const TrainingJob job{.loop = spec.loop,
+                        .step = spec.step,
                         .env = env,
                         .recipe = spec.recipe,
-                        .spec = spec,
+                        .data = spec.data,
+                        .paths = spec.paths,
                         .session = session,
                         .dist = dist,
                         .outputs = outputs ? &*outputs : nullptr,
@@ -78,8 +81,9 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
   if (outputs) {
     outputs->finished(true);
     // The weights, ready for Python (see scripts/python/cifar_models.py).
-    spdlog::info("weights for Python: {}",
-                 write_run_weights(spec.run_dir, session.info, session.shown_model()).string());
+    spdlog::info(
+        "weights for Python: {}",
+        write_run_weights(spec.paths.run_dir, session.info, session.shown_model()).string());
   }
   return result;
 }
