@@ -18,7 +18,7 @@ namespace cifar {
 // resolved it from the options.
 struct EvalData {
   std::filesystem::path dir;               // --data
-  std::optional<DatasetKind> kind{};       // --dataset; unset (auto): detected from dir
+  std::optional<DatasetKind> kind{};       // --dataset, else detected (unset: read whole)
   Split split = Split::kTest;              // --split
   bool whole = false;                      // a plain folder of class folders (evaluated_whole)
   LabelSet labels = LabelSet::kFine;       // CIFAR-100's: --labels, else the model's

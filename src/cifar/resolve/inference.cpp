@@ -101,12 +101,15 @@ EvalRun resolve_eval(const EvalConfig& config) {
                     "(<class>/*.png|jpg|jpeg), evaluated whole: drop --split",
                     split_folder_name(config.split), config.data_dir));
   }
-  if (config.split == Split::kVal) {
+  if (!data.whole) {  // the kind detected once (--dataset auto), read as it says
     DatasetOptions options;
     options.dir = data.dir;
     options.kind = data.kind;
-    const DatasetKindEntry& entry = dataset_entry(dataset_kind(options));
-    if (!entry.image_files) throw UsageError(no_val_split(config.data_dir, entry));
+    data.kind = dataset_kind(options);
+    const DatasetKindEntry& entry = dataset_entry(*data.kind);
+    if (config.split == Split::kVal && !entry.image_files) {
+      throw UsageError(no_val_split(config.data_dir, entry));
+    }
   }
   LoadedCheckpoint checkpoint = load_model_input(config);
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
