@@ -177,4 +177,15 @@ ImageSplit read_class_folder(const std::filesystem::path& root,
                              const std::vector<std::string>& known, const std::string& known_source,
                              const ImageFolderOptions& options = {});
 
+// read_class_folder's split and the file of each image, root / its path in
+// the listing, in the split's order (cifar-predict's answers per file).
+struct ClassFolderImages {
+  ImageSplit split;
+  std::vector<std::filesystem::path> files;
+};
+ClassFolderImages read_class_folder_files(const std::filesystem::path& root,
+                                          const std::vector<std::string>& known,
+                                          const std::string& known_source,
+                                          const ImageFolderOptions& options = {});
+
 }  // namespace cifar

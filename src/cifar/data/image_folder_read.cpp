@@ -249,19 +249,34 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
 
 ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string>& known,
                              const std::string& known_source, const ImageFolderOptions& options) {
+  return read_class_folder_files(root, known, known_source, options).split;
+}
+
+ClassFolderImages read_class_folder_files(const fs::path& root,
+                                          const std::vector<std::string>& known,
+                                          const std::string& known_source,
+                                          const ImageFolderOptions& options) {
   const auto start = Clock::now();
   const auto listing = list_class_folder(root, known, known_source);
   log_ignored(listing);
+  ClassFolderImages out;
   const auto cache = class_folder_cache(root, options.cache_dir);
   if (!cache) {
-    return decode_uncached(listing, torch::Tensor(), options, start,
-                           "a folder of classes outside a data set: not cached, as a cache inside "
-                           "it would be a hidden folder among its classes");
+    out.split = decode_uncached(listing, torch::Tensor(), options, start,
+                                "a folder of classes outside a data set: not cached, as a cache "
+                                "inside it would be a hidden folder among its classes");
+  } else {
+    const auto& [path, dir] = *cache;
+    out.split = read_cached(
+        listing, path, options,
+        options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string(), start);
   }
-  const auto& [path, dir] = *cache;
-  return read_cached(listing, path, options,
-                     options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string(),
-                     start);
+  // Every listed file is in the split unless skip_bad_images dropped some,
+  // which leaves the files unmatched: then none is named.
+  if (out.split.size() == static_cast<int64_t>(listing.files.size())) {
+    for (const auto& f : listing.files) out.files.push_back(root / f.relative);
+  }
+  return out;
 }
 
 }  // namespace cifar

@@ -76,4 +76,8 @@ std::string image_decoding_version();
 torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm, int64_t side,
                              const ImagePrep& prep = kWholeImage);
 
+// (3, S, S) uint8 already prepared (an image folder's stored image) ->
+// (3, S, S) float, normalised as image_to_input normalises.
+torch::Tensor prepared_to_input(const torch::Tensor& prepared, const Normalization& norm);
+
 }  // namespace cifar

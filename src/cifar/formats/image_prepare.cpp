@@ -86,8 +86,11 @@ torch::Tensor image_to_input(const torch::Tensor& rgb, const Normalization& norm
   // The image as an image folder stores it (prepare_image: rounded to uint8,
   // as torchvision's Resize gives a uint8 tensor), so that cifar-predict on
   // a file and cifar-eval on its folder see the same input.
-  const auto x =
-      prepare_image(rgb, side, prep).to(torch::kFloat).unsqueeze(0);  // (1, 3, side, side)
+  return prepared_to_input(prepare_image(rgb, side, prep), norm);
+}
+
+torch::Tensor prepared_to_input(const torch::Tensor& prepared, const Normalization& norm) {
+  const auto x = prepared.to(torch::kFloat).unsqueeze(0);  // (1, 3, side, side)
   // (3, side, side), contiguous as resize_image's
   return PixelNormalizer(norm, torch::kCPU)(x).squeeze(0).contiguous();
 }

@@ -5,17 +5,52 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "cifar/core/errors.h"
 #include "cifar/core/names.h"
+#include "cifar/data/image_folder.h"
 #include "cifar/formats/image.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/platform/guards.h"
 #include "cifar/report/confusion_file.h"  // csv_field
 
 namespace cifar {
+namespace {
+
+// The prepared images of options.cached_folders by file (its lexically
+// normal path), read as cifar-eval reads such a folder: from the data set's
+// decode cache, or decoded once into it. A folder that cannot be read so (a
+// class folder the model does not know, an unreadable image) is left to be
+// decoded file by file, each file with its own answer or error.
+std::map<std::string, torch::Tensor> cached_images(const CheckpointInfo& info,
+                                                   const PredictOptions& options) {
+  std::map<std::string, torch::Tensor> out;
+  ImageFolderOptions folder;
+  folder.image = ImageSpec{.image_size = info.image.image_size, .prep = info.prep};
+  for (const auto& dir : options.cached_folders) {
+    try {
+      const ClassFolderImages read =
+          read_class_folder_files(dir, info.class_names, "the model", folder);
+      for (size_t i = 0; i < read.files.size(); ++i) {
+        out[read.files[i].lexically_normal().string()] =
+            read.split.images[static_cast<int64_t>(i)];  // (3, S, S) uint8
+      }
+    } catch (const std::exception& e) {  // its reader's hint names cifar-eval's options
+      spdlog::info(
+          "{}: its images are decoded one by one, not through the data set's decode cache (a "
+          "file in it is no readable image, or a class folder none of the model's)",
+          dir);
+      spdlog::debug("{}: {}", dir, first_line(e.what()));
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInfo& info,
                                       const std::vector<std::string>& files,
@@ -29,6 +64,7 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   if (images == 0) return {};
   const CpuSettingsGuard cpu_settings(static_cast<int>(std::max<int64_t>(options.threads, 1)),
                                       /*onednn=*/true);
+  const std::map<std::string, torch::Tensor> cached = cached_images(info, options);
   std::vector<Prediction> out(files.size());
   std::vector<size_t> pending;        // indices of decoded images not yet classified
   std::vector<torch::Tensor> inputs;  // their (3, S, S) inputs, S the model's side
@@ -57,11 +93,17 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   for (size_t i = 0; i < files.size(); ++i) {
     out[i].file = files[i];
     try {
-      // Reduced to the tier first, as an image folder keeps its photos
-      // (core/image_prep.h: kept_side), so a file and its folder give one input.
-      const auto kept = reduce_image(read_image(files[i], options.max_pixels),
-                                     kept_side(info.image.image_size, info.prep));
-      inputs.push_back(image_to_input(kept, info.normalization, info.image.image_size, info.prep));
+      if (const auto hit = cached.find(std::filesystem::path(files[i]).lexically_normal().string());
+          hit != cached.end()) {
+        inputs.push_back(prepared_to_input(hit->second, info.normalization));
+      } else {
+        // Reduced to the tier first, as an image folder keeps its photos
+        // (core/image_prep.h: kept_side), so a file and its folder give one input.
+        const auto kept = reduce_image(read_image(files[i], options.max_pixels),
+                                       kept_side(info.image.image_size, info.prep));
+        inputs.push_back(
+            image_to_input(kept, info.normalization, info.image.image_size, info.prep));
+      }
       pending.push_back(i);
     } catch (const std::exception& e) {
       out[i].error = first_line(e.what());

@@ -25,6 +25,10 @@ struct PredictOptions {
   int64_t tta = 0;      // test-time augmentation level, 0..2 (resolve_predict)
   int64_t threads = 1;  // CPU threads: resolve_predict's count (resolve/machine.h)
   torch::Device device{torch::kCPU};  // where the model is: the images go there
+  // The folders among the inputs that are a data set's val/ or test/: read
+  // through the data set's decode cache, as cifar-eval reads them
+  // (resolve_predict).
+  std::vector<std::string> cached_folders = {};
 };
 
 struct Prediction {

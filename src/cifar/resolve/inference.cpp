@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/file_identity.h"
 #include "cifar/core/file_io.h"
+#include "cifar/data/image_cache.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/infer/eval_data.h"
 #include "cifar/infer/image_list.h"
@@ -145,6 +147,12 @@ PredictRun resolve_predict(const PredictConfig& config) {
   run.options.top_k = config.top_k;
   run.options.batch_size = config.batch_size;
   run.options.logits = config.logits;
+  for (const auto& input : config.images) {  // a data set's val/ or test/: its decode cache
+    std::error_code ec;
+    if (std::filesystem::is_directory(input, ec) && class_folder_cache(input, {})) {
+      run.options.cached_folders.push_back(input);
+    }
+  }
   check_predict_outputs(config, run.images.files);
   if (const std::string skipped = describe_skipped(run.images); !skipped.empty()) {
     spdlog::info("{}", skipped);
