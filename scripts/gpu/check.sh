@@ -135,7 +135,7 @@ run_step nccl 60
 run_step nccl-two-ranks $((90 * scale / 10))
 run_step airbench94 $((75 * scale / 10))
 run_step speedrun $((75 * scale / 10))
-run_step reference $((150 * scale / 10))
+run_step reference $((200 * scale / 10))
 run_step graph $((90 * scale / 10))
 run_step amp-fp16 $((60 * scale / 10))
 run_step deterministic $((60 * scale / 10))
@@ -194,7 +194,7 @@ failed=0
   figures speedrun "| speedrun (eager) failed | | | | | | |"
   figures graph "| resnet18.toml eager / --cuda-graph failed | | | | | | |"
   echo
-  echo "## The reference beside it: airbench94 as PyPI publishes it, and configs/airbench94.toml, seeds 0-2 alternating"
+  echo "## The reference beside it: airbench94 as PyPI publishes it, and configs/airbench94.toml and configs/speedrun.toml with --cuda-graph, seeds 0-2 alternating"
   echo
   figures reference "(no result: see the reference step)"
   echo

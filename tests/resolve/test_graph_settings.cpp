@@ -1,5 +1,6 @@
 // test_graph_settings.cpp: what --cuda-graph cannot run (an optimiser
-// without a device-rate update) is refused by validate() on every device,
+// without a device-rate update, where the recipe uses --optimizer) is
+// refused by check_recipe_settings() on every device,
 // before a run starts: the CPU, where --cuda-graph only warns, must refuse
 // what a GPU run would; every recipe and a resolution schedule are accepted.
 #include <catch2/catch.hpp>
@@ -54,6 +55,9 @@ TEST_CASE("an optimiser whose update a CUDA graph cannot capture is refused with
                           Catch::Contains("drop --cuda-graph"));
   }
   CHECK_NOTHROW(check(parse({"--optimizer", "sgd", "--cuda-graph"})));
+  // A recipe with its own optimisers ignores --optimizer (with a warning).
+  CHECK_NOTHROW(check(
+      parse({"--config", config_file("airbench94.toml"), "--optimizer", "adamw", "--cuda-graph"})));
   CHECK_NOTHROW(check(parse({"--optimizer", "adamw"})));
 }
 

@@ -118,14 +118,8 @@ void validate(const TrainConfig& config) {
     throw UsageError(
         "--nesterov needs --momentum above 0 (Nesterov momentum without momentum is plain SGD)");
   }
-  // What the recipe and its model can follow is checked by the recipe
-  // registry (resolve/recipe.h: check_recipe_settings); the optimiser's here.
-  if (config.cuda_graph && !optimizer_entry(config.optimizer).graph_step) {
-    throw UsageError(fmt::format(
-        "--cuda-graph captures the update of --optimizer {1} (and the airbench94 recipe's), "
-        "not that of --optimizer {0}: drop --cuda-graph, or use --optimizer {1}",
-        config.optimizer, optimizer_registry().front().name));
-  }
+  // What the recipe, its model and its optimiser can follow is checked by
+  // the recipe registry (resolve/recipe.h: check_recipe_settings).
   check_image_options(config.image_size, config.crop_pct, "the data set's own size",
                       "the data set's");
 }

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -176,6 +177,13 @@ int64_t median_shorter_side(const ImageFolderListing& listing);
 ImageSplit read_class_folder(const std::filesystem::path& root,
                              const std::vector<std::string>& known, const std::string& known_source,
                              const ImageFolderOptions& options = {});
+
+// What a read throws for a file that is not a readable image (without
+// skip_bad_images): its message names the file and the fix.
+class UnreadableImage : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // read_class_folder's split and the file of each image, root / its path in
 // the listing, in the split's order (cifar-predict's answers per file).

@@ -57,7 +57,7 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
     for (int64_t i = begin; i < end && !options.skip_bad_images; ++i) {
       const auto& error = errors[static_cast<size_t>(i)];
       if (!error.empty()) {
-        throw std::runtime_error(fmt::format(
+        throw UnreadableImage(fmt::format(
             "{}: remove or replace the file, or pass --skip-bad-images to leave out (and name) "
             "the files that are not readable images",
             without_final_period(error)));

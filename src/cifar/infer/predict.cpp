@@ -39,12 +39,15 @@ std::map<std::string, torch::Tensor> cached_images(const CheckpointInfo& info,
         out[read.files[i].lexically_normal().string()] =
             read.split.images[static_cast<int64_t>(i)];  // (3, S, S) uint8
       }
-    } catch (const std::exception& e) {  // its reader's hint names cifar-eval's options
+    } catch (const UnreadableImage&) {  // its hint names cifar-eval's options: the file's line says
       spdlog::info(
-          "{}: its images are decoded one by one, not through the data set's decode cache (a "
-          "file in it is no readable image, or a class folder none of the model's)",
+          "{}: its images are decoded one by one, not through the data set's decode cache: a "
+          "file in it is no readable image (its error line names it)",
           dir);
-      spdlog::debug("{}: {}", dir, first_line(e.what()));
+    } catch (const std::exception& e) {
+      spdlog::info(
+          "{}: its images are decoded one by one, not through the data set's decode cache: {}", dir,
+          first_line(e.what()));
     }
   }
   return out;

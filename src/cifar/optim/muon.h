@@ -55,6 +55,7 @@ class Muon : public Optimizer {
   // captured CUDA graph replays at a changing rate (train/replayed_step.h).
   void device_rate_step(const torch::Tensor& lr) override;
   const char* name() const override { return "muon"; }
+  std::vector<torch::Tensor> state_tensors() const override { return momentum_; }
 
   const MuonOptions& options() const { return options_; }
   const std::vector<torch::Tensor>& params() const { return params_; }

@@ -40,6 +40,7 @@ class Sgd : public Optimizer {
   void step(const torch::Tensor& lr);
   void device_rate_step(const torch::Tensor& lr) override { step(lr); }
   const char* name() const override { return "sgd"; }
+  std::vector<torch::Tensor> state_tensors() const override { return momentum_; }
 
   const SgdOptions& options() const { return options_; }
   void save(torch::serialize::OutputArchive& archive) const override;

@@ -10,6 +10,8 @@
 
 #include <torch/torch.h>
 
+#include <vector>
+
 #include "cifar/core/stateful.h"
 
 namespace cifar {
@@ -19,9 +21,13 @@ class Optimizer : public Stateful {
   virtual void zero_grad() = 0;
   virtual void step(double lr) = 0;
   // The same update with the rate in a device scalar, which a captured CUDA
-  // graph replays at a changing rate (train/cuda_graph.h). Only for an
-  // optimiser whose registry entry declares graph_step; std::logic_error else.
+  // graph replays at a changing rate (train/replayed_step.h): Sgd's and
+  // Muon's. Only for such an optimiser (an --optimizer entry declares it as
+  // graph_step); std::logic_error else.
   virtual void device_rate_step(const torch::Tensor& lr);
+  // The tensors a step changes besides the parameters (momentum buffers),
+  // which the graph's warm-up puts back after its trial steps.
+  virtual std::vector<torch::Tensor> state_tensors() const { return {}; }
   // "sgd", "muon": for the log.
   virtual const char* name() const = 0;
 };

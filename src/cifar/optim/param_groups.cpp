@@ -49,8 +49,9 @@ double ParamGroups::lr(int64_t global_step) const {
 }
 
 void ParamGroups::device_step(const std::vector<torch::Tensor>& rates) {
-  TORCH_CHECK(rates.size() == groups_.size(), "one rate per group: ", groups_.size(), " groups, ",
-              rates.size(), " rates");
+  TORCH_CHECK(rates.size() == groups_.size(),
+              "device_step takes one rate per group: ", groups_.size(), " groups, ", rates.size(),
+              " rates (ReplayedStep makes them)");
   const std::vector<bool> trains = training();
   for (size_t i = 0; i < groups_.size(); ++i) {
     if (trains[i]) groups_[i].optimizer->device_rate_step(rates[i]);
@@ -60,6 +61,14 @@ void ParamGroups::device_step(const std::vector<torch::Tensor>& rates) {
 std::vector<double> ParamGroups::rates(int64_t global_step) const {
   std::vector<double> out;
   for (const auto& g : groups_) out.push_back(lr_at(g.schedule, global_step));
+  return out;
+}
+
+std::vector<torch::Tensor> ParamGroups::state_tensors() const {
+  std::vector<torch::Tensor> out;
+  for (const auto& g : groups_) {
+    for (auto& t : g.optimizer->state_tensors()) out.push_back(std::move(t));
+  }
   return out;
 }
 

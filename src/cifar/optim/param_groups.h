@@ -70,6 +70,8 @@ class ParamGroups : public Stateful {
   std::vector<double> rates(int64_t global_step) const;
   // Whether each group's parameters train now (freeze_done turns them off).
   std::vector<bool> training() const;
+  // Every group's optimiser state tensors (Optimizer::state_tensors).
+  std::vector<torch::Tensor> state_tensors() const;
 
   const std::vector<ParamGroup>& groups() const { return groups_; }
   // The groups themselves, taken out (to regroup a recipe's: train/fine_tune.h).

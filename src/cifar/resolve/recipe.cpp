@@ -160,6 +160,14 @@ std::string recipes_in_words() {
 
 void check_recipe_settings(const TrainConfig& config) {
   const RecipeEntry& recipe = recipe_entry(config.recipe);
+  const std::vector<std::string> own = make_recipe(config).own_settings;
+  if (config.cuda_graph && !optimizer_entry(config.optimizer).graph_step &&
+      std::ranges::find(own, "optimizer") == own.end()) {
+    throw UsageError(fmt::format(
+        "--cuda-graph captures the update of --optimizer {1} (and the airbench94 recipe's), "
+        "not that of --optimizer {0}: drop --cuda-graph, or use --optimizer {1}",
+        config.optimizer, optimizer_registry().front().name));
+  }
   if (config.tta > 0 && !recipe.tta) {
     throw UsageError(
         fmt::format("the {} recipe cannot evaluate with --tta: drop --tta", recipe.name));

@@ -76,9 +76,11 @@ EpochSoFar so_far_of(const EpochStats& stats);
 // What outlives one epoch of a run: the running totals the steps add to
 // (zeroed in place at each epoch's start) and, under --cuda-graph, the step
 // made before the first epoch and replayed by every later one (it adds to
-// those totals where it captured them; train/replayed_step.h). Its captures
-// happen before an epoch's timer starts (a new image size, a group frozen)
-// and are timed apart: no epoch's time or img/s includes them. A test may
+// those totals where it captured them; train/replayed_step.h). It is
+// captured before an epoch's timer starts when the epoch brings a new image
+// size or set of training groups, timed apart (no epoch's time includes
+// it); a group frozen mid-epoch is captured at that step, inside the
+// epoch's time (logged). A test may
 // put its own replayed step here (make_uncaptured_step) before the first
 // epoch.
 struct EpochState {

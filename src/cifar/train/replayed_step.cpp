@@ -1,6 +1,8 @@
 // replayed_step.cpp: recording, re-recording and replaying the step body.
 #include "cifar/train/replayed_step.h"
 
+#include <spdlog/spdlog.h>
+
 #include "cifar/platform/interrupt.h"
 
 namespace cifar {
@@ -11,11 +13,12 @@ torch::Tensor static_like(const torch::Tensor& t) {
   return torch::empty_like(t, torch::MemoryFormat::Preserve);
 }
 
-// Replays by running the body again.
+// Replays by running the body again; warms up as a graph does, so that the
+// tests see the warm-up put everything back.
 class Uncaptured final : public Replayer {
  public:
-  void record(const std::function<void()>& /*warm_up*/,
-              const std::function<void()>& body) override {
+  void record(const std::function<void()>& warm_up, const std::function<void()>& body) override {
+    warm_up();
     body_ = body;
   }
   void replay() override { body_(); }
@@ -50,9 +53,10 @@ bool ReplayedStep::prepare(const Batch& example) {
   y_ = static_like(example.labels);
   x_.copy_(example.images);
   y_.copy_(example.labels);
+  std::unique_ptr<Replayer> replayer = make_replayer_();
+  replayer->record([this] { warm_up(); }, [this] { body(); });
+  replayer_ = std::move(replayer);  // only once recorded: a failed one is never replayed
   training_ = training;
-  replayer_ = make_replayer_();
-  replayer_->record([this] { warm_up(); }, [this] { body(); });
   ++recordings_;
   return true;
 }
@@ -61,13 +65,22 @@ bool ReplayedStep::run(const Batch& batch, int64_t global_step) {
   const std::vector<double> rates = t_.groups.rates(global_step);
   const std::vector<bool> training = t_.groups.training();
   for (size_t i = 0; i < rates.size(); ++i) {
-    if (training[i] && rates[i] <= 0) return eager_->run(batch, global_step);
+    if (training[i] && rates[i] <= 0) {
+      ++eager_steps_;
+      return eager_->run(batch, global_step);
+    }
   }
-  prepare(batch);
+  if (prepare(batch)) {
+    spdlog::info(
+        "--cuda-graph: the training step was captured again at step {} (its batch shape or the "
+        "parameter groups that train changed); this capture counts in the epoch's time",
+        global_step);
+  }
   for (size_t i = 0; i < rates.size(); ++i) rates_[i].fill_(rates[i]);
   x_.copy_(batch.images, /*non_blocking=*/true);
   y_.copy_(batch.labels, /*non_blocking=*/true);
   replayer_->replay();
+  ++replays_;
   t_.groups.freeze_done(global_step + 1);
   return stop_requested();  // one process only (resolve/ refuses --cuda-graph with several)
 }
@@ -80,10 +93,11 @@ void ReplayedStep::body() {
   t_.groups.device_step(rates_);
 }
 
-// Forward and backward three times on throw-away totals; then every
-// parameter and buffer it touched is put back and the gradients dropped.
+// The body three times on throw-away totals; then every parameter, buffer
+// and optimiser state tensor it touched is put back and the gradients
+// dropped.
 void ReplayedStep::warm_up() {
-  std::vector<torch::Tensor> state, saved;
+  std::vector<torch::Tensor> state = t_.groups.state_tensors(), saved;
   for (const auto& t : t_.model.parameters()) state.push_back(t);
   for (const auto& t : t_.model.buffers()) state.push_back(t);
   torch::NoGradGuard no_grad;
@@ -93,6 +107,7 @@ void ReplayedStep::warm_up() {
     t_.groups.zero_grad();
     const torch::AutoGradMode grad(true);
     forward_loss(t_.model, Batch{x_, y_}, options_, scratch, /*autocast_cache=*/false).backward();
+    t_.groups.device_step(rates_);
   }
   t_.groups.zero_grad();
   for (size_t i = 0; i < state.size(); ++i) state[i].copy_(saved[i]);
