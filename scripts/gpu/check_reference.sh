@@ -75,5 +75,21 @@ PY
   tool_run "$seed" configs/airbench94.toml --cuda-graph
   tool_run "$seed" configs/speedrun.toml --cuda-graph
 done
+# Each side's means over the seeds that ran: the issue's comparison.
+"$PYTHON" - "$figures" >"$WORK/means-$step.md" <<'PY'
+import sys
+rows = [r.strip().strip("|").split("|") for r in open(sys.argv[1]).read().splitlines()[2:]]
+sides = {}
+for side, _seed, acc, train, rest, wall in ([c.strip() for c in r] for r in rows):
+    if acc.endswith("%"):
+        sides.setdefault(side, []).append((float(acc[:-1]), float(train), float(wall)))
+print("\n| side (mean over its seeds) | runs | test acc | training s | wall s |")
+print("|---|---:|---:|---:|---:|")
+for side, runs in sides.items():
+    n = len(runs)
+    print(f"| {side} | {n} | {sum(r[0] for r in runs) / n:.2f}% "
+          f"| {sum(r[1] for r in runs) / n:.2f} | {sum(r[2] for r in runs) / n:.1f} |")
+PY
+cat "$WORK/means-$step.md" >>"$figures"
 cat "$figures"
 exit $failed
