@@ -46,6 +46,36 @@ void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
   }
 }
 
+}  // namespace
+
+void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64_t epochs,
+                         int64_t steps_per_epoch) {
+  const std::string& resume = c.resume;
+  // What to pass: --steps when it set the length, else --epochs.
+  const auto more = [&](int64_t epoch) {
+    return steps_per_epoch > 0 ? fmt::format("--steps {}", epoch * steps_per_epoch + 1)
+                               : fmt::format("--epochs {}", epoch + 1);
+  };
+  const std::string asked = steps_per_epoch > 0 ? fmt::format("--steps {} ({} epochs of {} steps)",
+                                                              c.steps, epochs, steps_per_epoch)
+                                                : fmt::format("--epochs {}", epochs);
+  if (info.epoch >= epochs && info.step_in_epoch == 0) {
+    throw UsageError(fmt::format(
+        "--resume {} has already trained {} epochs, all that {} asks for: pass {} or more to "
+        "train further",
+        resume, info.epoch, asked, more(info.epoch)));
+  }
+  if (info.epoch >= epochs) {  // stopped inside a later epoch than asked
+    throw UsageError(fmt::format(
+        "--resume {} stopped in epoch {} (after step {}), past {}: pass {} or more to finish it",
+        resume, info.epoch + 1, info.step_in_epoch, asked,
+        steps_per_epoch > 0 ? fmt::format("--steps {}", (info.epoch + 1) * steps_per_epoch)
+                            : fmt::format("--epochs {}", info.epoch + 1)));
+  }
+}
+
+namespace {
+
 // The checkpoint --resume names, checked against --model and --epochs.
 std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   if (c.resume.empty()) return std::nullopt;
@@ -64,18 +94,7 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
                     "or resume a checkpoint with that stem",
                     c.resume, info.model, info.stem, to_string(*c.stem)));
   }
-  if (info.epoch >= c.epochs && info.step_in_epoch == 0) {
-    throw UsageError(
-        fmt::format("--resume {} has already trained {} epochs; pass --epochs above "
-                    "{} to train further",
-                    c.resume, info.epoch, info.epoch));
-  }
-  if (info.epoch >= c.epochs) {  // stopped inside a later epoch than --epochs
-    throw UsageError(fmt::format(
-        "--resume {} stopped in epoch {} (after step {}), past --epochs {}: pass --epochs {} "
-        "or more to finish it",
-        c.resume, info.epoch + 1, info.step_in_epoch, c.epochs, info.epoch + 1));
-  }
+  if (c.steps == 0) check_resume_length(c, info, c.epochs, 0);  // else once fitted
   return resumed;
 }
 

@@ -91,12 +91,15 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   if (splits.val.size() > 0) val.emplace(splits.val, device, norm, config.channels_last);
 
   const bool graphed = config.cuda_graph && device.is_cuda();
-  sized.epochs = epochs_for_steps(
-      config,
+  const int64_t steps_per_epoch =
       epoch_shape(splits.train.size() / dist.world_size(),
                   per_rank_batch(sized.batch_size, dist.world_size()), recipe.drop_last, graphed)
-          .steps,
-      splits.train.size(), sized.batch_size, dist.is_main());
+          .steps;
+  sized.epochs = epochs_for_steps(config, steps_per_epoch, splits.train.size(), sized.batch_size,
+                                  dist.is_main());
+  if (source.resumed && config.steps > 0) {  // --epochs was checked when it was read
+    check_resume_length(config, source.resumed->info, sized.epochs, steps_per_epoch);
+  }
   fitted = {.batch_size = sized.batch_size, .epochs = sized.epochs};
   RunRecord record(
       resolved_settings(sized, source.model_name, source.stem, files.run_dir, files.checkpoint));
