@@ -9,14 +9,16 @@
 // tests/cuda/test_gpu_graph.cpp.)
 #include <catch2/catch.hpp>
 
-#include <functional>
-#include <sstream>
-
 #include "cifar/resolve/recipe.h"
 #include "cifar/train/epoch.h"
 #include "test_helpers.h"
+#include "train/lone_learner.h"
+#include "train/momentum_of.h"
+#include "train/replayed_runs.h"
 
 using namespace cifar;
+using cifar::test::LoneLearner;
+using cifar::test::momentum_of;
 using cifar::test::synthetic;
 
 namespace {
@@ -36,22 +38,6 @@ Classifier seeded(const char* model) {
   return make_model(ModelOptions(model));
 }
 
-// One process training `model` with `groups`.
-struct Trainee {
-  Trainee(Classifier m, const std::function<ParamGroups(ClassifierImpl&)>& make_groups)
-      : model(std::move(m)),
-        groups(make_groups(*model)),
-        averager(dist, model->parameters()),
-        scaler(false, torch::kCPU),
-        learner{*model, groups, dist, averager, scaler} {}
-  Classifier model;
-  ParamGroups groups;
-  Distributed dist{DistEnv{}, torch::kCPU};
-  GradientAverager averager;
-  GradScaler scaler;
-  Learner learner;
-};
-
 // The largest difference between the two models' parameters.
 double max_difference(const Classifier& a, const Classifier& b) {
   double most = 0;
@@ -63,39 +49,6 @@ double max_difference(const Classifier& a, const Classifier& b) {
   return most;
 }
 
-// The first momentum buffer of a one-group run, as its checkpoint holds it.
-torch::Tensor first_momentum(const ParamGroups& groups) {
-  torch::serialize::OutputArchive out;
-  groups.save(out);
-  std::ostringstream bytes;
-  out.save_to(bytes);
-  std::istringstream in_bytes(bytes.str());
-  torch::serialize::InputArchive in;
-  in.load_from(in_bytes);
-  torch::Tensor buffer;
-  in.read("momentum.0", buffer, /*is_buffer=*/true);
-  return buffer;
-}
-
-// airbench94's groups (Muon on the filters, Nesterov SGD with weight decay
-// on the rest) at rates that are powers of 2, so that the eager update's
-// fused p - lr * d and the device-rate update's p - round(lr * d) agree bit
-// for bit (at other rates they differ by a rounding, which Muon's
-// orthogonalisation soon makes larger). The whitening bias falls linearly
-// from 2^-6 to 0 over 2 steps and freezes mid-epoch.
-ParamGroups power_of_two_groups(const Recipe& recipe, ClassifierImpl& model) {
-  std::vector<ParamGroup> groups = recipe.param_groups(model, kSteps).release();
-  for (ParamGroup& g : groups) {
-    g.schedule = {
-        .schedule = Schedule::kConstant, .lr = 0.25, .epochs = kEpochs, .steps_per_epoch = kSteps};
-    if (g.freeze_when_done) {
-      g.schedule = {
-          .schedule = Schedule::kLinear, .lr = 1.0 / 64, .epochs = 1, .steps_per_epoch = 2};
-    }
-  }
-  return ParamGroups(std::move(groups));
-}
-
 }  // namespace
 
 TEST_CASE("the uncaptured twin of the graphed step trains airbench94's groups as eager does",
@@ -103,21 +56,17 @@ TEST_CASE("the uncaptured twin of the graphed step trains airbench94's groups as
   const DeviceDataset train(synthetic(kImages, 5), torch::kCPU, Normalization{});
   const Recipe recipe = make_recipe(airbench_config());
   auto run = [&](bool replayed) {
-    auto t = std::make_unique<Trainee>(
-        seeded("airbench94"), [&](ClassifierImpl& m) { return power_of_two_groups(recipe, m); });
+    auto t = std::make_unique<LoneLearner>(seeded("airbench94"), [&](ClassifierImpl& m) {
+      return test::power_of_two_groups(recipe, m, kEpochs, kSteps);
+    });
     EpochOptions o;
     o.shape = epoch_shape(kImages, kBatch, /*drop_last=*/true, /*graphed=*/replayed);
     o.step = step_spec(Precision{}, recipe.loss, StepSettings{});
     o.resolutions = {24, 28};  // then 32 px
     EpochState state(torch::kCPU);
     if (replayed) state.graphed = make_uncaptured_step(t->learner, o.step, state.totals);
-    std::vector<double> losses;
-    for (int64_t epoch = 1; epoch <= kEpochs; ++epoch) {
-      const EpochPosition at{epoch, kEpochs, 0, (epoch - 1) * kSteps};
-      losses.push_back(
-          train_one_epoch(t->learner, train, train.plan_epoch(true, false, 0, epoch), o, at, &state)
-              .loss);
-    }
+    const std::vector<double> losses =
+        test::train_epochs(t->learner, train, o, kEpochs, kSteps, state);
     if (replayed) {
       // 24 px, again at 24 px once the whitening bias froze (step 2), 28 and
       // 32 px; every step replayed, none eager.
@@ -143,7 +92,7 @@ TEST_CASE("a replayed step at a training group's rate 0 leaves it as the eager s
   // A schedule of 2 steps (rates 2^-3, 2^-4: see above), run for 4: steps 2
   // and 3 are at rate 0.
   auto run = [&](bool replayed) {
-    auto t = std::make_unique<Trainee>(seeded("net"), [](ClassifierImpl& m) {
+    auto t = std::make_unique<LoneLearner>(seeded("net"), [](ClassifierImpl& m) {
       return one_sgd_group(m.parameters(), SgdOptions().momentum(0.9).weight_decay(0.01),
                            {.schedule = Schedule::kLinear, .lr = 0.125, .steps_per_epoch = 2});
     });
@@ -161,6 +110,6 @@ TEST_CASE("a replayed step at a training group's rate 0 leaves it as the eager s
   };
   const auto eager = run(false);
   const auto twin = run(true);
-  CHECK(torch::equal(first_momentum(eager->groups), first_momentum(twin->groups)));
+  CHECK(torch::equal(momentum_of(eager->groups, 1)[0], momentum_of(twin->groups, 1)[0]));
   CHECK(max_difference(eager->model, twin->model) == 0);
 }

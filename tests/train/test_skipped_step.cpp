@@ -3,34 +3,18 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
-#include <sstream>
 
 #include "cifar/optim/grad_scaler.h"
 #include "cifar/train/step.h"
 #include "test_helpers.h"
 #include "train/lone_learner.h"
+#include "train/momentum_of.h"
 
 using namespace cifar;
+using cifar::test::momentum_of;
 
 namespace {
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
-
-// The momentum buffers the optimiser state holds (through the archive a
-// checkpoint would read back).
-std::vector<torch::Tensor> momentum_of(const ParamGroups& groups, size_t count) {
-  torch::serialize::OutputArchive out;
-  groups.save(out);
-  std::ostringstream bytes;
-  out.save_to(bytes);
-  std::istringstream in_bytes(bytes.str());
-  torch::serialize::InputArchive in;
-  in.load_from(in_bytes);
-  std::vector<torch::Tensor> buffers(count);
-  for (size_t i = 0; i < count; ++i) {
-    in.read("momentum." + std::to_string(i), buffers[i], /*is_buffer=*/true);
-  }
-  return buffers;
-}
 }  // namespace
 
 TEST_CASE("a skipped step leaves the weights and the momentum untouched", "[grad_scaler]") {
