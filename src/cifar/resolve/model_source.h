@@ -67,12 +67,6 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
                  const std::string& data_source);
 
-// Refuses (UsageError) a resumed checkpoint `info` that has already trained
-// the `epochs` asked, naming what to pass: --epochs, or --steps when
-// `steps_per_epoch` > 0 (--steps set the length, fitted to the data).
-void check_resume_length(const TrainConfig& config, const CheckpointInfo& info, int64_t epochs,
-                         int64_t steps_per_epoch);
-
 // The fresh network, on the CPU, initialised from --seed, with an output per class.
 Classifier build_fresh(const ModelSource& source);
 

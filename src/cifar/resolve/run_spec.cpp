@@ -14,6 +14,7 @@
 #include "cifar/resolve/ignored_options.h"
 #include "cifar/resolve/machine.h"
 #include "cifar/resolve/rank_agreement.h"
+#include "cifar/resolve/resume_checks.h"
 #include "cifar/resolve/run_data.h"
 #include "cifar/resolve/run_files.h"
 

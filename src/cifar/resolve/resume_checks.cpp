@@ -1,0 +1,90 @@
+// resume_checks.cpp: what a checkpoint --resume names is held to.
+#include "cifar/resolve/resume_checks.h"
+
+#include <fmt/format.h>
+
+#include "cifar/config/settings_check.h"
+#include "cifar/core/errors.h"
+#include "cifar/model/model_registry.h"
+
+namespace cifar {
+namespace {
+
+// --freeze-body and --body-lr-scale decide which tensors train and the
+// optimiser state a checkpoint holds: --resume keeps the checkpoint's (a
+// checkpoint of older versions, which saved no settings, had neither).
+// Refused here, before anything is written.
+void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
+  for (const SettingChange& change : changed_settings(was.config_toml, to_toml(c))) {
+    if (change.key == "freeze-body" && change.before == "false") {
+      throw UsageError(fmt::format(
+          "--freeze-body keeps the body of weights loaded with --init-weights, but --resume {} "
+          "was started without it: drop --freeze-body (a run's body is frozen or trained from "
+          "its start)",
+          c.resume));
+    }
+    if (change.key == "freeze-body") {
+      throw UsageError(fmt::format(
+          "--resume {} was started with --freeze-body: pass --freeze-body again (a run's body is "
+          "frozen or trained from its start)",
+          c.resume));
+    }
+    if (change.key == "body-lr-scale") {
+      throw UsageError(fmt::format(
+          "--resume {} was trained with --body-lr-scale {}, not {}: resume with --body-lr-scale "
+          "{} (its optimiser state holds the body's groups as they were)",
+          c.resume, change.before, change.after, change.before));
+    }
+  }
+}
+
+}  // namespace
+
+void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64_t epochs,
+                         int64_t steps_per_epoch) {
+  const std::string& resume = c.resume;
+  // What to pass: --steps when it set the length, else --epochs.
+  const auto more = [&](int64_t epoch) {
+    return steps_per_epoch > 0 ? fmt::format("--steps {}", epoch * steps_per_epoch + 1)
+                               : fmt::format("--epochs {}", epoch + 1);
+  };
+  const std::string asked = steps_per_epoch > 0 ? fmt::format("--steps {} ({} epochs of {} steps)",
+                                                              c.steps, epochs, steps_per_epoch)
+                                                : fmt::format("--epochs {}", epochs);
+  if (info.epoch >= epochs && info.step_in_epoch == 0) {
+    throw UsageError(fmt::format(
+        "--resume {} has already trained {} epochs, all that {} asks for: pass {} or more to "
+        "train further",
+        resume, info.epoch, asked, more(info.epoch)));
+  }
+  if (info.epoch >= epochs) {  // stopped inside a later epoch than asked
+    throw UsageError(fmt::format(
+        "--resume {} stopped in epoch {} (after step {}), past {}: pass {} or more to finish it",
+        resume, info.epoch + 1, info.step_in_epoch, asked,
+        steps_per_epoch > 0 ? fmt::format("--steps {}", (info.epoch + 1) * steps_per_epoch)
+                            : fmt::format("--epochs {}", info.epoch + 1)));
+  }
+}
+
+std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
+  if (c.resume.empty()) return std::nullopt;
+  LoadedCheckpoint resumed = load_checkpoint(c.resume);
+  const auto& info = resumed.info;
+  check_resumed_fine_tune(c, info);
+  if (!c.model.empty() && c.model != info.model) {
+    throw UsageError(
+        fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
+                    "or resume a {} checkpoint",
+                    c.resume, info.model, c.model, c.model));
+  }
+  if (c.stem && model_entry(info.model).has_stem && to_string(*c.stem) != info.stem) {
+    throw UsageError(
+        fmt::format("--resume {} holds a {} with the {} stem, but --stem is {}; drop --stem "
+                    "or resume a checkpoint with that stem",
+                    c.resume, info.model, info.stem, to_string(*c.stem)));
+  }
+  if (c.steps == 0) check_resume_length(c, info, c.epochs, 0);  // else once fitted
+  return resumed;
+}
+
+}  // namespace cifar
