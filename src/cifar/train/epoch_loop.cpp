@@ -181,7 +181,8 @@ void set_run_epochs(const TrainingJob& job, int64_t epochs) {
 }
 
 // --time, after an epoch that is not the run's last: the epochs fitted to
-// the budget's rest (time_budget.h), rank 0's count on every rank.
+// the budget's rest (time_budget.h), rank 0's count on every rank. The first
+// fit is always said, later ones when they change the count.
 void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
   const EpochPosition& at = job.session.position;
   if (!job.budget.active() || at.epoch >= at.epochs) return;
@@ -191,13 +192,15 @@ void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
     job.dist.broadcast({count});
     epochs = count.item<int64_t>();
   }
-  if (epochs == at.epochs) return;
+  const bool changed = epochs != at.epochs;
+  if (!changed && at.epoch > 1) return;
   const double elapsed = job.budget.elapsed_s();
   const double before = job.budget.before_first_s();
   spdlog::info(
       "--time {:g} min: {} epochs fit it ({:.1f} s before the first step, then {:.1f} s an "
-      "epoch); the schedule now spans them",
-      job.loop.time_s / 60, epochs, before, (elapsed - before) / static_cast<double>(at.epoch));
+      "epoch); {}",
+      job.loop.time_s / 60, epochs, before, (elapsed - before) / static_cast<double>(at.epoch),
+      changed ? "the schedule now spans them" : "the schedule stands");
   set_run_epochs(job, epochs);
 }
 
