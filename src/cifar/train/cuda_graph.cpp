@@ -121,6 +121,9 @@ class GraphReplayer final : public Replayer {
       throw std::runtime_error(fmt::format(
           "--cuda-graph: capturing the training step failed ({}); run without --cuda-graph",
           first_line(e.what())));
+    } catch (...) {  // any other error thrown by the body: the capture ended all the same
+      abandon_capture(side, pool_, graph_.ended());
+      throw;
     }
   }
 

@@ -87,7 +87,7 @@ struct EpochState {
   explicit EpochState(const torch::Device& device) : totals(device) {}
   RunningTotals totals;
   std::unique_ptr<ReplayedStep> graphed;
-  double capture_seconds = 0;  // the graph's warm-ups and captures, over the run
+  double capture_seconds = 0;  // the warm-ups and captures before epochs (not mid-epoch ones)
 };
 
 // `plan` is this process's share (shard_plan), of the length
