@@ -101,8 +101,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   if (source.resumed && config.steps > 0) {  // --epochs was checked when it was read
     // Named by what set the length: --steps when it raised --epochs.
     const bool by_steps = sized.epochs > config.epochs;
-    check_resume_length(config, source.resumed->info, sized.epochs,
-                        by_steps ? steps_per_epoch : 0);
+    check_resume_length(config, source.resumed->info, sized.epochs, by_steps ? steps_per_epoch : 0);
   }
   fitted = {.batch_size = sized.batch_size, .epochs = sized.epochs};
   RunRecord record(
