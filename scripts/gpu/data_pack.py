@@ -35,8 +35,6 @@ import lzma
 import sys
 from pathlib import Path
 
-import torch
-
 FILES = [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]
 RECORD = 3073  # a label byte, then 3 x 32 x 32 pixel bytes
 MANIFEST = "cifar10.json"
@@ -55,6 +53,8 @@ def as_bytes(t):
 
 def encode(records):
     """The labels (N bytes), then the residuals (N x 3072 bytes)."""
+    import torch  # here, not above: current, missing and calls start without it (3 s)
+
     a = torch.frombuffer(bytearray(records), dtype=torch.uint8).view(-1, RECORD)
     p = a[:, 1:].view(-1, 3, 32, 32).to(torch.int16)
     pad = torch.nn.functional.pad(p, (1, 0, 1, 0))  # zero left of and above the image
@@ -65,6 +65,8 @@ def encode(records):
 
 def decode(data, n):
     """The records of encode's bytes for n images."""
+    import torch
+
     t = torch.frombuffer(bytearray(data), dtype=torch.uint8)
     labels, r = t[:n], t[n:].view(n, 3, 32, 32).to(torch.int64)
     p = r.cumsum(1).cumsum(2).cumsum(3) & 255

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib/common.bash"
 make_fake_data data
 common=(--data data --device cpu --threads 1 --model net --batch-size 20 --lr 0.01
-        --train-limit 400 --seed 3 --amp fp16 --log-interval 100)
+        --train-limit 400 --test-limit 1000 --seed 3 --amp fp16 --log-interval 100)
 "$TRAIN" "${common[@]}" --epochs 1 --checkpoint fp16.pt --run-dir run >first.out 2>&1 ||
   { tail -20 first.out >&2; fail "cifar-train --amp fp16 failed"; }
 summary=$(grep -Eo "epoch 1: [0-9]+ of 20 steps skipped for inf/NaN gradients, loss scale now [0-9]+" \

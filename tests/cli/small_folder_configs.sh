@@ -12,7 +12,7 @@ configs=("$SRC"/configs/*.toml)
 for config in "${configs[@]}"; do
   name=$(basename "$config" .toml)
   batch=$(sed -n 's/^batch-size *= *\([0-9]*\).*/\1/p' "$config")
-  "$TRAIN" --config "$config" --data small --device cpu --epochs 1 \
+  "$TRAIN" --config "$config" --data small --device cpu --epochs 1 --steps 0 \
     --run-dir run-$name --checkpoint $name.pt >$name.out 2>$name.err ||
     { tail -20 $name.err; fail "configs/$name.toml failed on a 200-image folder"; }
   grep -qF "Accuracy of the network on the 20 test images" $name.out ||
