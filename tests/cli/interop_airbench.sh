@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib/common.bash"
 source "$SRC/tests/cli/lib/interop.bash"
 need_real_data
 need_python safetensors
-"$TRAIN" --data "$REAL_DATA" --device cpu --model airbench94 --epochs 1 --train-limit 2000 \
+"$TRAIN" --data "$REAL_DATA" --device cpu --model airbench94 --epochs 1 --train-limit 2000 --test-limit 200 \
   --batch-size 500 --eval-batch-size 500 --checkpoint airbench.pt --run-dir run >train.log 2>&1 ||
   { tail train.log >&2; fail "cifar-train failed"; }
 [[ -f run/model.safetensors ]] || fail "no run/model.safetensors: $(ls run)"
