@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# C++ -> Python, ResNet-18 (BatchNorm buffers, downsample names): train on a
+# C++ -> Python, ResNet-18 (BatchNorm buffers, downsample names): train on
 # 160 images, export both formats, load in Python with strict=True.
 # Python's logits on the first 200 test images must equal cifar-predict's
 # within 1e-4, and its classes all of them. (Whole-test-set accuracy is
