@@ -43,10 +43,11 @@ void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
 void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64_t epochs,
                          int64_t steps_per_epoch) {
   const std::string& resume = c.resume;
-  // What to pass: --steps when it set the length, else --epochs.
-  const auto more = [&](int64_t epoch) {
-    return steps_per_epoch > 0 ? fmt::format("--steps {}", epoch * steps_per_epoch + 1)
-                               : fmt::format("--epochs {}", epoch + 1);
+  // What to pass: --steps `steps` when --steps set the length, else one
+  // epoch more than the checkpoint's.
+  const auto pass = [&](int64_t steps) {
+    return steps_per_epoch > 0 ? fmt::format("--steps {}", steps)
+                               : fmt::format("--epochs {}", info.epoch + 1);
   };
   const std::string asked = steps_per_epoch > 0 ? fmt::format("--steps {} ({} epochs of {} steps)",
                                                               c.steps, epochs, steps_per_epoch)
@@ -55,14 +56,13 @@ void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64
     throw UsageError(fmt::format(
         "--resume {} has already trained {} epochs, all that {} asks for: pass {} or more to "
         "train further",
-        resume, info.epoch, asked, more(info.epoch)));
+        resume, info.epoch, asked, pass(info.epoch * steps_per_epoch + 1)));
   }
   if (info.epoch >= epochs) {  // stopped inside a later epoch than asked
     throw UsageError(fmt::format(
         "--resume {} stopped in epoch {} (after step {}), past {}: pass {} or more to finish it",
         resume, info.epoch + 1, info.step_in_epoch, asked,
-        steps_per_epoch > 0 ? fmt::format("--steps {}", (info.epoch + 1) * steps_per_epoch)
-                            : fmt::format("--epochs {}", info.epoch + 1)));
+        pass((info.epoch + 1) * steps_per_epoch)));
   }
 }
 

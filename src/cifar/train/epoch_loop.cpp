@@ -201,7 +201,7 @@ void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
       "epoch); {}",
       job.loop.time_s / 60, epochs, before, (elapsed - before) / static_cast<double>(at.epoch),
       changed ? "the schedule now spans them" : "the schedule stands");
-  set_run_epochs(job, epochs);
+  if (changed) set_run_epochs(job, epochs);
 }
 
 }  // namespace
