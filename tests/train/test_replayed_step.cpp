@@ -4,9 +4,9 @@
 // resolution schedule and the whitening bias frozen by its schedule,
 // recorded once per image size and set of training groups; and a step at a
 // training group's rate 0 leaves its momentum as the eager step does. The
-// twin runs the graph's warm-up too, which must put the model and the
-// optimisers' state back. (The capture itself is tested on a GPU:
-// tests/cuda/test_gpu_graph.cpp.)
+// twin runs the graph's warm-up too, which must put the model, the
+// optimisers' state and the random-number generator (dropout) back. (The
+// capture itself is tested on a GPU: tests/cuda/test_gpu_graph.cpp.)
 #include <catch2/catch.hpp>
 
 #include "cifar/resolve/recipe.h"
@@ -112,4 +112,25 @@ TEST_CASE("a replayed step at a training group's rate 0 leaves it as the eager s
   const auto twin = run(true);
   CHECK(torch::equal(momentum_of(eager->groups, 1)[0], momentum_of(twin->groups, 1)[0]));
   CHECK(max_difference(eager->model, twin->model) == 0);
+}
+
+TEST_CASE("a replayed step draws the random numbers the eager step draws", "[epoch]") {
+  // EfficientNet-Lite0 drops units (dropout 0.2) and samples (drop-connect)
+  // at random: the warm-up's draws must not shift the replays' from the
+  // eager steps'.
+  const DeviceDataset train(synthetic(16, 7), torch::kCPU, Normalization{});
+  const EpochPlan plan = train.plan_epoch(false, false, 0, 1);
+  auto run = [&](bool replayed) {
+    auto t = std::make_unique<LoneLearner>(seeded("efficientnet_lite0"), 1.0 / 64, 0.5);
+    RunningTotals totals(torch::kCPU);
+    const auto step = replayed ? make_uncaptured_step(t->learner, {}, totals)
+                               : make_eager_step(t->learner, {}, totals);
+    torch::manual_seed(1);  // the draws start alike on both sides
+    for (int64_t s = 0; s < 4; ++s) step->run(train.batch(plan, s * 4, 4), s);
+    return t;
+  };
+  const auto eager = run(false);
+  const auto twin = run(true);
+  CHECK(max_difference(eager->model, twin->model) == 0);
+  CHECK(max_difference(eager->model, seeded("efficientnet_lite0")) > 0);  // and it did train
 }

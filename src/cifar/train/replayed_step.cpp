@@ -94,9 +94,12 @@ void ReplayedStep::body() {
 }
 
 // The body three times on throw-away totals; then every parameter, buffer
-// and optimiser state tensor it touched is put back and the gradients
-// dropped.
+// and optimiser state tensor it touched is put back, the gradients dropped,
+// and the device's random-number generator put back where it was, so that
+// the replays draw (dropout) what the eager steps would.
 void ReplayedStep::warm_up() {
+  at::Generator generator = at::globalContext().defaultGenerator(x_.device());
+  const torch::Tensor generator_state = generator.get_state();
   std::vector<torch::Tensor> state = t_.groups.state_tensors(), saved;
   for (const auto& t : t_.model.parameters()) state.push_back(t);
   for (const auto& t : t_.model.buffers()) state.push_back(t);
@@ -111,6 +114,7 @@ void ReplayedStep::warm_up() {
   }
   t_.groups.zero_grad();
   for (size_t i = 0; i < state.size(); ++i) state[i].copy_(saved[i]);
+  generator.set_state(generator_state);
 }
 
 std::unique_ptr<ReplayedStep> make_uncaptured_step(Learner& learner, const StepSpec& options,

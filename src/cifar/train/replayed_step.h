@@ -34,10 +34,11 @@ namespace cifar {
 class Replayer {
  public:
   virtual ~Replayer() = default;
-  // Records `body`. `warm_up` runs the body a few times and puts the model
-  // and the optimisers' state back as they were (a graph runs it first, so
-  // that cuDNN and cuBLAS set up outside the capture); a replayer may skip
-  // it. A failed recording throws, and the replayer is not used again.
+  // Records `body`. `warm_up` runs the body a few times and puts the model,
+  // the optimisers' state and the random-number generator back as they were
+  // (a graph runs it first, so that cuDNN and cuBLAS set up outside the
+  // capture); a replayer may skip it. A failed recording throws, and the
+  // replayer is not used again.
   virtual void record(const std::function<void()>& warm_up, const std::function<void()>& body) = 0;
   // Runs what was recorded once more.
   virtual void replay() = 0;
