@@ -1,6 +1,7 @@
 // test_forecast.cpp: the whole run's expected time, said once after 30 s.
 #include <catch2/catch.hpp>
 
+#include "cifar/data/dataset.h"
 #include "cifar/train/forecast.h"
 
 using namespace cifar;
@@ -9,29 +10,52 @@ using std::chrono::seconds;
 
 TEST_CASE("the forecast comes once, after 30 s, from the pace so far", "[forecast]") {
   const Clock::time_point t0{};
-  RunForecast forecast(100, /*on_cpu=*/false, t0);
+  RunForecast forecast(100, SlowRunHint{}, t0);
   for (int s = 1; s <= 10; ++s) CHECK(forecast.after_step(t0 + seconds(2 * s)).empty());
   // 11 steps in 33 s: 3 s a step, 100 steps in 300 s.
   const std::string line = forecast.after_step(t0 + seconds(33));
   CHECK(line == "expected training time: about 5 min 00 s for 100 steps (3.00 s a step)");
-  CHECK(forecast.after_step(t0 + seconds(40)).empty());                   // once
-  RunForecast decoded(100, /*on_cpu=*/false, t0, /*spent_before_s=*/25);  // decoding first
+  CHECK(forecast.after_step(t0 + seconds(40)).empty());                // once
+  RunForecast decoded(100, SlowRunHint{}, t0, /*spent_before_s=*/25);  // decoding first
   for (int s = 1; s <= 10; ++s) decoded.after_step(t0 + seconds(2 * s));
   CHECK(decoded.after_step(t0 + seconds(33)) ==
         "expected training time: about 5 min 00 s for 100 steps (3.00 s a step); the whole run "
         "about 5 min 25 s, with the 25 s spent reading the data and setting up");
 }
 
-TEST_CASE("hours on a CPU come with a hint to the CPU recipes", "[forecast]") {
+TEST_CASE("a run longer than its hint's time comes with the hint", "[forecast]") {
   const Clock::time_point t0{};
-  RunForecast cpu(10000, /*on_cpu=*/true, t0);
+  const SlowRunHint hours = slow_run_hint(dataset_entry(DatasetKind{"cifar10"}),
+                                          /*from_scratch=*/true, /*on_cpu=*/true);
+  RunForecast cpu(10000, hours, t0);
   const std::string line = cpu.after_step(t0 + seconds(31));  // 31 s a step
   CHECK_THAT(line, Catch::StartsWith("expected training time: about 86 h 06 min"));
-  CHECK_THAT(line, Catch::Contains("configs/airbench94.toml"));
-  RunForecast gpu(10000, /*on_cpu=*/false, t0);
-  CHECK_THAT(gpu.after_step(t0 + seconds(31)), !Catch::Contains("configs/"));
-  RunForecast short_run(1, /*on_cpu=*/true, t0);  // its one step is the whole run
+  CHECK_THAT(line, Catch::EndsWith("; " + hours.text));
+  CHECK_THAT(hours.text, Catch::Contains("configs/airbench94.toml"));
+  RunForecast hour(116, hours, t0);  // 31 s a step, 116 steps: just under an hour
+  CHECK_THAT(hour.after_step(t0 + seconds(31)), !Catch::Contains("configs/"));
+  RunForecast short_run(1, hours, t0);  // its one step is the whole run
   CHECK(short_run.after_step(t0 + seconds(60)).empty());
+  RunForecast none(10000, SlowRunHint{}, t0);
+  CHECK_THAT(none.after_step(t0 + seconds(31)), !Catch::Contains("configs/"));
+}
+
+TEST_CASE("photos from scratch on a CPU are pointed to the pretrained start after 5 minutes",
+          "[forecast]") {
+  const DatasetKindEntry& folder = dataset_entry(DatasetKind{"folder"});
+  const SlowRunHint photos = slow_run_hint(folder, /*from_scratch=*/true, /*on_cpu=*/true);
+  CHECK(photos.after_s == 300);
+  CHECK_THAT(photos.text, Catch::Contains("configs/photos-pretrained.toml"));
+  CHECK_THAT(photos.text, Catch::Contains("--time MINUTES"));
+  const Clock::time_point t0{};
+  RunForecast long_run(11, photos, t0);  // 31 s a step: 5 min 41 s
+  CHECK_THAT(long_run.after_step(t0 + seconds(31)), Catch::EndsWith("; " + photos.text));
+  RunForecast short_run(9, photos, t0);  // 4 min 39 s
+  CHECK_THAT(short_run.after_step(t0 + seconds(31)), !Catch::Contains("configs/"));
+  // Fine-tuned photos, and CIFAR's files, keep the hours' hint; a GPU none.
+  CHECK(slow_run_hint(folder, /*from_scratch=*/false, true).after_s == 3600);
+  CHECK(slow_run_hint(dataset_entry(DatasetKind{"cifar10"}), true, true).after_s == 3600);
+  CHECK(slow_run_hint(folder, true, /*on_cpu=*/false).after_s == 0);
 }
 
 TEST_CASE("spans read as seconds, minutes or hours", "[forecast]") {

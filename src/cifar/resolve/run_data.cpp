@@ -80,6 +80,19 @@ int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t 
   return epochs;
 }
 
+SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu) {
+  if (!on_cpu) return {};
+  if (kind.image_files && from_scratch) {
+    return {.after_s = 5 * 60,
+            .text =
+                "configs/photos-pretrained.toml, from ImageNet weights, trains photos in a "
+                "fraction of it, and --time MINUTES fits this run to a budget"};
+  }
+  return {
+      .after_s = 60 * 60,
+      .text = "on a CPU, configs/airbench94.toml or configs/net-fast-cpu.toml train in minutes"};
+}
+
 void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch) {
   const TrainValSplit& splits = data.splits;
   const int64_t train_images = splits.train.size();

@@ -54,6 +54,19 @@ int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, b
 int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t train_images,
                          int64_t batch, bool main_rank);
 
+// What the forecast (train/forecast.h) adds to a run it expects to be long
+// on a CPU: after_s, the training time past which it is said (0: never), and
+// the line. Photos (a kind of image files) trained from scratch past 5
+// minutes point to the pretrained start, which trains them in a fraction of
+// the time (docs/benchmarks.md: on a CPU with a quarter of an AVX2 Xeon's
+// convolution rate, 51 s against 7 min 45 s for a 2-class folder, and 16
+// points more); any other run past an hour to the CPU recipes. None on a GPU.
+struct SlowRunHint {
+  double after_s = 0;
+  std::string text;
+};
+SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu);
+
 // What the data is and what it means for the run: the split sizes, how
 // best.pt is chosen, and (rank 0) a --batch-size lowered to `batch`.
 void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch);

@@ -108,6 +108,8 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       resolved_settings(sized, source.model_name, source.stem, files.run_dir, files.checkpoint));
   spdlog::debug("settings:\n{}", record.toml());
   std::string fingerprint = train_data_fingerprint(splits.train);
+  SlowRunHint slow_hint =
+      slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(), device.is_cpu());
   if (source.resumed) {  // refuses what cannot be continued, names what changed
     const std::string changed =
         check_resumed_settings(config.resume, source.resumed->info,
@@ -140,6 +142,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       .train_fingerprint = std::move(fingerprint),
       .inputs = std::move(files.inputs),
       .resumed_run = std::move(files.resumed),
+      .slow_hint = std::move(slow_hint),
   };
 }
 

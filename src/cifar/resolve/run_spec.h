@@ -37,6 +37,7 @@
 #include "cifar/resolve/loop_spec.h"
 #include "cifar/resolve/model_source.h"
 #include "cifar/resolve/recipe.h"
+#include "cifar/resolve/run_data.h"
 #include "cifar/resolve/session_spec.h"
 #include "cifar/resolve/step_spec.h"
 
@@ -73,6 +74,7 @@ struct RunSpec {
   std::string train_fingerprint;          // train_data_fingerprint(the training split)
   std::vector<NamedFile> inputs;          // run_input_files: what no output may replace
   std::optional<ResumedRun> resumed_run;  // the run --resume continues, for the run folder
+  SlowRunHint slow_hint;                  // what the forecast adds to a long run (run_data.h)
 };
 
 // Where the run is resolved: the device chosen, what it runs natively (which

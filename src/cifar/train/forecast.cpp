@@ -4,16 +4,19 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 namespace cifar {
 namespace {
 constexpr double kAfterSeconds = 30;
-constexpr double kHintSeconds = 3600;
 }  // namespace
 
-RunForecast::RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start,
+RunForecast::RunForecast(int64_t steps_left, SlowRunHint hint, Clock::time_point start,
                          double spent_before_s)
-    : steps_left_(steps_left), on_cpu_(on_cpu), start_(start), spent_before_s_(spent_before_s) {}
+    : steps_left_(steps_left),
+      hint_(std::move(hint)),
+      start_(start),
+      spent_before_s_(spent_before_s) {}
 
 std::string RunForecast::after_step(Clock::time_point now) {
   ++steps_done_;
@@ -33,9 +36,7 @@ std::string RunForecast::after_step(Clock::time_point now) {
         "setting up",
         format_span(spent_before_s_ + total), format_span(spent_before_s_));
   }
-  if (on_cpu_ && total > kHintSeconds) {
-    line += "; on a CPU, configs/airbench94.toml or configs/net-fast-cpu.toml train in minutes";
-  }
+  if (hint_.after_s > 0 && total > hint_.after_s) line += "; " + hint_.text;
   return line;
 }
 

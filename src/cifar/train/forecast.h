@@ -2,9 +2,11 @@
 //
 // After the first 30 seconds of training steps (or the first epoch, if
 // sooner), the pace so far gives the time of every step the run still has
-// to take; one line says it, with a hint when it is hours on a CPU
-// (ResNet-18's 30 epochs take many hours on a laptop's CPU, while the CPU
-// recipes get a good model in minutes), and with the time the run spent
+// to take; one line says it, with the run's hint when it is long on a CPU
+// (resolve/run_data.h slow_run_hint: ResNet-18's 30 epochs take many hours
+// on a laptop's CPU, while the CPU recipes get a good model in minutes;
+// photos from scratch, minutes where a pretrained start takes seconds), and
+// with the time the run spent
 // before its first step (reading and decoding the data, building the
 // model), the whole run's. Evaluation is not counted.
 #pragma once
@@ -13,14 +15,17 @@
 #include <cstdint>
 #include <string>
 
+#include "cifar/resolve/run_data.h"
+
 namespace cifar {
 
 class RunForecast {
  public:
   using Clock = std::chrono::steady_clock;
-  // `steps_left`: every step this invocation will take; `on_cpu` for the
-  // hint; `spent_before_s`: the seconds the run took before `start`.
-  RunForecast(int64_t steps_left, bool on_cpu, Clock::time_point start = Clock::now(),
+  // `steps_left`: every step this invocation will take; `hint`: added when
+  // the training time passes its after_s; `spent_before_s`: the seconds the
+  // run took before `start`.
+  RunForecast(int64_t steps_left, SlowRunHint hint, Clock::time_point start = Clock::now(),
               double spent_before_s = 0);
 
   // After each step; returns the line to log the one time it is due.
@@ -28,7 +33,7 @@ class RunForecast {
 
  private:
   int64_t steps_left_;
-  bool on_cpu_;
+  SlowRunHint hint_;
   Clock::time_point start_;
   double spent_before_s_;
   int64_t steps_done_ = 0;

@@ -59,7 +59,7 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
   const EpochPosition& at = session.position;
   const int64_t steps = spec.shape.steps * (spec.loop.epochs - at.epoch + 1) - at.first_step;
   const auto now = RunForecast::Clock::now();
-  RunForecast forecast(steps, device.is_cpu(), now,
+  RunForecast forecast(steps, spec.slow_hint, now,
                        std::chrono::duration<double>(now - began).count());
   const TimeBudget budget{.seconds = spec.loop.time_s, .started = env.started, .first_step = now};
   const InterruptGuard interrupt_guard;
