@@ -85,8 +85,8 @@ SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool 
   if (kind.image_files && from_scratch) {
     return {.after_s = 5 * 60,
             .text =
-                "configs/photos-pretrained.toml, from ImageNet weights, trains photos in a "
-                "fraction of it, and --time MINUTES fits this run to a budget"};
+                "configs/photos-pretrained.toml (ImageNet weights) trains photos in a "
+                "fraction of that time; --time MINUTES fits this run to a budget"};
   }
   return {
       .after_s = 60 * 60,
