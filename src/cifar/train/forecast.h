@@ -6,9 +6,8 @@
 // (resolve/run_data.h slow_run_hint: ResNet-18's 30 epochs take many hours
 // on a laptop's CPU, while the CPU recipes get a good model in minutes;
 // photos from scratch, minutes where a pretrained start takes seconds), and
-// with the time the run spent
-// before its first step (reading and decoding the data, building the
-// model), the whole run's. Evaluation is not counted.
+// with the time the run spent before its first step (reading and decoding
+// the data, building the model), the whole run's. Evaluation is not counted.
 #pragma once
 
 #include <chrono>
