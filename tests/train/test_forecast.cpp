@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "cifar/data/dataset.h"
+#include "cifar/resolve/run_data.h"
 #include "cifar/train/forecast.h"
 
 using namespace cifar;
@@ -26,36 +27,49 @@ TEST_CASE("the forecast comes once, after 30 s, from the pace so far", "[forecas
 TEST_CASE("a run longer than its hint's time comes with the hint", "[forecast]") {
   const Clock::time_point t0{};
   const SlowRunHint hours = slow_run_hint(dataset_entry(DatasetKind{"cifar10"}),
-                                          /*from_scratch=*/true, /*on_cpu=*/true);
+                                          /*from_scratch=*/true, /*time_given=*/false,
+                                          /*on_cpu=*/true);
+  CHECK(hours.after_s == 3600);
+  CHECK_THAT(hours.text, Catch::Contains("configs/airbench94.toml"));
   RunForecast cpu(10000, hours, t0);
   const std::string line = cpu.after_step(t0 + seconds(31));  // 31 s a step
   CHECK_THAT(line, Catch::StartsWith("expected training time: about 86 h 06 min"));
   CHECK_THAT(line, Catch::EndsWith("; " + hours.text));
-  CHECK_THAT(hours.text, Catch::Contains("configs/airbench94.toml"));
   RunForecast hour(116, hours, t0);  // 31 s a step, 116 steps: just under an hour
-  CHECK_THAT(hour.after_step(t0 + seconds(31)), !Catch::Contains("configs/"));
+  CHECK(hour.after_step(t0 + seconds(31)) ==
+        "expected training time: about 59 min 56 s for 116 steps (31.00 s a step)");
   RunForecast short_run(1, hours, t0);  // its one step is the whole run
   CHECK(short_run.after_step(t0 + seconds(60)).empty());
   RunForecast none(10000, SlowRunHint{}, t0);
-  CHECK_THAT(none.after_step(t0 + seconds(31)), !Catch::Contains("configs/"));
+  CHECK(none.after_step(t0 + seconds(31)) ==
+        "expected training time: about 86 h 06 min for 10000 steps (31.00 s a step)");
 }
 
 TEST_CASE("photos from scratch on a CPU are pointed to the pretrained start after 5 minutes",
           "[forecast]") {
   const DatasetKindEntry& folder = dataset_entry(DatasetKind{"folder"});
-  const SlowRunHint photos = slow_run_hint(folder, /*from_scratch=*/true, /*on_cpu=*/true);
+  const SlowRunHint photos = slow_run_hint(folder, /*from_scratch=*/true, /*time_given=*/false,
+                                           /*on_cpu=*/true);
   CHECK(photos.after_s == 300);
-  CHECK_THAT(photos.text, Catch::Contains("configs/photos-pretrained.toml"));
-  CHECK_THAT(photos.text, Catch::Contains("--time MINUTES"));
+  CHECK_THAT(photos.text, Catch::StartsWith("configs/photos-pretrained.toml"));
+  CHECK_THAT(photos.text, Catch::EndsWith("; --time MINUTES fits this run to a budget"));
   const Clock::time_point t0{};
   RunForecast long_run(11, photos, t0);  // 31 s a step: 5 min 41 s
-  CHECK_THAT(long_run.after_step(t0 + seconds(31)), Catch::EndsWith("; " + photos.text));
+  CHECK_THAT(long_run.after_step(t0 + seconds(31)),
+             Catch::StartsWith("expected training time: about 5 min 41 s") &&
+                 Catch::EndsWith("; " + photos.text));
   RunForecast short_run(9, photos, t0);  // 4 min 39 s
-  CHECK_THAT(short_run.after_step(t0 + seconds(31)), !Catch::Contains("configs/"));
-  // Fine-tuned photos, and CIFAR's files, keep the hours' hint; a GPU none.
-  CHECK(slow_run_hint(folder, /*from_scratch=*/false, true).after_s == 3600);
-  CHECK(slow_run_hint(dataset_entry(DatasetKind{"cifar10"}), true, true).after_s == 3600);
-  CHECK(slow_run_hint(folder, true, /*on_cpu=*/false).after_s == 0);
+  CHECK(short_run.after_step(t0 + seconds(31)) ==
+        "expected training time: about 4 min 39 s for 9 steps (31.00 s a step)");
+  // With --time given, the pretrained start alone.
+  const SlowRunHint budgeted = slow_run_hint(folder, true, /*time_given=*/true, true);
+  CHECK(budgeted.after_s == 300);
+  CHECK_THAT(budgeted.text, !Catch::Contains("--time"));
+  // Photos from weights (fine-tuned, resumed): none, the CPU recipes being
+  // for CIFAR's files; a GPU: none.
+  CHECK(slow_run_hint(folder, /*from_scratch=*/false, false, true).after_s == 0);
+  CHECK(slow_run_hint(folder, true, false, /*on_cpu=*/false).after_s == 0);
+  CHECK(slow_run_hint(dataset_entry(DatasetKind{"cifar10"}), true, false, false).after_s == 0);
 }
 
 TEST_CASE("spans read as seconds, minutes or hours", "[forecast]") {

@@ -58,13 +58,15 @@ DeterministicGuard::~DeterministicGuard() {
   at::globalContext().setDeterministicMkldnn(old_mkldnn_);
 }
 
-GeneratorStateGuard::GeneratorStateGuard()
-    : old_state_(at::detail::getDefaultCPUGenerator().get_state()) {}
+GeneratorStateGuard::GeneratorStateGuard(const torch::Device& device)
+    : generator_(at::globalContext().defaultGenerator(device)) {
+  std::lock_guard<std::mutex> lock(generator_.mutex());
+  old_state_ = generator_.get_state();
+}
 
 GeneratorStateGuard::~GeneratorStateGuard() {
-  at::Generator generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(old_state_);
+  std::lock_guard<std::mutex> lock(generator_.mutex());
+  generator_.set_state(old_state_);
 }
 
 SeedGuard::SeedGuard(uint64_t seed) {

@@ -65,16 +65,18 @@ class DeterministicGuard {
   bool old_mkldnn_;
 };
 
-// Keeps the default CPU generator's state: whatever draws from it inside the
-// scope (a thread probe's forward pass) leaves the run's random stream as it was.
+// Keeps a device's default generator's state (the CPU's unless told):
+// whatever draws from it inside the scope (a thread probe's forward pass, the
+// warm-up of a captured step) leaves the run's random stream as it was.
 class GeneratorStateGuard {
  public:
-  GeneratorStateGuard();
+  explicit GeneratorStateGuard(const torch::Device& device = torch::kCPU);
   ~GeneratorStateGuard();
   GeneratorStateGuard(const GeneratorStateGuard&) = delete;
   GeneratorStateGuard& operator=(const GeneratorStateGuard&) = delete;
 
  private:
+  at::Generator generator_;
   torch::Tensor old_state_;
 };
 

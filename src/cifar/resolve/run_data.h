@@ -5,7 +5,8 @@
 // bar); log_data says what was read and what it means for the run (the split
 // sizes, how best.pt is chosen, a --batch-size lowered to the training split,
 // the data options the data set's kind does not read); fitted_batch is that
-// lowering.
+// lowering; slow_run_hint is what the forecast of a long run adds, by the
+// data's kind.
 #pragma once
 
 #include <cstdint>
@@ -58,14 +59,17 @@ int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t 
 // on a CPU: after_s, the training time past which it is said (0: never), and
 // the line. Photos (a kind of image files) trained from scratch past 5
 // minutes point to the pretrained start, which trains them in a fraction of
-// the time (docs/benchmarks.md: on a CPU with a quarter of an AVX2 Xeon's
-// convolution rate, 51 s against 7 min 45 s for a 2-class folder, and 16
-// points more); any other run past an hour to the CPU recipes. None on a GPU.
+// the time (docs/benchmarks.md: on a CPU with slow convolutions, a 2-class
+// folder of 240 photos in 51 s against 7 min 45 s, and 16 points more), and
+// to --time unless it is given; photos started from weights get none (the
+// CPU recipes are for CIFAR's files); any other run past an hour points to
+// the CPU recipes. None on a GPU.
 struct SlowRunHint {
   double after_s = 0;
   std::string text;
 };
-SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu);
+SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool time_given,
+                          bool on_cpu);
 
 // What the data is and what it means for the run: the split sizes, how
 // best.pt is chosen, and (rank 0) a --batch-size lowered to `batch`.

@@ -50,6 +50,22 @@ struct Fitted {
   int64_t epochs = 0;      // --epochs, or as many as --steps takes
 };
 
+// A resumed run's settings and data against its checkpoint's: refuses what
+// cannot be continued, warns (the main rank) of what changed.
+void check_resumed(const TrainConfig& config, const ModelSource& source, const RunRecord& record,
+                   int64_t train_images, const std::string& fingerprint, bool main_rank) {
+  if (!source.resumed) return;
+  const std::string changed =
+      check_resumed_settings(config.resume, source.resumed->info,
+                             source.resumed_settings ? to_toml(*source.resumed_settings)
+                                                     : source.resumed->info.config_toml,
+                             record.toml());
+  if (!changed.empty() && main_rank) spdlog::warn("{}", changed);
+  const std::string data_note =
+      check_resumed_data(config.resume, source.resumed->info, train_images, fingerprint);
+  if (!data_note.empty() && main_rank) spdlog::warn("{}", data_note);
+}
+
 // The model source, the precision, the outputs and the data of the run:
 // everything a RunSpec holds but what follows from the fitted batch size and
 // the resolved precision (resolve_run), which `fitted` returns. `recipe` is
@@ -108,19 +124,9 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
       resolved_settings(sized, source.model_name, source.stem, files.run_dir, files.checkpoint));
   spdlog::debug("settings:\n{}", record.toml());
   std::string fingerprint = train_data_fingerprint(splits.train);
-  SlowRunHint slow_hint =
-      slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(), device.is_cpu());
-  if (source.resumed) {  // refuses what cannot be continued, names what changed
-    const std::string changed =
-        check_resumed_settings(config.resume, source.resumed->info,
-                               source.resumed_settings ? to_toml(*source.resumed_settings)
-                                                       : source.resumed->info.config_toml,
-                               record.toml());
-    if (!changed.empty() && dist.is_main()) spdlog::warn("{}", changed);
-    const std::string data_note =
-        check_resumed_data(config.resume, source.resumed->info, splits.train.size(), fingerprint);
-    if (!data_note.empty() && dist.is_main()) spdlog::warn("{}", data_note);
-  }
+  check_resumed(config, source, record, splits.train.size(), fingerprint, dist.is_main());
+  SlowRunHint slow_hint = slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(),
+                                        /*time_given=*/config.time_minutes > 0, device.is_cpu());
   return RunSpec{
       .source = std::move(source),
       .session = session_spec(config),

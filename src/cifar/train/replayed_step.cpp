@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cifar/platform/guards.h"
 #include "cifar/platform/interrupt.h"
 
 namespace cifar {
@@ -98,8 +99,7 @@ void ReplayedStep::body() {
 // and the device's random-number generator put back where it was, so that
 // the replays draw (dropout) what the eager steps would.
 void ReplayedStep::warm_up() {
-  at::Generator generator = at::globalContext().defaultGenerator(x_.device());
-  const torch::Tensor generator_state = generator.get_state();
+  const GeneratorStateGuard random_numbers(x_.device());
   std::vector<torch::Tensor> state = t_.groups.state_tensors(), saved;
   for (const auto& t : t_.model.parameters()) state.push_back(t);
   for (const auto& t : t_.model.buffers()) state.push_back(t);
@@ -114,7 +114,6 @@ void ReplayedStep::warm_up() {
   }
   t_.groups.zero_grad();
   for (size_t i = 0; i < state.size(); ++i) state[i].copy_(saved[i]);
-  generator.set_state(generator_state);
 }
 
 std::unique_ptr<ReplayedStep> make_uncaptured_step(Learner& learner, const StepSpec& options,
