@@ -27,8 +27,7 @@ TEST_CASE("the forecast comes once, after 30 s, from the pace so far", "[forecas
 TEST_CASE("a run longer than its hint's time comes with the hint", "[forecast]") {
   const Clock::time_point t0{};
   const SlowRunHint hours = slow_run_hint(dataset_entry(DatasetKind{"cifar10"}),
-                                          /*from_scratch=*/true, /*time_given=*/false,
-                                          /*on_cpu=*/true);
+                                          /*from_scratch=*/true, /*on_cpu=*/true);
   CHECK(hours.after_s == 3600);
   CHECK_THAT(hours.text, Catch::Contains("configs/airbench94.toml"));
   RunForecast cpu(10000, hours, t0);
@@ -48,8 +47,7 @@ TEST_CASE("a run longer than its hint's time comes with the hint", "[forecast]")
 TEST_CASE("photos from scratch on a CPU are pointed to the pretrained start after 5 minutes",
           "[forecast]") {
   const DatasetKindEntry& folder = dataset_entry(DatasetKind{"folder"});
-  const SlowRunHint photos = slow_run_hint(folder, /*from_scratch=*/true, /*time_given=*/false,
-                                           /*on_cpu=*/true);
+  const SlowRunHint photos = slow_run_hint(folder, /*from_scratch=*/true, /*on_cpu=*/true);
   CHECK(photos.after_s == 300);
   CHECK_THAT(photos.text, Catch::StartsWith("configs/photos-pretrained.toml"));
   CHECK_THAT(photos.text, Catch::EndsWith("; --time MINUTES fits this run to a budget"));
@@ -61,15 +59,11 @@ TEST_CASE("photos from scratch on a CPU are pointed to the pretrained start afte
   RunForecast short_run(9, photos, t0);  // 4 min 39 s
   CHECK(short_run.after_step(t0 + seconds(31)) ==
         "expected training time: about 4 min 39 s for 9 steps (31.00 s a step)");
-  // With --time given, the pretrained start alone.
-  const SlowRunHint budgeted = slow_run_hint(folder, true, /*time_given=*/true, true);
-  CHECK(budgeted.after_s == 300);
-  CHECK_THAT(budgeted.text, !Catch::Contains("--time"));
   // Photos from weights (fine-tuned, resumed): none, the CPU recipes being
   // for CIFAR's files; a GPU: none.
-  CHECK(slow_run_hint(folder, /*from_scratch=*/false, false, true).after_s == 0);
-  CHECK(slow_run_hint(folder, true, false, /*on_cpu=*/false).after_s == 0);
-  CHECK(slow_run_hint(dataset_entry(DatasetKind{"cifar10"}), true, false, false).after_s == 0);
+  CHECK(slow_run_hint(folder, /*from_scratch=*/false, true).after_s == 0);
+  CHECK(slow_run_hint(folder, true, /*on_cpu=*/false).after_s == 0);
+  CHECK(slow_run_hint(dataset_entry(DatasetKind{"cifar10"}), true, false).after_s == 0);
 }
 
 TEST_CASE("spans read as seconds, minutes or hours", "[forecast]") {

@@ -80,14 +80,13 @@ int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t 
   return epochs;
 }
 
-SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool time_given,
-                          bool on_cpu) {
+SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu) {
   if (!on_cpu || (kind.image_files && !from_scratch)) return {};
   if (kind.image_files) {
     return {.after_s = 5 * 60,
-            .text = std::string("configs/photos-pretrained.toml (ImageNet weights) trains photos "
-                                "in a fraction of that time") +
-                    (time_given ? "" : "; --time MINUTES fits this run to a budget")};
+            .text =
+                "configs/photos-pretrained.toml (ImageNet weights) trains photos in a "
+                "fraction of that time; --time MINUTES fits this run to a budget"};
   }
   return {
       .after_s = 60 * 60,

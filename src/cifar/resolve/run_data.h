@@ -61,15 +61,15 @@ int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t 
 // minutes point to the pretrained start, which trains them in a fraction of
 // the time (docs/benchmarks.md: on a CPU with slow convolutions, a 2-class
 // folder of 240 photos in 51 s against 7 min 45 s, and 16 points more), and
-// to --time unless it is given; photos started from weights get none (the
-// CPU recipes are for CIFAR's files); any other run past an hour points to
-// the CPU recipes. None on a GPU.
+// to --time (a run with --time has no forecast: its fits say its length);
+// photos started from weights get none (the CPU recipes are for CIFAR's
+// files); any other run past an hour points to the CPU recipes. None on a
+// GPU.
 struct SlowRunHint {
   double after_s = 0;
   std::string text;
 };
-SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool time_given,
-                          bool on_cpu);
+SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu);
 
 // What the data is and what it means for the run: the split sizes, how
 // best.pt is chosen, and (rank 0) a --batch-size lowered to `batch`.

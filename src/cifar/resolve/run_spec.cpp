@@ -125,8 +125,8 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   spdlog::debug("settings:\n{}", record.toml());
   std::string fingerprint = train_data_fingerprint(splits.train);
   check_resumed(config, source, record, splits.train.size(), fingerprint, dist.is_main());
-  SlowRunHint slow_hint = slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(),
-                                        /*time_given=*/config.time_minutes > 0, device.is_cpu());
+  SlowRunHint slow_hint =
+      slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(), device.is_cpu());
   return RunSpec{
       .source = std::move(source),
       .session = session_spec(config),
