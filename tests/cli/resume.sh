@@ -7,7 +7,9 @@
 # gets one metrics row for the whole epoch.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
-common=(--data "$REAL_DATA" --device cpu --threads 2 --model net --batch-size 32 --lr 0.01
+# One thread: two such runs of the small net side by side (ctest -j2) with
+# two threads each took 231 and 199 s, against 29 s together with one.
+common=(--data "$REAL_DATA" --device cpu --threads 1 --model net --batch-size 32 --lr 0.01
         --train-limit 10000 --seed 7 --augment --schedule constant --log-interval 0.2)
 "$TRAIN" "${common[@]}" -q --epochs 2 --checkpoint straight.pt --run-dir straight >/dev/null \
   || fail "straight run failed"

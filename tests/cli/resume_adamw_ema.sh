@@ -7,7 +7,8 @@
 # live weights beside their average.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
-common=(--data "$REAL_DATA" --device cpu --threads 2 --model net --batch-size 32 --lr 0.002
+# One thread, as resume.sh (two threads each beside it: 199 s).
+common=(--data "$REAL_DATA" --device cpu --threads 1 --model net --batch-size 32 --lr 0.002
         --weight-decay 0.05 --optimizer adamw --ema 0.9 --train-limit 6000 --test-limit 500
         --seed 11 --augment --log-interval 0.1 --no-tensorboard)
 "$TRAIN" "${common[@]}" -q --epochs 2 --checkpoint straight.pt --run-dir straight >/dev/null \
