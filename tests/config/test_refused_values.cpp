@@ -46,7 +46,8 @@ std::string validate_refusal(const Config& c) {
 
 TEST_CASE("a name no table holds is refused by config/, listing the choices", "[config]") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
-      {{"--model", "vgg"}, "unknown model 'vgg': choose net, resnet18, airbench94 or efficientnet_lite0"},
+      {{"--model", "vgg"},
+       "unknown model 'vgg': choose net, resnet18, airbench94 or efficientnet_lite0"},
       {{"--stem", "big"}, "unknown ResNet stem 'big': choose cifar or imagenet"},
       {{"--schedule", "exponential"},
        "unknown schedule 'exponential': choose constant, step, cosine, onecycle or linear"},
@@ -99,7 +100,8 @@ TEST_CASE("names in a config filled in code are refused by validate", "[config]"
   CHECK_THAT(validate_refusal(c), Catch::StartsWith("unknown crop mode 'fit': use center"));
   c = TrainConfig{};
   c.model = "vgg";
-  CHECK(validate_refusal(c) == "unknown model 'vgg': choose net, resnet18, airbench94 or efficientnet_lite0");
+  CHECK(validate_refusal(c) ==
+        "unknown model 'vgg': choose net, resnet18, airbench94 or efficientnet_lite0");
 }
 
 TEST_CASE("a bad --resolution-schedule is refused naming the item and why", "[config]") {

@@ -25,9 +25,10 @@ TEST_CASE("efficientnet_lite0 has the ImageNet weights' 296 tensors and 4,652,00
   CHECK(sd.at("_fc.weight").sizes() == torch::IntArrayRef{1000, 1280});
 }
 
-TEST_CASE("efficientnet_lite0 takes odd sides (TensorFlow's same padding) and drops "
-          "residual branches only in training",
-          "[model][efficientnet]") {
+TEST_CASE(
+    "efficientnet_lite0 takes odd sides (TensorFlow's same padding) and drops "
+    "residual branches only in training",
+    "[model][efficientnet]") {
   torch::manual_seed(0);
   EfficientNetLite0 model(3);
   torch::NoGradGuard no_grad;

@@ -14,8 +14,8 @@
 
 #include "cifar/config/option_values.h"
 #include "cifar/config/option_visitors.h"
-#include "cifar/config/train_config.h"
 #include "cifar/config/tool_configs.h"
+#include "cifar/config/train_config.h"
 
 namespace cifar::options {
 

@@ -47,8 +47,8 @@ std::string export_losses(const CheckpointInfo& info, const fs::path& path) {
   if (info.image.image_size != kCifarImageSize)
     flags += fmt::format(" --image-size {}", info.image.image_size);
   if (info.prep != kWholeImage) {
-    flags += fmt::format(" --crop-mode {} --crop-pct {}", to_string(info.prep.mode),
-                         info.prep.crop_pct);
+    flags +=
+        fmt::format(" --crop-mode {} --crop-pct {}", to_string(info.prep.mode), info.prep.crop_pct);
   }
   const bool named = info.class_names.size() == default_class_names().size() &&
                      info.class_names == default_class_names();
