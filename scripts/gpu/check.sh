@@ -5,26 +5,29 @@
 # subset unless the whole set came in parts, .gpu-data/) and the machine's
 # own Python with torch 2.11.0; nothing is built or fetched.
 # Steps: the environment; the kit's completeness (and its binaries' RPATH);
-# the data; the [cuda] tests, each on its own; an NCCL process group (world
-# size 1) and, on a machine with two GPUs, two cifar-train ranks on NCCL
-# (a clean end without the "NOT been destroyed" warning, and a killed rank
-# reported in one line within --dist-timeout); airbench94 and speedrun (the
-# fast recipes, configs/airbench94.toml and configs/speedrun.toml: epochs at
-# 24 and 28 px, selective TTA); the published airbench94 (PyPI's airbench
-# 0.1.8) beside configs/airbench94.toml on the same data, 3 seeds
-# alternating; the CUDA graph on a recipe it captures
-# (configs/resnet18.toml, eager and --cuda-graph: the epochs' times without
-# the capture); --amp fp16's loss scaling on CUDA, resumed; --deterministic
-# twice with identical weights; cifar-eval on the CPU of the checkpoint the
-# GPU trained; the GPU cases of scripts/bench/run_bench.py (ResNet-18 bf16
-# channels-last, the tutorial network with and without the CUDA graph, each
-# against Python PyTorch). docs/benchmarks.md lists what each step proves.
+# the data; the published airbench94 (PyPI's airbench 0.1.8) beside
+# configs/airbench94.toml and configs/speedrun.toml with --cuda-graph on the
+# same data, 3 seeds alternating (first: it is the issue's headline); the
+# [cuda] tests, each on its own; an NCCL process group (world size 1) and,
+# on a machine with two GPUs, two cifar-train ranks on NCCL (a clean end
+# without the "NOT been destroyed" warning, and a killed rank reported in
+# one line within --dist-timeout); airbench94 and speedrun eagerly (the
+# fast recipes: epochs at 24 and 28 px, selective TTA); the CUDA graph on
+# the classic recipe (configs/resnet18.toml, eager and --cuda-graph: the
+# epochs' times without the capture); --amp fp16's loss scaling on CUDA,
+# resumed; --deterministic twice with identical weights; cifar-eval on the
+# CPU of the checkpoint the GPU trained; the GPU cases of
+# scripts/bench/run_bench.py (ResNet-18 bf16 channels-last, the tutorial
+# network with and without the CUDA graph, each against Python PyTorch).
+# docs/benchmarks.md lists what each step proves.
 # Each step runs under its own time limit and the whole ends within about
 # 9 minutes; a step's failure is recorded and the next step still runs. A
 # step that cannot run on this machine (two ranks on one GPU) is reported as
 # skipped with its reason and listed as unverified, not failed.
-# The report (report.md, and logs.txt with every step's output) goes into
-# $OUT when set, else ./gpu-report/. Exit status: 0 when every step passed.
+# The report (report.md, and logs.txt with every step's output;
+# check_report.bash) goes into $OUT when set, else ./gpu-report/, rewritten
+# after every step, so a check stopped early leaves the steps it ran.
+# Exit status: 0 when every step passed.
 #
 #   bash scripts/gpu/check.sh [--cpu] [--subset] [--kit DIR]
 #
@@ -39,6 +42,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/kit_lib.bash"
+source "$here/check_report.bash"
 export REPO
 REPO=$(cd "$here/../.." && pwd)
 export MODE=gpu KIT="$REPO/.gpu-kit" SUBSET=0
@@ -59,9 +63,14 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 # Killed (Ctrl-C, SIGTERM, the caller's own time limit), the running step is
 # stopped too: `timeout` passes the signal on to the step's processes.
-step_pid=
+# The report so far is written before it exits, the stopped step in it.
+step_pid= step_name=
 stop_step() {
   [[ -n $step_pid ]] && kill -TERM "$step_pid" 2>/dev/null && wait "$step_pid" 2>/dev/null
+  if [[ -n $step_name ]]; then
+    names+=("$step_name") results+=("FAILED: stopped with the check") seconds+=(0)
+  fi
+  write_report "stopped by a signal during ${step_name:-the report}"
   exit 143
 }
 trap stop_step TERM INT HUP
@@ -99,12 +108,13 @@ run_step() {
     return
   fi
   echo "[$(date -u +%H:%M:%S)] $name (limit ${limit} s)"
+  step_name=$name
   t0=$(date +%s)
   timeout -k 10 "$limit" bash "$here/check_steps.sh" "$name" >"$WORK/log-$name.txt" 2>&1 &
   step_pid=$!
   wait "$step_pid"
   rc=$?
-  step_pid=
+  step_pid= step_name=
   case $rc in
     0) result=passed ;;
     77 ) if [[ -s "$WORK/skip-$name.txt" ]]; then
@@ -118,6 +128,7 @@ run_step() {
   names+=("$name") results+=("$result") seconds+=($(($(date +%s) - t0)))
   echo "  $result ($(($(date +%s) - t0)) s)"
   [[ "$name" == data && "$result" == passed ]] && data_ok=1
+  write_report "stopped after the $name step" # replaced by the next step's, or the last
 }
 
 # The limits follow the machine: three times longer for the CPU rehearsal,
@@ -130,113 +141,20 @@ scale=$(awk -v m="$MODE" -v l="$load" -v c="$cores" \
 run_step environment 30
 run_step kit 60
 run_step data 60
+run_step reference $((200 * scale / 10)) # the side by side first: it is the headline
 run_step cuda-tests $((90 * scale / 10))
 run_step nccl 60
 run_step nccl-two-ranks $((90 * scale / 10))
 run_step airbench94 $((75 * scale / 10))
 run_step speedrun $((75 * scale / 10))
-run_step reference $((200 * scale / 10))
 run_step graph $((90 * scale / 10))
 run_step amp-fp16 $((60 * scale / 10))
 run_step deterministic $((60 * scale / 10))
 run_step eval-cpu $((45 * scale / 10))
 run_step bench-resnet18 $((100 * scale / 10))
 run_step bench-tutorial $((120 * scale / 10))
-total=$(($(date +%s) - start))
 
-# --- The report ----------------------------------------------------------------
-figures() { [[ -s "$WORK/figures-$1.md" ]] && cat "$WORK/figures-$1.md" || echo "$2"; }
-env_line() { grep -m1 "^$1" "$WORK/log-environment.txt" 2>/dev/null | cut -d' ' -f2-; }
-failed=0
-{
-  echo "# GPU check report"
-  echo
-  if [[ "$MODE" == gpu ]]; then
-    echo "- Mode: GPU ($DEVICE)"
-  else
-    echo "- Mode: --cpu (the CPU stands in for the GPU: short runs, CPU figures)"
-  fi
-  echo "- GPU: $(env_line gpu: || echo none)"
-  echo "- nvidia-smi: $(env_line nvidia-smi: || echo none)"
-  echo "- CPU: $(env_line cpu:)"
-  echo "- Python: $(env_line python:); torch: $(env_line torch:)"
-  echo "- glibc: $(env_line glibc:)"
-  echo "- Kit: $KIT ($(du -sh "$KIT" 2>/dev/null | cut -f1)): $(tr '\n' ' ' <"$KIT/kit.env" 2>/dev/null)"
-  echo "- Repository: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo 'no git')"
-  echo "- Data: $(grep -h '^data:\|^refused:\|^error:\|^no data:' "$WORK/log-data.txt" 2>/dev/null | head -1 | sed 's/^data: //')"
-  echo "- Date: $(date -u +%Y-%m-%dT%H:%MZ); all steps took $total s (limit $budget s)"
-  echo
-  echo "## Steps"
-  echo
-  echo "| step | result | seconds |"
-  echo "|---|---|---:|"
-  for i in "${!names[@]}"; do
-    echo "| ${names[$i]} | ${results[$i]} | ${seconds[$i]} |"
-    # Without a GPU, skipped [cuda] tests are the expected outcome; a step
-    # this machine cannot run (its reason given) is unverified, not failed.
-    [[ "${results[$i]}" == passed || "${results[$i]}" == *"(unverified)" ||
-      ("$MODE" == cpu && "${results[$i]}" == skipped*) ]] || failed=1
-  done
-  echo
-  echo "## [cuda] tests and the process group"
-  echo
-  echo "| test | result | seconds |"
-  echo "|---|---|---:|"
-  figures cuda-tests "| (no result) | | |"
-  figures nccl "| (no result) | | |"
-  figures nccl-two-ranks "| two ranks on NCCL | not run | |"
-  echo
-  echo "## airbench94 and speedrun (configs/airbench94.toml, configs/speedrun.toml, seed 0) and the CUDA graph (configs/resnet18.toml)"
-  echo
-  echo "| flags | epochs | wall s (whole process) | training s (capture excluded) | img/s (last epoch) | test acc | peak GPU memory |"
-  echo "|---|---:|---:|---:|---:|---:|---|"
-  figures airbench94 "| airbench94 (eager) failed | | | | | | |"
-  figures speedrun "| speedrun (eager) failed | | | | | | |"
-  figures graph "| resnet18.toml eager / --cuda-graph failed | | | | | | |"
-  echo
-  echo "## The reference beside it: airbench94 as PyPI publishes it, and configs/airbench94.toml and configs/speedrun.toml with --cuda-graph, seeds 0-2 alternating"
-  echo
-  figures reference "(no result: see the reference step)"
-  echo
-  echo "## --amp fp16 (loss scaling on $DEVICE, 1 epoch + --resume) and --deterministic"
-  echo
-  echo "| check | result |"
-  echo "|---|---|"
-  figures amp-fp16 "| --amp fp16 | no result |"
-  figures deterministic "| --deterministic twice | no result |"
-  echo
-  echo "## cifar-eval on the CPU of a checkpoint trained on $DEVICE"
-  echo
-  echo "| checkpoint | test acc at training's end | cifar-eval --device cpu | difference (points) |"
-  echo "|---|---:|---:|---:|"
-  figures eval-cpu "| (no result) | | | |"
-  echo
-  echo "## Benchmarks (scripts/bench/run_bench.py, one round each)"
-  echo
-  figures bench-resnet18 "resnet18-b512-bf16-gpu: no result"
-  echo
-  figures bench-tutorial "net-b4-gpu: no result"
-  echo
-  if grep -q '^data: the subset' "$WORK/log-data.txt" 2>/dev/null; then
-    echo "Data: the kit's real CIFAR-10 subset repeated to full-size files (--subset), so"
-    echo "throughput figures are for full-length epochs while accuracies are not comparable"
-    echo "to training on all 50,000 images (the test accuracy is on the first"
-    echo "$(sed -n 's/^KIT_TEST_IMAGES=//p' "$KIT/kit.env" 2>/dev/null) test images, each counted twice)."
-  fi
-  for i in "${!names[@]}"; do
-    [[ "${results[$i]}" == passed ]] && continue
-    echo
-    echo "## ${names[$i]}: ${results[$i]} (last 30 lines)"
-    echo
-    echo '```'
-    tail -n 30 "$WORK/log-${names[$i]}.txt" 2>/dev/null
-    echo '```'
-  done
-} >"$report_dir/report.md"
-for name in "${names[@]}"; do
-  echo "===== $name"
-  tail -n 400 "$WORK/log-$name.txt" 2>/dev/null
-done >"$report_dir/logs.txt"
+write_report
 cat "$report_dir/report.md" # also in the output, should the files not come back
-echo "report: $report_dir/report.md ($total s)"
+echo "report: $report_dir/report.md ($(($(date +%s) - start)) s)"
 exit $failed

@@ -198,7 +198,9 @@ def calls(parts_dir, kit_bytes, tree_bytes):
     for i, carry in enumerate(batches, 1):
         last = i == len(batches)
         command = "bash scripts/gpu/check.sh" if last else f"ls -l {rel}"
-        print(f"  {i}. carry {json.dumps(carry)}, command: {command!r}")
+        # check.sh's steps end within 540 s, then its report.
+        limit = ", timeout_s: 600" if last else ", timeout_s: 60"
+        print(f"  {i}. carry {json.dumps(carry)}, command: {command!r}{limit}")
 
 
 def main():
