@@ -42,8 +42,8 @@ grep -q '^| nccl | passed |' "$report" || fail "the gloo group did not run witho
 rm -rf "$tmp/out"
 "${check[@]}" >"$tmp/check.out" 2>&1 &
 pid=$!
-for _ in $(seq 600); do
-  grep -q '\] nccl (limit' "$tmp/check.out" && break
+until grep -q '\] kit (limit' "$tmp/check.out"; do
+  kill -0 "$pid" 2>/dev/null || fail "check.sh ended before its kit step"
   sleep 0.1
 done
 kill -TERM "$pid"
@@ -51,6 +51,6 @@ wait "$pid"
 rc=$?
 ((rc == 143)) || fail "check.sh stopped by SIGTERM exited $rc, not 143"
 grep -q '^| environment | passed |' "$report" || fail "the stopped check's report lacks the steps it ran"
-grep -q 'stopped by a signal during nccl' "$report" || fail "the report does not name the stopped step"
-grep -q '^| nccl | FAILED: stopped with the check |' "$report" || fail "the stopped step is not in the table"
+grep -q 'stopped by a signal during kit' "$report" || fail "the report does not name the stopped step"
+grep -q '^| kit | FAILED: stopped with the check |' "$report" || fail "the stopped step is not in the table"
 echo "check.sh without data: the report lists every step; stopped, it keeps the steps so far"

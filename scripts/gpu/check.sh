@@ -5,13 +5,13 @@
 # subset unless the whole set came in parts, .gpu-data/) and the machine's
 # own Python with torch 2.11.0; nothing is built or fetched.
 # Steps: the environment; the kit's completeness (and its binaries' RPATH);
-# the data; the published airbench94 (PyPI's airbench 0.1.8) beside
-# configs/airbench94.toml and configs/speedrun.toml with --cuda-graph on the
-# same data, 3 seeds alternating (first: it is the issue's headline); the
-# [cuda] tests, each on its own; an NCCL process group (world size 1) and,
-# on a machine with two GPUs, two cifar-train ranks on NCCL (a clean end
-# without the "NOT been destroyed" warning, and a killed rank reported in
-# one line within --dist-timeout); airbench94 and speedrun eagerly (the
+# the data; the [cuda] tests, each on its own; the published airbench94
+# (PyPI's airbench 0.1.8) beside configs/airbench94.toml and
+# configs/speedrun.toml with --cuda-graph on the same data, 3 seeds
+# alternating (early: it is the issue's headline); an NCCL process group
+# (world size 1) and, on a machine with two GPUs, two cifar-train ranks on
+# NCCL (a clean end without the "NOT been destroyed" warning, and a killed
+# rank reported in one line within --dist-timeout); airbench94 and speedrun eagerly (the
 # fast recipes: epochs at 24 and 28 px, selective TTA); the CUDA graph on
 # the classic recipe (configs/resnet18.toml, eager and --cuda-graph: the
 # epochs' times without the capture); --amp fp16's loss scaling on CUDA,
@@ -26,7 +26,8 @@
 # skipped with its reason and listed as unverified, not failed.
 # The report (report.md, and logs.txt with every step's output;
 # check_report.bash) goes into $OUT when set, else ./gpu-report/, rewritten
-# after every step, so a check stopped early leaves the steps it ran.
+# before every step and at the end, so a check stopped early leaves the
+# steps it ran and names the one it stopped in.
 # Exit status: 0 when every step passed.
 #
 #   bash scripts/gpu/check.sh [--cpu] [--subset] [--kit DIR]
@@ -63,12 +64,14 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 # Killed (Ctrl-C, SIGTERM, the caller's own time limit), the running step is
 # stopped too: `timeout` passes the signal on to the step's processes.
-# The report so far is written before it exits, the stopped step in it.
+# The report so far is written before it exits, the stopped step in it
+# (run_step's t0, its start, is seen here: the trap runs inside its wait).
 step_pid= step_name=
 stop_step() {
   [[ -n $step_pid ]] && kill -TERM "$step_pid" 2>/dev/null && wait "$step_pid" 2>/dev/null
   if [[ -n $step_name ]]; then
-    names+=("$step_name") results+=("FAILED: stopped with the check") seconds+=(0)
+    names+=("$step_name") results+=("FAILED: stopped with the check")
+    seconds+=($(($(date +%s) - ${t0:-$(date +%s)})))
   fi
   write_report "stopped by a signal during ${step_name:-the report}"
   exit 143
@@ -107,8 +110,11 @@ run_step() {
     names+=("$name") results+=("not run: out of time") seconds+=(0)
     return
   fi
-  echo "[$(date -u +%H:%M:%S)] $name (limit ${limit} s)"
+  # The report before the step names it: should the call be killed outright
+  # (SIGKILL, no trap), it says where the check stopped.
   step_name=$name
+  write_report "stopped during the $name step"
+  echo "[$(date -u +%H:%M:%S)] $name (limit ${limit} s)"
   t0=$(date +%s)
   timeout -k 10 "$limit" bash "$here/check_steps.sh" "$name" >"$WORK/log-$name.txt" 2>&1 &
   step_pid=$!
@@ -128,7 +134,6 @@ run_step() {
   names+=("$name") results+=("$result") seconds+=($(($(date +%s) - t0)))
   echo "  $result ($(($(date +%s) - t0)) s)"
   [[ "$name" == data && "$result" == passed ]] && data_ok=1
-  write_report "stopped after the $name step" # replaced by the next step's, or the last
 }
 
 # The limits follow the machine: three times longer for the CPU rehearsal,
@@ -141,8 +146,8 @@ scale=$(awk -v m="$MODE" -v l="$load" -v c="$cores" \
 run_step environment 30
 run_step kit 60
 run_step data 60
-run_step reference $((200 * scale / 10)) # the side by side first: it is the headline
-run_step cuda-tests $((90 * scale / 10))
+run_step cuda-tests $((90 * scale / 10)) # also loads CUDA's libraries for both sides below
+run_step reference $((200 * scale / 10)) # the side by side early: it is the headline
 run_step nccl 60
 run_step nccl-two-ranks $((90 * scale / 10))
 run_step airbench94 $((75 * scale / 10))

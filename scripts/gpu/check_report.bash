@@ -1,10 +1,12 @@
 # check_report.bash: check.sh's report, sourced by it. write_report writes
 # report.md (the steps so far, their figures, and the last lines of each step
 # that did not pass) and logs.txt (every step's output) into $report_dir, and
-# sets `failed`. check.sh calls it after every step and when it is stopped,
-# so a check cut short still leaves a report of the steps it ran.
+# sets `failed`. check.sh calls it before every step (naming it: a check
+# killed outright, SIGKILL, says where it stopped), when it is stopped by a
+# signal, and at the end, so a check cut short still leaves a report of the
+# steps it ran.
 #
-#   write_report [STATUS]   STATUS: how the check ended (default: every step ran)
+#   write_report [STATUS]   STATUS: where the check stopped (default: it ended)
 #
 # It reads check.sh's globals: names, results, seconds (one entry per step),
 # MODE, DEVICE, KIT, REPO, WORK, start, budget, report_dir.
@@ -15,7 +17,7 @@ figures() { [[ -s "$WORK/figures-$1.md" ]] && cat "$WORK/figures-$1.md" || echo 
 env_line() { grep -m1 "^$1" "$WORK/log-environment.txt" 2>/dev/null | cut -d' ' -f2-; }
 
 write_report() {
-  local ended="${1:-}" total=$(($(date +%s) - start))
+  local ended="${1:-}" total=$(($(date +%s) - start)) i name
   failed=0
   {
     echo "# GPU check report"

@@ -5,9 +5,9 @@
 # report. Not meant to be run by hand: check.sh exports what it needs
 # (KIT, WORK, DEVICE, MODE, PYTHON, DATA, REPO, LD_LIBRARY_PATH).
 #
-#   check_steps.sh STEP     STEP: environment kit data cuda-tests nccl nccl-two-ranks
-#                           airbench94 speedrun reference graph amp-fp16 deterministic
-#                           eval-cpu bench-resnet18 bench-tutorial
+#   check_steps.sh STEP     STEP: environment kit data cuda-tests reference nccl
+#                           nccl-two-ranks airbench94 speedrun graph amp-fp16
+#                           deterministic eval-cpu bench-resnet18 bench-tutorial
 #
 # A step that cannot run on this machine (nccl-two-ranks with one GPU) writes
 # its reason to $WORK/skip-STEP.txt and exits 77: check.sh reports it as

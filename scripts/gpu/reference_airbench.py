@@ -20,8 +20,9 @@ warm-up run, airbench's `warmup94`) and prints one JSON line per seed
                                           (AIRBENCH_DIR holds the airbench package)
 
 airbench imports torchvision for one thing once its data files exist:
-transforms.Normalize. Where torchvision is not installed (the GPU machine
-need not have it), an equivalent stands in, (x - mean) / std per channel as
+transforms.Normalize. Where torchvision does not import (the GPU machine
+need not have it, or may have one built for another torch), an equivalent
+stands in, (x - mean) / std per channel as
 torchvision computes it, and the output says so.
 
 airbench needs CUDA (it moves its model and data there in half precision):
@@ -80,7 +81,7 @@ def import_airbench(airbench_dir):
     """The airbench package in airbench_dir, torchvision's Normalize stood in where absent."""
     try:
         import torchvision  # noqa: F401
-    except Exception:  # absent, or built for another torch
+    except Exception as error:  # absent, or built for another torch
         class Normalize(torch.nn.Module):  # torchvision.transforms.Normalize's formula
             def __init__(self, mean, std):
                 super().__init__()
@@ -95,8 +96,8 @@ def import_airbench(airbench_dir):
         stand_in.transforms = types.SimpleNamespace(Normalize=Normalize)
         sys.modules["torchvision"] = stand_in
         sys.modules["torchvision.transforms"] = stand_in.transforms
-        print("torchvision is not installed: its transforms.Normalize stood in by the same formula",
-              file=sys.stderr)
+        print(f"torchvision does not import ({type(error).__name__}: {error}): its "
+              "transforms.Normalize stood in by the same formula", file=sys.stderr)
     sys.path.insert(0, str(airbench_dir))
     import airbench
 
