@@ -11,12 +11,12 @@
 # alternating (early: it is the headline); an NCCL process group
 # (world size 1) and, on a machine with two GPUs, two cifar-train ranks on
 # NCCL (a clean end without the "NOT been destroyed" warning, and a killed
-# rank reported in one line within --dist-timeout); airbench94 and speedrun eagerly (the
-# fast recipes: epochs at 24 and 28 px, selective TTA); the CUDA graph on
-# the classic recipe (configs/resnet18.toml, eager and --cuda-graph: the
-# epochs' times without the capture); --amp fp16's loss scaling on CUDA,
-# resumed; --deterministic twice with identical weights; cifar-eval on the
-# CPU of the checkpoint the GPU trained; the GPU cases of
+# rank reported in one line within --dist-timeout); airbench94 and speedrun
+# eagerly (the fast recipes: epochs at 24 and 28 px, selective TTA); the
+# CUDA graph on the classic recipe (configs/resnet18.toml, eager and
+# --cuda-graph: the epochs' times without the capture); --amp fp16's loss
+# scaling on CUDA, resumed; --deterministic twice with identical weights;
+# cifar-eval on the CPU of the checkpoint the GPU trained; the GPU cases of
 # scripts/bench/run_bench.py (ResNet-18 bf16 channels-last, the tutorial
 # network with and without the CUDA graph, each against Python PyTorch).
 # docs/benchmarks.md lists what each step proves.

@@ -22,8 +22,8 @@ warm-up run, airbench's `warmup94`) and prints one JSON line per seed
 airbench imports torchvision for one thing once its data files exist:
 transforms.Normalize. Where torchvision does not import (the GPU machine
 need not have it, or may have one built for another torch), an equivalent
-stands in, (x - mean) / std per channel as
-torchvision computes it, and the output says so.
+stands in, (x - mean) / std per channel as torchvision computes it, and the
+output says so.
 
 airbench needs CUDA (it moves its model and data there in half precision):
 `run` on a machine without it exits 77, which check.sh reports as skipped.
