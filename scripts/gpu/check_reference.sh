@@ -12,7 +12,8 @@
 # cifar-train: its epochs' training seconds in metrics.csv, the first one
 # with cuDNN's autotuning, plus its last epoch's evaluation, the only one in
 # both recipes (eval-every 8 of 8 epochs); and the same without the first
-# epoch); and the whole process's wall time. A seed that fails is
+# epoch; the whitening's initialisation, which airbench times, is outside
+# it); and the whole process's wall time. A seed that fails is
 # reported as failed and the next one still runs. Without CUDA the data is
 # converted and checked and airbench imported; the run is skipped (exit 77:
 # airbench runs on CUDA only).
