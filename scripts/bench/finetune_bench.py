@@ -30,7 +30,8 @@ from bench_common import machine_header  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE = os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache"))
-ACCURACY = re.compile(r"Accuracy of the network on the (\d+) test images: ([0-9.]+) %")
+# "top-1 N %, top-5 M %" for more than ten classes (report/class_report.cpp)
+ACCURACY = re.compile(r"Accuracy of the network on the (\d+) test images: (?:top-1 )?([0-9.]+) %")
 
 
 def timed(cmd, log):
