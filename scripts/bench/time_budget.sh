@@ -27,7 +27,7 @@ wall=$(echo "$(date +%s.%N) - $start" | bc)
 budget=$(echo "$minutes * 60" | bc)
 fits=$(grep -c "epochs fit it" train.err || true)
 epochs=$(($(wc -l <run/metrics.csv) - 1))
-accuracy=$(grep -m1 '^Accuracy of the network' train.out | grep -Eo '[0-9.]+ %')
+accuracy=$(grep -m1 '^Accuracy of the network' train.out | grep -Eo '[0-9.]+ %' | head -1)  # top-1
 printf 'budget %.0f s, wall %.1f s (%.3f of it), %d epochs (%d fits), test %s\n' \
   "$budget" "$wall" "$(echo "$wall / $budget" | bc -l)" "$epochs" "$fits" "$accuracy"
 grep "epochs fit it" train.err | tail -1
