@@ -6,7 +6,8 @@ make_fake_data data
 ok=(--data data --device cpu --train-limit 100 --epochs 1 --batch-size 50 -q)
 
 # --- data ---------------------------------------------------------------------
-expect 1 "nope does not exist.*download_cifar10.sh" -- "$TRAIN" --data nope --device cpu
+expect 1 "nope does not exist.*folder of your images \(train/<class>/\*.jpg.*download_cifar10.sh" -- \
+  "$TRAIN" --data nope --device cpu
 mkdir empty
 expect 1 "empty holds no data set .*it holds nothing.*data_batch_1.bin" -- "$TRAIN" --data empty --device cpu
 touch afile

@@ -3,7 +3,8 @@
 # with the folder's classes and measured normalisation, evaluated and
 # exported; the second run reads the decoded cache; a model evaluated on a
 # folder whose classes differ is refused naming both; no test/ trains with
-# --val-split and is refused without it.
+# --val-split and is refused without it; cifar-eval on a folder that is not
+# there names the folder the model was trained on.
 source "$(dirname "$0")/lib/common.bash"
 BIN=$(cd "$(dirname "$TRAIN")" && pwd)
 EXPORT=$BIN/cifar-export
@@ -23,6 +24,10 @@ grep -q "read from the cache" again.err || { cat again.err; fail "the second run
 pass "the second run reads the decoded images from the cache"
 
 expect 0 "Accuracy of the network on the 30 test images" -- "$EVAL" --checkpoint pets.pt --data pets --device cpu
+# A --data that is not there (as CIFAR-10's default folder may not be): the
+# error names the folder the model was trained on.
+expect 1 "data folder nowhere does not exist: pets.pt was trained on the image folder /.*/pets, so evaluate it there with --data /.*/pets " -- \
+  "$EVAL" --checkpoint pets.pt --data nowhere --device cpu
 "$EXPORT" --checkpoint pets.pt --out pets.safetensors 2>/dev/null || fail "cifar-export failed"
 python3 - pets.safetensors <<'PY' || fail "the weights' metadata does not carry the folder's data set"
 import json, struct, sys

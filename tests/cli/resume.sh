@@ -2,9 +2,9 @@
 # On the CPU with a fixed seed, a resumed run is bit-identical to the straight
 # one: 2 epochs straight, 1 epoch + --resume, and an interrupt in the middle of
 # epoch 1 + --resume all end with the same weights (the same test loss and
-# accuracy, to the last digit cifar-eval prints). Resumed without --run-dir,
-# a run goes on in its own run folder; the epoch an interrupt split in two
-# gets one metrics row for the whole epoch.
+# accuracy, to the last digit cifar-eval prints). Resumed without --run-dir
+# and --checkpoint, a run goes on in its own run folder and checkpoint; the
+# epoch an interrupt split in two gets one metrics row for the whole epoch.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 # One thread: two such runs of the small net side by side (ctest -j2) with
@@ -15,11 +15,16 @@ common=(--data "$REAL_DATA" --device cpu --threads 1 --model net --batch-size 32
   || fail "straight run failed"
 "$TRAIN" "${common[@]}" -q --epochs 1 --checkpoint split.pt --run-dir split >/dev/null \
   || fail "first half failed"
-"$TRAIN" "${common[@]}" -q --epochs 2 --resume split.pt --checkpoint split.pt \
-  >/dev/null || fail "resumed half failed"
+"$TRAIN" "${common[@]}" --epochs 2 --resume split.pt 2>split.err >/dev/null \
+  || { cat split.err; fail "resumed half failed"; }
 rows=$(wc -l <split/metrics.csv)
 [[ $rows -eq 3 ]] || fail "the resumed run's metrics.csv (no --run-dir) should hold 2 epochs, has $((rows - 1))"
 pass "resumed without --run-dir, the run went on in its own folder"
+# Without --checkpoint it goes on in the resumed run's (split.pt, compared
+# with the straight run below), not in the default net.pt.
+[[ ! -e net.pt ]] || fail "resumed without --checkpoint, the run wrote net.pt, not split.pt"
+grep -q "checkpoint: .*split.pt, the resumed run's" split.err || { cat split.err; fail "no line naming the resumed run's checkpoint"; }
+pass "resumed without --checkpoint, the run went on in its own checkpoint"
 
 # Interrupted mid-epoch: SIGINT once the first progress line shows.
 "$TRAIN" "${common[@]}" --epochs 2 --checkpoint mid.pt --run-dir mid >mid.out 2>mid.err &

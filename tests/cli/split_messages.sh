@@ -5,7 +5,8 @@
 # (also with --val-split) and cifar-eval, as a missing one is; each tool's
 # hint names only its own options (expect checks every --option a message
 # names against the tool's --help); an option a tool ignores is named
-# once, by cifar-eval as by cifar-train; ignored files are named.
+# once, by cifar-eval as by cifar-train; ignored files are named; a split
+# folder named in another case is named with its rename.
 source "$(dirname "$0")/lib/common.bash"
 make_fake_data bin
 write_folder pets cat,dog train,test
@@ -34,6 +35,14 @@ cp -r pets notest && rm -rf notest/test notest/.cifar-cache
 expect 1 "notest has no test/ folder.*--val-split N" -- "$TRAIN" --data notest "${quick[@]}" --run-dir r4 -o r4.pt
 expect 1 "notest has no test/ folder \(it holds train/\), so there are no test images: add test/<class>/\.\.\. beside train/" -- \
   "$EVAL" --data notest --device cpu --checkpoint pets.pt
+
+# --- split folders named in another case (Kaggle's Train/, Test/): the rename said ----
+mkdir kaggle && cp -r pets/train kaggle/Train && cp -r pets/test kaggle/Test
+expect 1 "kaggle holds no data set .*it holds Test/, Train/; names are case-sensitive: rename Test/ to test/, Train/ to train/" -- \
+  "$TRAIN" --data kaggle "${quick[@]}" --run-dir r6 -o r6.pt
+mkdir capval && cp -r pets/train capval/ && cp -r pets/test capval/Val
+expect 1 "capval has no test/ folder \(it holds Val/, train/; names are case-sensitive: rename Val/ to val/\)" -- \
+  "$EVAL" --data capval --device cpu --checkpoint pets.pt
 
 # --- an option that does nothing here is named once, by either tool ----------------
 "$TRAIN" --data bin "${quick[@]}" --train-limit 40 --test-limit 20 --labels coarse --skip-bad-images \

@@ -10,6 +10,7 @@
 
 #include "cifar/core/file_io.h"
 #include "cifar/core/registry.h"
+#include "cifar/data/image_folder.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -17,8 +18,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kFolderHint =
-    "get CIFAR-10 with scripts/download_cifar10.sh (CIFAR-100: scripts/download_cifar100.sh), "
-    "or point --data (or the CIFAR10_DIR environment variable) at a data folder";
+    "point --data (or the CIFAR10_DIR environment variable) at a folder of your images "
+    "(train/<class>/*.jpg, with val/ and/or test/ beside it) or of a data set's files: get "
+    "CIFAR-10 with scripts/download_cifar10.sh (CIFAR-100: scripts/download_cifar100.sh)";
 
 // "a, b, c and 4 more" of the folder's entries, or "nothing".
 std::string listing(const fs::path& dir) {
@@ -71,9 +73,9 @@ DatasetKind detect_dataset(const fs::path& dir) {
   if (found.size() == 1) return found.front().first;
   if (found.empty()) {
     throw std::runtime_error(fmt::format(
-        "{} holds no data set cifar-train knows (it holds {}): {}; or name the kind with "
+        "{} holds no data set cifar-train knows (it holds {}{}): {}; or name the kind with "
         "--dataset",
-        dir.string(), listing(dir), what_each_kind_needs()));
+        dir.string(), listing(dir), split_case_hint(dir), what_each_kind_needs()));
   }
   std::vector<std::string> kinds;
   for (const auto& [kind, file] : found)

@@ -114,6 +114,11 @@ std::filesystem::path split_folder(const std::filesystem::path& dir, Split split
 // telling the data-set kinds apart; it reads nothing else).
 bool has_image_folder_layout(const std::filesystem::path& dir);
 
+// "; names are case-sensitive: rename Train/ to train/, Val/ to val/" for
+// DIR's folders named as a split folder in another case (Kaggle's Train/
+// and Test/); "" when there are none.
+std::string split_case_hint(const std::filesystem::path& dir);
+
 // True when split_folder(DIR, split) exists.
 bool has_split_folder(const std::filesystem::path& dir, Split split);
 

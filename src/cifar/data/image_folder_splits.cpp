@@ -4,8 +4,10 @@
 // helpers are image_folder.cpp's (image_folder_detail.h).
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 
 #include "cifar/core/file_io.h"
@@ -28,7 +30,7 @@ std::string folders_in(const fs::path& dir) {
   std::sort(names.begin(), names.end());
   std::string out = "it holds ";
   for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : ", ") + names[i];
-  return out;
+  return out + split_case_hint(dir);
 }
 
 std::vector<std::string> unknown_classes(const std::vector<std::string>& folders,
@@ -80,6 +82,25 @@ std::runtime_error classes_train_lacks(const fs::path& dir, Split split,
 }  // namespace folder_detail
 
 using namespace folder_detail;
+
+std::string split_case_hint(const fs::path& dir) {
+  std::vector<std::string> renames;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool split_name = lower == "train" || lower == "val" || lower == "valid" ||
+                            lower == "validation" || lower == "test";
+    if (split_name && lower != name && it->is_directory(ec)) {
+      renames.push_back(fmt::format("{}/ to {}/", name, lower));
+    }
+  }
+  if (renames.empty()) return "";
+  std::sort(renames.begin(), renames.end());
+  return "; names are case-sensitive: rename " + fmt::format("{}", fmt::join(renames, ", "));
+}
 
 bool has_split_folder(const fs::path& dir, Split split) {
   std::error_code ec;

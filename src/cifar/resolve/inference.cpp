@@ -19,6 +19,7 @@
 #include "cifar/infer/eval_data.h"
 #include "cifar/infer/image_list.h"
 #include "cifar/infer/predict.h"
+#include "cifar/io/checkpoint.h"
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/platform/guards.h"
@@ -26,6 +27,7 @@
 #include "cifar/resolve/model_input.h"
 
 namespace cifar {
+namespace fs = std::filesystem;
 namespace {
 
 // "level 2, the checkpoint's": the level, and where it came from.
@@ -82,6 +84,29 @@ void check_predict_outputs(const PredictConfig& config, const std::vector<std::s
   ensure_writable(config.csv, "--csv", /*make_folder=*/false);  // its folder must exist
 }
 
+// cifar-eval's --data names no folder, where its default is CIFAR-10's: a
+// model trained on an image folder that is still there is to be evaluated
+// on that, and the error says so (naming it), rather than pointing to
+// CIFAR-10 alone. Otherwise reading the data says what is wrong.
+void check_data_named(const EvalConfig& config) {
+  std::error_code ec;
+  if (config.checkpoint.empty() || fs::exists(config.data_dir, ec)) return;
+  std::string trained_on;
+  try {
+    const std::optional<CheckpointInfo> info = peek_checkpoint_info(config.checkpoint);
+    if (!info || info->config_toml.empty()) return;
+    trained_on = from_toml(info->config_toml).data_dir;
+  } catch (const std::exception&) {  // not a checkpoint, or old settings: said later
+    return;
+  }
+  if (!has_image_folder_layout(trained_on)) return;
+  throw std::runtime_error(fmt::format(
+      "data folder {} does not exist: {} was trained on the image folder {}, so evaluate it "
+      "there with --data {} (its test/ split, else val/), or give --data any folder of its "
+      "classes' folders",
+      config.data_dir, config.checkpoint, trained_on, trained_on));
+}
+
 }  // namespace
 
 EvalRun resolve_eval(const EvalConfig& config) {
@@ -96,6 +121,7 @@ EvalRun resolve_eval(const EvalConfig& config) {
                 .skip_bad_images = config.skip_bad_images,
                 .model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                         : "checkpoint " + config.checkpoint};
+  check_data_named(config);
   data.whole = evaluated_whole(data.dir, data.kind);  // listed once, read as it says
   if (config.split != Split::kTest && data.whole) {
     throw UsageError(

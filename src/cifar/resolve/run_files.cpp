@@ -52,6 +52,29 @@ fs::path default_checkpoint(const TrainConfig& config, const std::string& model)
   return name.empty() ? model + ".pt" : name + "-" + model + ".pt";
 }
 
+// --checkpoint; else, when resuming, the file the checkpoint's run wrote (its
+// saved checkpoint), so that a resumed run goes on in its own files and
+// replaces no other run's model; else default_checkpoint. A saved file whose
+// folder is gone is said and replaced by the default.
+fs::path choose_checkpoint(const TrainConfig& config, const ModelSource& source, bool main_rank) {
+  if (!config.checkpoint.empty()) return config.checkpoint;
+  const fs::path fallback = default_checkpoint(config, source.model_name);
+  if (!source.resumed_settings || source.resumed_settings->checkpoint.empty()) return fallback;
+  const fs::path was = source.resumed_settings->checkpoint;
+  std::error_code ec;
+  if (fs::is_directory(was.parent_path(), ec)) {
+    if (main_rank) spdlog::info("checkpoint: {}, the resumed run's", was.string());
+    return was;
+  }
+  if (main_rank) {
+    spdlog::warn(
+        "the resumed run's checkpoint folder {} is gone: this run writes {} (give --checkpoint "
+        "to choose)",
+        was.parent_path().string(), fallback.string());
+  }
+  return fallback;
+}
+
 // The run a --resume continues, for the run folder's check (resumed_run_dir.h).
 std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSource& source,
                                       const fs::path& checkpoint) {
@@ -122,8 +145,7 @@ RunFiles resolve_run_files(const TrainConfig& config, const ModelSource& source,
                            Distributed& dist) {
   RunFiles files;
   files.run_dir = choose_run_dir(config, source, dist.is_main());
-  files.checkpoint = config.checkpoint.empty() ? default_checkpoint(config, source.model_name)
-                                               : fs::path(config.checkpoint);
+  files.checkpoint = choose_checkpoint(config, source, dist.is_main());
   files.inputs = run_input_files(config);
   files.resumed =
       checked_outputs(config, source, files.run_dir, files.checkpoint, files.inputs, dist);
