@@ -72,7 +72,10 @@ expect 2 "--batch-size must be at least 1, got 0" -- "$EVAL" --checkpoint x.pt -
 expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$EVAL"
 
 # --- config files ---------------------------------------------------------------
-expect 2 "missing.toml" -- "$TRAIN" --config missing.toml
+expect 2 "--config missing.toml: no such file$" -- "$TRAIN" --config missing.toml
+# A shipped config's name alone: the message names the tools' own file.
+expect 2 "--config photos.toml: no such file: the tools' own photos.toml is /.*/configs/photos.toml$" -- \
+  "$TRAIN" --config photos.toml
 # (Config files are TOML, read by toml++: syntax errors and unknown keys give
 # the file and the line; CLI11's own reader said "unreadable line" instead.)
 printf 'this is not toml\n' >broken.toml

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` puts all four tools in a prefix, and each runs from there
 # with a clean environment (no LD_LIBRARY_PATH, a bare PATH): the installed
-# RUNPATH finds LibTorch, and nothing points back into the build tree.
+# RUNPATH finds LibTorch, and nothing points back into the build tree; the
+# configs are installed, and --config names the installed one.
 source "$(dirname "$0")/lib/common.bash"
 
 # The build tree is the first folder above the tool that holds CMakeCache.txt.
@@ -34,3 +35,10 @@ for tool in cifar-train cifar-eval cifar-export cifar-predict; do
   expect 0 "^$tool ${version//./\\.}" -- "${clean_env[@]}" "$exe" --version
   expect 0 "${help_option[$tool]}" -- "${clean_env[@]}" "$exe" --help
 done
+
+shared=$prefix/share/cifar-train/configs
+[[ -f $shared/photos.toml && -f $shared/airbench94.toml ]] ||
+  fail "the configs were not installed in share/cifar-train/configs (it holds: $(ls "$shared" 2>/dev/null | xargs))"
+expect 2 "--config photos.toml: no such file: the tools' own photos.toml is $shared/photos.toml$" -- \
+  "${clean_env[@]}" "$prefix/bin/cifar-train" --config photos.toml
+pass "the configs are installed, and a missing --config names the installed one"

@@ -51,6 +51,14 @@ DistEnv dist_env_from_environment();
 // from, where scripts/setup.sh installs the weights' packages (none for a
 // LibTorch outside one).
 std::vector<std::filesystem::path> pretrained_dirs_from_environment();
+
+// The folders of the configs that come with the tools: share/cifar-train/
+// configs beside the tool's bin/ (installed), then the source tree's
+// configs/ (shipped_configs.cpp); and, for a --config file that is not
+// there, ": the tools' own photos.toml is DIR/photos.toml" when one of them
+// holds a file of its name (".toml" added to a bare name), else "".
+std::vector<std::filesystem::path> shipped_config_dirs();
+std::string shipped_config_hint(const std::string& given);
 // With several processes, each log line names its rank ("[12:00:01] rank 1
 // error: ..."): torchrun interleaves the processes' output.
 void label_logs_with_rank(const DistEnv& env);
