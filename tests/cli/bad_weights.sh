@@ -5,7 +5,8 @@
 # read into memory); NaN, infinite, integer or boolean weights; metadata that
 # cannot be used (a mean of 1e308, a class list that does not fit). And what
 # was wrongly refused or undefined: a checkpoint as --init-weights, a PNG
-# with transparency (composited onto white, the same on every run).
+# with transparency (composited onto white, the same on every run). A
+# weights file given as --checkpoint is named as one, with its option.
 source "$(dirname "$0")/lib/common.bash"
 PREDICT=$(cd "$(dirname "$TRAIN")" && pwd)/cifar-predict
 PY=python3
@@ -64,6 +65,14 @@ edit bool.safetensors bool:fc2.bias
 nan_msg="weights file nan.safetensors: tensors hold NaN or infinite values: conv1.bias \(1 of 6\), fc3.weight \(1 of 840\)"
 # Was: cifar-predict "ship nan%" (exit 0), cifar-eval 10%, training "lower the learning rate".
 expect 1 "$nan_msg" -- "$PREDICT" --weights nan.safetensors img.png
+# A weights file given as a checkpoint: the message names what it is and its option.
+expect 1 "not a cifar-train checkpoint \(no CIFARTRN magic at the start\): it is a safetensors file, weights alone \(a state_dict\): give it as the tool's weights file" -- \
+  "$PREDICT" --checkpoint "$good" img.png
+# torch.save writes a ZIP archive (archive/data.pkl, ...): its first bytes are the sign.
+"$PY" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').writestr('archive/data.pkl', b'x')" saved.pt ||
+  fail "could not write a ZIP archive"
+expect 1 "it is a ZIP archive, as Python's torch.save writes, weights alone" -- \
+  "$EVAL" --checkpoint saved.pt --data data --device cpu
 expect 1 "$nan_msg" -- "$EVAL" --weights nan.safetensors --data data --device cpu
 expect 1 "$nan_msg" -- "$TRAIN" "${ok[@]}" --init-weights nan.safetensors --run-dir run-nan --checkpoint nan.pt
 expect 1 "weights file int.safetensors: tensors that must be floating point are not: fc1.weight \(int32\)" -- \

@@ -224,6 +224,26 @@ CheckpointHeader parse_body(std::span<const uint8_t> body, uint32_t version,
   return header;
 }
 
+// ": it is a safetensors file, ..." for the weights files people have (a
+// safetensors file: an 8-byte header length, then its JSON; a torch.save
+// ZIP archive), which each tool takes with its own weights option (cifar-
+// eval's --weights, cifar-train's --init-weights); "" for anything else.
+std::string weights_file_hint(std::span<const uint8_t> bytes) {
+  const char* kind = nullptr;
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0) {
+    kind = "a ZIP archive, as Python's torch.save writes";
+  } else if (bytes.size() > 9 && bytes[8] == '{' &&
+             (get_u32(bytes.data()) | uint64_t{get_u32(bytes.data() + 4)} << 32) <=
+                 bytes.size() - 8) {
+    kind = "a safetensors file";
+  }
+  if (kind == nullptr) return "";
+  return fmt::format(
+      ": it is {}, weights alone (a state_dict): give it as the tool's weights file (--help: "
+      "Model)",
+      kind);
+}
+
 }  // namespace
 
 CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes,
@@ -231,9 +251,9 @@ CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes,
   if (bytes.empty()) fail(source, "the file is empty (a write that never finished?)");
   if (bytes.size() < kFixed ||
       std::memcmp(bytes.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) != 0) {
-    fail(source,
-         "not a cifar-train checkpoint (no CIFARTRN magic at the start); pass a file "
-         "written by cifar-train --checkpoint");
+    fail(source, fmt::format("not a cifar-train checkpoint (no CIFARTRN magic at the start){}; "
+                             "pass a file written by cifar-train --checkpoint",
+                             weights_file_hint(bytes)));
   }
   const uint32_t version = get_u32(bytes.data() + 8);
   if (version == kCheckpointFormatVersion) {
