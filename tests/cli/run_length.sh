@@ -45,13 +45,16 @@ grep -qx "time = 0.0" run/config.toml || { grep time run/config.toml; fail "conf
 # test's: scripts/bench/time_budget.sh measures it on a quiet machine.
 pass "--time 0.2: $epochs epochs fitted in $fits fit(s); config.toml holds them"
 
-# A budget spent at once: the count never changes (2 epochs, one fit of 2, said),
-# and config.toml is without --time all the same, so a resume works.
+# A budget spent at once: the count never changes (2 epochs, one fit of 2, said,
+# with the end to expect past the budget), and config.toml is without --time
+# all the same, so a resume works.
 "$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 2 --steps 0 --time 0.001 \
   --run-dir spent --checkpoint spent.pt >spent.out 2>spent.err || { tail -20 spent.err; fail "--time 0.001 failed"; }
 [[ $(($(wc -l <spent/metrics.csv) - 1)) == 2 ]] || fail "--time 0.001 from --epochs 2 did not run 2 epochs"
 grep -q -- "--time 0.001 min: 2 epochs fit it .*the schedule stands" spent.err ||
   { cat spent.err; fail "--time 0.001: the first fit, which keeps 2 epochs, is not said"; }
+grep -q -- "--time 0.001 min is shorter than the 2 epochs a run under it trains at the least: it ends after about [0-9]* s" spent.err ||
+  { cat spent.err; fail "--time 0.001: the budget's overrun is not said"; }
 grep -qx "time = 0.0" spent/config.toml || { grep time spent/config.toml; fail "--time 0.001: config.toml keeps --time"; }
 pass "--time 0.001: 2 epochs, config.toml without --time though no fit changed the count"
 

@@ -8,10 +8,10 @@
 // The learning-rate schedule is a function of the run's length
 // (optim/lr_schedule.h), so its warm-up and decay stretch or shrink with each
 // fit, and the last epoch completes it: a fit never ends the run before one
-// more epoch. Rounded to the nearest epoch, the run ends within about half an
-// epoch of the budget. The fitted count is what a repeat with --epochs needs,
-// and the run folder's config.toml holds it (--time dropped), so --resume
-// continues to it.
+// more epoch (a budget shorter than that is said, epoch_loop.cpp). Rounded to
+// the nearest epoch, the run ends within about half an epoch of the budget.
+// The fitted count is what a repeat with --epochs needs, and the run folder's
+// config.toml holds it (--time dropped), so --resume continues to it.
 #pragma once
 
 #include <chrono>
