@@ -7,6 +7,8 @@
 # the -o of a run still training. And --overwrite removed the old run's
 # files before it found the new run's unwritable. Each is now refused
 # before anything is written, naming what the file is, and stays as it was.
+# A checkpoint of another run that a run does replace is named, with the run
+# folder that keeps that run's best.pt.
 source "$(dirname "$0")/lib/common.bash"
 EXPORT=$(cd "$(dirname "$TRAIN")" && pwd)/cifar-export
 make_fake_data data
@@ -33,7 +35,8 @@ expect 2 "--checkpoint exp.toml is the same file as --config exp.toml: writing i
 expect 0 "" -- "$TRAIN" "${ok[@]}" --run-dir A -o a.pt
 expect 2 "--checkpoint A/best.pt is a file of run folder A, another run's output" -- \
   "$TRAIN" "${ok[@]}" --run-dir r-other -o A/best.pt
-expect 0 "replacing a.pt .* written by another run" -- "$TRAIN" "${ok[@]}" --run-dir A2 -o a.pt
+expect 0 "replacing a.pt .* written by another run; its run folder /.*/A keeps that run's best.pt" -- \
+  "$TRAIN" "${ok[@]}" --run-dir A2 -o a.pt
 
 # --- cifar-export's --out -----------------------------------------------------------
 best=$(sum A/best.pt)

@@ -115,7 +115,14 @@ std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
   if (info->test_accuracy >= 0) {
     what += fmt::format(", test accuracy {:.1f}%", 100 * info->test_accuracy);
   }
-  return fmt::format("replacing {} ({}) written by another run", path.string(), what);
+  // Where that run's model lives on: its run folder's best.pt, if it is there.
+  std::string kept;
+  std::error_code ec;
+  if (const fs::path folder = run_folder_of_id(info->run_id);
+      !folder.empty() && fs::is_regular_file(folder / "best.pt", ec)) {
+    kept = fmt::format("; its run folder {} keeps that run's best.pt", folder.string());
+  }
+  return fmt::format("replacing {} ({}) written by another run{}", path.string(), what, kept);
 }
 
 std::string non_file_kind(const fs::path& path) {

@@ -53,7 +53,8 @@ std::string make_run_id(const std::filesystem::path& run_dir);
 
 // If `path` holds a checkpoint that a run other than `run_id` wrote, one line
 // saying what it held, e.g. "replacing net.pt (net, epoch 2, test accuracy
-// 53.6%) written by another run"; also a line for a file that is not a
+// 53.6%) written by another run", with "; its run folder DIR keeps that
+// run's best.pt" when it does; also a line for a file that is not a
 // readable checkpoint. nullopt when there is no file or this run wrote it.
 // Reads only the file's header.
 std::optional<std::string> note_if_replacing_other_run(const std::filesystem::path& path,
