@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cifar/core/names.h"
 
@@ -75,6 +78,26 @@ std::string blocked_folder(const fs::path& path) {
   throw std::runtime_error(fmt::format("{} {}: {}", what, shown_name(path), errno_text(err)));
 }
 
+// " (it holds best.pt, last.pt, model.safetensors)": the model files in a
+// folder given for a file (a run folder, most often), up to four; "" when
+// it holds none.
+std::string model_files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    if ((ext == ".pt" || ext == ".pth" || ext == ".safetensors") && it->is_regular_file(ec)) {
+      names.push_back(it->path().filename().string());
+    }
+  }
+  if (names.empty()) return "";
+  std::sort(names.begin(), names.end());
+  const size_t more = names.size() > 4 ? names.size() - 4 : 0;
+  names.resize(std::min<size_t>(names.size(), 4));
+  return fmt::format(" (it holds {}{})", fmt::join(names, ", "),
+                     more > 0 ? fmt::format(" and {} more", more) : "");
+}
+
 }  // namespace
 
 uint64_t check_readable_file(const fs::path& path, const std::string& what,
@@ -82,8 +105,10 @@ uint64_t check_readable_file(const fs::path& path, const std::string& what,
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw_stat_failure(path, errno, what, missing_hint);
   if (S_ISDIR(st.st_mode)) {
-    throw std::runtime_error(fmt::format(
-        "{} {} is a directory, not a file; pass the file inside it", what, shown_name(path)));
+    throw std::runtime_error(
+        fmt::format("{} {} is a directory, not a file; pass the file inside "
+                    "it{}",
+                    what, shown_name(path), model_files_in(path)));
   }
   if (!S_ISREG(st.st_mode)) {
     throw std::runtime_error(

@@ -158,7 +158,7 @@ std::string checkpoint_replace_problem(const fs::path& path, const std::string& 
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return "";
   const std::string hint = fmt::format(
-      "cifar-train replaces only its own checkpoints: choose another {}, or move the file away "
+      "cifar-train replaces only its own checkpoints: choose another {}, or move it away "
       "yourself",
       option);
   if (const std::string kind = non_file_kind(path); !kind.empty()) {

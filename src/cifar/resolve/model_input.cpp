@@ -5,11 +5,14 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cifar/config/config.h"
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/core/image_prep.h"
 #include "cifar/data/resolution.h"
 #include "cifar/io/normalization_range.h"
@@ -42,6 +45,13 @@ void check_model_input(const ModelInput& input) {
           "image preparation",
           fmt::join(given, ", "), given.size() == 1 ? "es" : ""));
     }
+  }
+  // A folder given as the model file (a run folder, most often) is said
+  // before any data is read, with the model files it holds.
+  for (const auto& [what, file] :
+       {std::pair{"checkpoint", input.checkpoint}, std::pair{"weights file", input.weights}}) {
+    std::error_code ec;
+    if (!file.empty() && std::filesystem::is_directory(file, ec)) check_readable_file(file, what);
   }
   check_image_options(input.image_size, input.crop_pct, "the weights file's", "the weights file's");
   if (input.mean.has_value() != input.std.has_value()) {
