@@ -219,7 +219,7 @@ TEST_CASE("an image folder without test/ is an error, or an empty split when ask
   CHECK(test.class_names == std::vector<std::string>{"cat", "dog"});
 }
 
-TEST_CASE("a file that is not a readable image stops the read, or is skipped and named",
+TEST_CASE("files that are not readable images stop the read, all named, or are skipped and named",
           "[data][image_folder]") {
   TempDir dir;
   two_classes(dir.path());
@@ -227,9 +227,17 @@ TEST_CASE("a file that is not a readable image stops the read, or is skipped and
   write_text(bad, "this is not a PNG");
   const auto truncated = dir.path() / "train" / "dog" / "cut.jpg";
   write_text(truncated, test::encode_jpeg(test::solid(32, 32, 1, 2, 3)).substr(0, 200));
+  // Every bad file of the split at once, so that one run names all to fix.
   CHECK_THROWS_WITH(read_image_folder(dir.path(), Split::kTrain, no_cache()),
-                    Catch::Contains(bad.string()) && Catch::Contains("not a PNG or JPEG") &&
+                    Catch::Contains("train holds 2 files that are not readable images") &&
+                        Catch::Contains(bad.string()) && Catch::Contains("not a PNG or JPEG") &&
+                        Catch::Contains(truncated.string()) &&
                         Catch::Contains("--skip-bad-images"));
+  std::filesystem::remove(truncated);  // one: the file's own line
+  CHECK_THROWS_WITH(read_image_folder(dir.path(), Split::kTrain, no_cache()),
+                    Catch::StartsWith("image " + bad.string()) &&
+                        Catch::Contains("remove or replace the file, or pass --skip-bad-images"));
+  write_text(truncated, test::encode_jpeg(test::solid(32, 32, 1, 2, 3)).substr(0, 200));
   auto options = no_cache();
   options.skip_bad_images = true;
   LogCapture log;

@@ -107,8 +107,10 @@ TEST_CASE("The limits decode only the images a run uses, the same ones as a whol
   REQUIRE(test.size() == 3);
   CHECK(test.images[1][0][0][0].item<int>() == 10);  // class1's first image
   c.test_limit = 0;
-  CHECK_THROWS_WITH(read_test_split(c), Catch::Contains("not a readable image") ||
-                                            Catch::Contains("remove or replace the file"));
+  CHECK_THROWS_WITH(read_test_split(c),
+                    Catch::Contains("holds 9 files that are not readable "
+                                    "images") &&
+                        Catch::Contains("; and 4 more; remove or replace them"));
 }
 
 TEST_CASE("An image folder's val/ validates, and serves as the test split without test/",

@@ -2,10 +2,13 @@
 // and prepared (or kept whole) across LibTorch's threads (image_folder_detail.h).
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cifar/core/file_io.h"
@@ -14,6 +17,7 @@
 #include "cifar/data/image_folder_detail.h"
 
 namespace cifar::folder_detail {
+namespace fs = std::filesystem;
 
 namespace {
 constexpr int64_t kChunk = 256;  // images decoded between progress calls
@@ -23,6 +27,29 @@ torch::Tensor stored_image(const torch::Tensor& rgb, const ImageFolderOptions& o
   const ImageSpec& image = options.image;
   if (image.whole_size > 0) return resize_image(rgb, image.whole_size);
   return prepare_image(rgb, image.image_size, image.prep);
+}
+
+// The split's files that are not readable images, all at once (the first
+// kNamedUnreadable named), so that one run names every file to fix.
+constexpr size_t kNamedUnreadable = 5;
+void refuse_unreadable(const std::vector<std::string>& errors, const fs::path& root) {
+  std::vector<std::string> bad;
+  for (const auto& error : errors) {
+    if (!error.empty()) bad.push_back(without_final_period(error));
+  }
+  if (bad.empty()) return;
+  constexpr const char* kHint =
+      "or pass --skip-bad-images to leave out (and name) the files that are not readable images";
+  if (bad.size() == 1) {
+    throw UnreadableImage(fmt::format("{}: remove or replace the file, {}", bad[0], kHint));
+  }
+  const size_t more = bad.size() > kNamedUnreadable ? bad.size() - kNamedUnreadable : 0;
+  bad.resize(std::min(bad.size(), kNamedUnreadable));
+  throw UnreadableImage(
+      fmt::format("{} holds {} files that are not readable images: {}{}; remove "
+                  "or replace them, {}",
+                  root.string(), bad.size() + more, fmt::join(bad, "; "),
+                  more > 0 ? fmt::format("; and {} more", more) : "", kHint));
 }
 
 }  // namespace
@@ -54,17 +81,9 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
         }
       }
     });
-    for (int64_t i = begin; i < end && !options.skip_bad_images; ++i) {
-      const auto& error = errors[static_cast<size_t>(i)];
-      if (!error.empty()) {
-        throw UnreadableImage(fmt::format(
-            "{}: remove or replace the file, or pass --skip-bad-images to leave out (and name) "
-            "the files that are not readable images",
-            without_final_period(error)));
-      }
-    }
     if (options.progress) options.progress(end, n);
   }
+  if (!options.skip_bad_images) refuse_unreadable(errors, listing.root);
   std::vector<int64_t> keep, labels;
   Decoded d;
   for (int64_t i = 0; i < n; ++i) {
