@@ -11,7 +11,7 @@ write_folder small cat,dog train,val 100
 # 200 images at batch 64, the last partial batch dropped (airbench94): 3 steps an epoch.
 "$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 1 --steps 10 \
   --run-dir steps --checkpoint steps.pt >steps.out 2>steps.err || { tail -20 steps.err; fail "--steps 10 failed"; }
-grep -qF -- "--steps 10: 4 epochs of 3 steps (200 training images at batch 64)" steps.err ||
+grep -qF -- "--steps 10: 4 epochs of 3 steps (200 training images at batch 64), more than --epochs 1; --steps 0 trains --epochs alone" steps.err ||
   { grep -- --steps steps.err; fail "--steps 10: the log does not say 4 epochs of 3 steps"; }
 [[ $(($(wc -l <steps/metrics.csv) - 1)) == 4 ]] || fail "--steps 10 ran $(($(wc -l <steps/metrics.csv) - 1)) epochs, not 4"
 grep -qx "epochs = 4" steps/config.toml || fail "config.toml does not hold the 4 epochs --steps 10 gave"

@@ -73,9 +73,11 @@ int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t 
   const int64_t epochs =
       std::min<int64_t>((c.steps + steps_per_epoch - 1) / steps_per_epoch, 1'000'000);
   if (main_rank) {
-    spdlog::info("--steps {}: {} epoch{} of {} step{} ({} training images at batch {})", c.steps,
-                 epochs, epochs == 1 ? "" : "s", steps_per_epoch, steps_per_epoch == 1 ? "" : "s",
-                 train_images, batch);
+    spdlog::info(
+        "--steps {}: {} epoch{} of {} step{} ({} training images at batch {}), more than --epochs "
+        "{}; --steps 0 trains --epochs alone",
+        c.steps, epochs, epochs == 1 ? "" : "s", steps_per_epoch, steps_per_epoch == 1 ? "" : "s",
+        train_images, batch, c.epochs);
   }
   return epochs;
 }
