@@ -15,6 +15,7 @@ grep -qF -- "--steps 10: 4 epochs of 3 steps (200 training images at batch 64), 
   { grep -- --steps steps.err; fail "--steps 10: the log does not say 4 epochs of 3 steps"; }
 [[ $(($(wc -l <steps/metrics.csv) - 1)) == 4 ]] || fail "--steps 10 ran $(($(wc -l <steps/metrics.csv) - 1)) epochs, not 4"
 grep -qx "epochs = 4" steps/config.toml || fail "config.toml does not hold the 4 epochs --steps 10 gave"
+! grep -q "no --config or --model" steps.err || fail "a run with --config is pointed to the photo configs"
 pass "--steps 10 on 3 steps an epoch: 4 epochs, saved"
 # --epochs 5 take 15 steps, more than 10: --epochs stands, unsaid.
 "$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 5 --steps 10 \

@@ -136,6 +136,16 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
         "best.pt: chosen by test accuracy, which lets the test set pick the model; hold out "
         "images with --val-split N to choose on validation instead");
   }
+  // Photos trained on the bare defaults (the tutorial's recipe and model):
+  // the configs made for them are named.
+  const bool bare = c.config_file.empty() && c.model.empty() && c.init_weights.empty() &&
+                    !c.pretrained && c.resume.empty();
+  if (main_rank && bare && dataset_entry(info.kind).image_files) {
+    spdlog::info(
+        "no --config or --model: the folder trains on the tutorial's defaults; for photos, "
+        "--config configs/photos.toml (from scratch) or configs/photos-pretrained.toml (ImageNet "
+        "weights) do better");
+  }
   if (batch != c.batch_size && main_rank) {
     spdlog::warn(
         "--batch-size {} is more than the {} training images: lowered to {}, the most the data "
