@@ -6,7 +6,8 @@
 # hint names only its own options (expect checks every --option a message
 # names against the tool's --help); an option a tool ignores is named
 # once, by cifar-eval as by cifar-train; ignored files are named; a split
-# folder named in another case is named with its rename.
+# folder named in another case is named with its rename, and a folder of
+# images (one class's) as holding images rather than class folders.
 source "$(dirname "$0")/lib/common.bash"
 make_fake_data bin
 write_folder pets cat,dog train,test
@@ -43,6 +44,10 @@ expect 1 "kaggle holds no data set .*it holds Test/, Train/; names are case-sens
 mkdir capval && cp -r pets/train capval/ && cp -r pets/test capval/Val
 expect 1 "capval has no test/ folder \(it holds Val/, train/; names are case-sensitive: rename Val/ to val/\)" -- \
   "$EVAL" --data capval --device cpu --checkpoint pets.pt
+
+# --- one class's folder given as the data: images, not class folders, said ----------
+expect 1 "pets/test/cat holds no data set .*It holds images themselves, where a data set's images are in class folders" -- \
+  "$EVAL" --data pets/test/cat --device cpu --checkpoint pets.pt
 
 # --- an option that does nothing here is named once, by either tool ----------------
 "$TRAIN" --data bin "${quick[@]}" --train-limit 40 --test-limit 20 --labels coarse --skip-bad-images \

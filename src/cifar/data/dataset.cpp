@@ -11,6 +11,7 @@
 #include "cifar/core/file_io.h"
 #include "cifar/core/registry.h"
 #include "cifar/data/image_folder.h"
+#include "cifar/data/image_walk.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -45,6 +46,20 @@ std::string what_each_kind_needs() {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// For a folder of images rather than of class folders (one class's folder,
+// say): where the labels come from, and the tool for unlabelled images.
+std::string images_hint(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (has_image_extension(it->path()) && it->is_regular_file(ec)) {
+      return ". It holds images themselves, where a data set's images are in class folders "
+             "(<class>/*.jpg) whose names are their labels: give the folder above the class "
+             "folders, or label images with cifar-predict";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::optional<DatasetKind> dataset_request(const std::string& text) {
@@ -74,8 +89,9 @@ DatasetKind detect_dataset(const fs::path& dir) {
   if (found.empty()) {
     throw std::runtime_error(fmt::format(
         "{} holds no data set cifar-train knows (it holds {}{}): {}; or name the kind with "
-        "--dataset",
-        dir.string(), listing(dir), split_case_hint(dir), what_each_kind_needs()));
+        "--dataset{}",
+        dir.string(), listing(dir), split_case_hint(dir), what_each_kind_needs(),
+        images_hint(dir)));
   }
   std::vector<std::string> kinds;
   for (const auto& [kind, file] : found)
