@@ -28,7 +28,7 @@ pass "the second run reads the decoded images from the cache"
 expect 0 "Accuracy of the network on the 30 test images" -- "$EVAL" --checkpoint pets.pt --data pets --device cpu
 # A --data that is not there (as CIFAR-10's default folder may not be): the
 # error names the folder the model was trained on.
-expect 1 "data folder nowhere does not exist: pets.pt was trained on the image folder /.*/pets, so evaluate it there with --data /.*/pets " -- \
+expect 1 "data folder nowhere does not exist: pets.pt was trained on the image folder /.*/pets, so evaluate it there with --data /.*/pets, or give --data any folder" -- \
   "$EVAL" --checkpoint pets.pt --data nowhere --device cpu
 "$EXPORT" --checkpoint pets.pt --out pets.safetensors 2>/dev/null || fail "cifar-export failed"
 python3 - pets.safetensors <<'PY' || fail "the weights' metadata does not carry the folder's data set"

@@ -4,7 +4,8 @@
 # epoch 1 + --resume all end with the same weights (the same test loss and
 # accuracy, to the last digit cifar-eval prints). Resumed without --run-dir
 # and --checkpoint, a run goes on in its own run folder and checkpoint; the
-# epoch an interrupt split in two gets one metrics row for the whole epoch.
+# epoch an interrupt split in two gets one metrics row for the whole epoch;
+# resumed into another run folder, it writes the default checkpoint name.
 source "$(dirname "$0")/lib/common.bash"
 need_real_data
 # One thread: two such runs of the small net side by side (ctest -j2) with
@@ -61,3 +62,14 @@ awk -F, -v a="$(row straight)" -v b="$(row mid)" 'BEGIN {
   exit !(x[1] == y[1] && d < 1e-5 && x[3] == y[3]) }' ||
   fail "the interrupted epoch's metrics row differs from the straight run's"
 pass "the interrupted epoch's metrics row is the whole epoch's"
+
+# Resumed into another run folder, it writes the default name, said: the
+# resumed run's own checkpoint stays as it was.
+cp split.pt split-before.pt
+"$TRAIN" "${common[@]}" --epochs 3 --resume split.pt --run-dir elsewhere 2>elsewhere.err >/dev/null ||
+  { cat elsewhere.err; fail "resuming into another run folder failed"; }
+cmp -s split.pt split-before.pt || fail "resumed into another run folder, the run replaced split.pt"
+[[ -f net.pt ]] || fail "resumed into another run folder, the run did not write the default net.pt"
+grep -q "checkpoint: net.pt (give --checkpoint to choose)" elsewhere.err ||
+  { cat elsewhere.err; fail "no line naming the default checkpoint"; }
+pass "resumed into another run folder: the default checkpoint, said; split.pt left as it was"

@@ -231,7 +231,7 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     if (app.get_config_ptr() != nullptr) {
       if (const std::string config = config_argument(argc, argv); !config.empty()) {
         std::error_code ec;
-        if (!std::filesystem::exists(config, ec)) {
+        if (!std::filesystem::exists(config, ec) && !ec) {  // other errors: check_config_file
           throw UsageError(
               fmt::format("--config {}: no such file{}", config, shipped_config_hint(config)));
         }

@@ -53,8 +53,9 @@ std::string images_hint(const fs::path& dir) {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (has_image_extension(it->path()) && it->is_regular_file(ec)) {
       return ". It holds images themselves, where a data set's images are in class folders "
-             "(<class>/*.jpg) whose names are their labels: give the folder above the class "
-             "folders, or label images with cifar-predict";
+             "(<class>/*.jpg) whose names are their labels: give a folder that holds "
+             "train/<class>/ (cifar-eval also takes a folder of <class>/ folders), or label "
+             "images with cifar-predict";
     }
   }
   return "";

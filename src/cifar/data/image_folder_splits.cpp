@@ -93,7 +93,7 @@ std::string split_case_hint(const fs::path& dir) {
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     const bool split_name = lower == "train" || lower == "val" || lower == "valid" ||
                             lower == "validation" || lower == "test";
-    if (split_name && lower != name && it->is_directory(ec)) {
+    if (split_name && lower != name && it->is_directory(ec) && !fs::exists(dir / lower, ec)) {
       renames.push_back(fmt::format("{}/ to {}/", name, lower));
     }
   }

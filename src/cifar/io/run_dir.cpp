@@ -115,12 +115,17 @@ std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
   if (info->test_accuracy >= 0) {
     what += fmt::format(", test accuracy {:.1f}%", 100 * info->test_accuracy);
   }
-  // Where that run's model lives on: its run folder's best.pt, if it is there.
+  // Where that run's model lives on: its run folder's best.pt, if it is
+  // there and still that run's (a folder may be reused by another run).
   std::string kept;
-  std::error_code ec;
-  if (const fs::path folder = run_folder_of_id(info->run_id);
-      !folder.empty() && fs::is_regular_file(folder / "best.pt", ec)) {
-    kept = fmt::format("; its run folder {} keeps that run's best.pt", folder.string());
+  if (const fs::path folder = run_folder_of_id(info->run_id); !folder.empty()) {
+    try {
+      const auto best = peek_checkpoint_info(folder / "best.pt");
+      if (best && best->run_id == info->run_id) {
+        kept = fmt::format("; its run folder {} keeps that run's best.pt", folder.string());
+      }
+    } catch (const std::runtime_error&) {  // unreadable: nothing said of it
+    }
   }
   return fmt::format("replacing {} ({}) written by another run{}", path.string(), what, kept);
 }

@@ -102,8 +102,7 @@ void check_data_named(const EvalConfig& config) {
   if (!has_image_folder_layout(trained_on)) return;
   throw std::runtime_error(fmt::format(
       "data folder {} does not exist: {} was trained on the image folder {}, so evaluate it "
-      "there with --data {} (its test/ split, else val/), or give --data any folder of its "
-      "classes' folders",
+      "there with --data {}, or give --data any folder of its classes' folders",
       config.data_dir, config.checkpoint, trained_on, trained_on));
 }
 

@@ -138,8 +138,8 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
   }
   // Photos trained on the bare defaults (the tutorial's recipe and model):
   // the configs made for them are named.
-  const bool bare = c.config_file.empty() && c.model.empty() && c.init_weights.empty() &&
-                    !c.pretrained && c.resume.empty();
+  const bool bare = c.config_file.empty() && c.model.empty() && c.recipe == TrainConfig{}.recipe &&
+                    c.init_weights.empty() && !c.pretrained && c.resume.empty();
   if (main_rank && bare && dataset_entry(info.kind).image_files) {
     spdlog::info(
         "no --config or --model: the folder trains on the tutorial's defaults; for photos, "

@@ -52,27 +52,24 @@ fs::path default_checkpoint(const TrainConfig& config, const std::string& model)
   return name.empty() ? model + ".pt" : name + "-" + model + ".pt";
 }
 
-// --checkpoint; else, when resuming, the file the checkpoint's run wrote (its
-// saved checkpoint), so that a resumed run goes on in its own files and
-// replaces no other run's model; else default_checkpoint. A saved file whose
-// folder is gone is said and replaced by the default.
-fs::path choose_checkpoint(const TrainConfig& config, const ModelSource& source, bool main_rank) {
+// --checkpoint; else, for a resumed run that goes on in its own run folder
+// (`run_dir`, the one its config.toml saved), the file that run wrote (its
+// saved checkpoint), so that it goes on in its own files and replaces no
+// other run's model; else default_checkpoint. The run folder's check
+// (resumed_run_dir.h) then holds for both: a copy resumed behind the run's
+// own files is refused there. Resumed into another folder, or from a run
+// whose checkpoint's folder is gone, a run writes the default.
+fs::path choose_checkpoint(const TrainConfig& config, const ModelSource& source,
+                           const fs::path& run_dir) {
   if (!config.checkpoint.empty()) return config.checkpoint;
   const fs::path fallback = default_checkpoint(config, source.model_name);
-  if (!source.resumed_settings || source.resumed_settings->checkpoint.empty()) return fallback;
-  const fs::path was = source.resumed_settings->checkpoint;
+  if (!source.resumed_settings) return fallback;
+  const TrainConfig& was = *source.resumed_settings;
   std::error_code ec;
-  if (fs::is_directory(was.parent_path(), ec)) {
-    if (main_rank) spdlog::info("checkpoint: {}, the resumed run's", was.string());
-    return was;
-  }
-  if (main_rank) {
-    spdlog::warn(
-        "the resumed run's checkpoint folder {} is gone: this run writes {} (give --checkpoint "
-        "to choose)",
-        was.parent_path().string(), fallback.string());
-  }
-  return fallback;
+  if (was.checkpoint.empty() || !fs::equivalent(run_dir, was.run_dir, ec)) return fallback;
+  const fs::path saved = was.checkpoint;
+  if (!fs::is_directory(saved.parent_path(), ec)) return fallback;
+  return saved;
 }
 
 // The run a --resume continues, for the run folder's check (resumed_run_dir.h).
@@ -145,7 +142,14 @@ RunFiles resolve_run_files(const TrainConfig& config, const ModelSource& source,
                            Distributed& dist) {
   RunFiles files;
   files.run_dir = choose_run_dir(config, source, dist.is_main());
-  files.checkpoint = choose_checkpoint(config, source, dist.is_main());
+  files.checkpoint = choose_checkpoint(config, source, files.run_dir);
+  if (dist.is_main() && config.checkpoint.empty() && source.resumed) {
+    spdlog::info(
+        "checkpoint: {}{}", files.checkpoint.string(),
+        source.resumed_settings && files.checkpoint == fs::path(source.resumed_settings->checkpoint)
+            ? ", the resumed run's"
+            : " (give --checkpoint to choose)");
+  }
   files.inputs = run_input_files(config);
   files.resumed =
       checked_outputs(config, source, files.run_dir, files.checkpoint, files.inputs, dist);

@@ -206,7 +206,7 @@ void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
   // said, with the end to expect, rather than passed without a word.
   const double end_s = elapsed + static_cast<double>(epochs - at.epoch) * (elapsed - before) /
                                      static_cast<double>(at.epoch);
-  if (epochs == at.epoch + 1 && end_s > 1.1 * job.loop.time_s) {
+  if (job.dist.is_main() && epochs == at.epoch + 1 && end_s > 1.1 * job.loop.time_s) {
     spdlog::warn(
         "--time {:g} min is shorter than the {} epochs a run under it trains at the least: it "
         "ends after about {:.0f} s; give a longer --time, or fewer --epochs without it",
