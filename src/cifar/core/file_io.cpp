@@ -106,9 +106,8 @@ uint64_t check_readable_file(const fs::path& path, const std::string& what,
   if (::stat(path.c_str(), &st) != 0) throw_stat_failure(path, errno, what, missing_hint);
   if (S_ISDIR(st.st_mode)) {
     throw std::runtime_error(
-        fmt::format("{} {} is a directory, not a file; pass the file inside "
-                    "it{}",
-                    what, shown_name(path), model_files_in(path)));
+        fmt::format("{} {} is a directory, not a file; pass the file inside it{}", what,
+                    shown_name(path), model_files_in(path)));
   }
   if (!S_ISREG(st.st_mode)) {
     throw std::runtime_error(

@@ -164,7 +164,7 @@ const char* split_folder_name(Split split) {
 fs::path split_folder(const fs::path& dir, Split split) {
   if (split != Split::kVal) return dir / split_folder_name(split);
   std::vector<std::string> found;
-  for (const char* name : {"val", "valid", "validation"}) {
+  for (const char* name : kValFolderNames) {
     std::error_code ec;
     if (fs::is_directory(dir / name, ec)) found.emplace_back(name);
   }

@@ -5,6 +5,7 @@
 // other files: image_folder.h is the interface.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,10 @@
 #include "cifar/data/image_folder.h"
 
 namespace cifar::folder_detail {
+
+// The names a validation split's folder may have beside train/ (val/,
+// Roboflow's valid/, validation/): split_folder takes the one there is.
+inline constexpr std::array<const char*, 3> kValFolderNames{"val", "valid", "validation"};
 
 // A name starting with '.'.
 bool is_hidden(const std::string& name);

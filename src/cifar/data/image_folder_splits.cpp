@@ -91,8 +91,9 @@ std::string split_case_hint(const fs::path& dir) {
     std::string lower = name;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool split_name = lower == "train" || lower == "val" || lower == "valid" ||
-                            lower == "validation" || lower == "test";
+    const bool split_name =
+        lower == split_folder_name(Split::kTrain) || lower == split_folder_name(Split::kTest) ||
+        std::find(kValFolderNames.begin(), kValFolderNames.end(), lower) != kValFolderNames.end();
     if (split_name && lower != name && it->is_directory(ec) && !fs::exists(dir / lower, ec)) {
       renames.push_back(fmt::format("{}/ to {}/", name, lower));
     }

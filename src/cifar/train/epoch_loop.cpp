@@ -209,7 +209,7 @@ void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
   if (job.dist.is_main() && epochs == at.epoch + 1 && end_s > 1.1 * job.loop.time_s) {
     spdlog::warn(
         "--time {:g} min is shorter than the {} epochs a run under it trains at the least: it "
-        "ends after about {:.0f} s; give a longer --time, or fewer --epochs without it",
+        "ends after about {:.0f} s; give a longer --time, or --epochs alone",
         job.loop.time_s / 60, epochs, end_s);
   }
 }
