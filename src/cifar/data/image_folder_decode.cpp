@@ -2,7 +2,6 @@
 // and prepared (or kept whole) across LibTorch's threads (image_folder_detail.h).
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -30,8 +29,7 @@ torch::Tensor stored_image(const torch::Tensor& rgb, const ImageFolderOptions& o
 }
 
 // The split's files that are not readable images, all at once (the first
-// kNamedUnreadable named), so that one run names every file to fix.
-constexpr size_t kNamedUnreadable = 5;
+// five named), so that one run names every file to fix.
 void refuse_unreadable(const std::vector<std::string>& errors, const fs::path& root) {
   std::vector<std::string> bad;
   for (const auto& error : errors) {
@@ -43,16 +41,22 @@ void refuse_unreadable(const std::vector<std::string>& errors, const fs::path& r
   if (bad.size() == 1) {
     throw UnreadableImage(fmt::format("{}: remove or replace the file, {}", bad[0], kHint));
   }
-  const size_t more = bad.size() > kNamedUnreadable ? bad.size() - kNamedUnreadable : 0;
-  bad.resize(std::min(bad.size(), kNamedUnreadable));
   throw UnreadableImage(
-      fmt::format("{} holds {} files that are not readable images: {}{}; remove "
-                  "or replace them, {}",
-                  root.string(), bad.size() + more, fmt::join(bad, "; "),
-                  more > 0 ? fmt::format("; and {} more", more) : "", kHint));
+      fmt::format("{} holds {} files that are not readable images: {}; remove or replace them, {}",
+                  root.string(), bad.size(), named_unreadable(bad), kHint));
 }
 
 }  // namespace
+
+std::string named_unreadable(const std::vector<std::string>& errors) {
+  constexpr size_t kNamed = 5;
+  std::string names;
+  for (size_t i = 0; i < errors.size() && i < kNamed; ++i) {
+    names += (i == 0 ? "" : "; ") + errors[i];
+  }
+  if (errors.size() > kNamed) names += fmt::format("; and {} more", errors.size() - kNamed);
+  return names;
+}
 
 int64_t stored_side(const ImageFolderOptions& options) {
   return options.image.whole_size > 0 ? options.image.whole_size : options.image.image_size;

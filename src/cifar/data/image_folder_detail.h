@@ -41,6 +41,11 @@ void walk_class(const std::filesystem::path& class_dir, const std::string& class
 // image is an error naming it.
 void walk_classes(ImageFolderListing& listing, const std::vector<std::string>& folders);
 
+// "a; b; c; d; e; and 2 more": the first five of the files that are not
+// readable images (their errors), as the error and --skip-bad-images'
+// warning name them.
+std::string named_unreadable(const std::vector<std::string>& errors);
+
 // "it holds train/, val/" or "it holds no folder": the folders of `dir`
 // that are not hidden, for the message of a missing split.
 std::string folders_in(const std::filesystem::path& dir);

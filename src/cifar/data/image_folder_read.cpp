@@ -31,23 +31,14 @@ std::string size_on_disk(const fs::path& path) {
   return ec ? std::string("? MB") : fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
 }
 
-constexpr size_t kNamedSkips = 5;  // skipped files named in the warning
-
 using folder_detail::decode_listing;
 using folder_detail::Decoded;
 using folder_detail::stored_side;
 
 void warn_skipped(const std::vector<std::string>& skipped, const fs::path& root) {
   if (skipped.empty()) return;
-  std::string names;
-  for (size_t i = 0; i < skipped.size() && i < kNamedSkips; ++i) {
-    names += (i == 0 ? "" : "; ") + skipped[i];
-  }
-  if (skipped.size() > kNamedSkips) {
-    names += fmt::format("; and {} more", skipped.size() - kNamedSkips);
-  }
   spdlog::warn("{}: skipped {} file(s) that are not readable images (--skip-bad-images): {}",
-               root.string(), skipped.size(), names);
+               root.string(), skipped.size(), folder_detail::named_unreadable(skipped));
 }
 
 void log_ignored(const ImageFolderListing& listing) {
