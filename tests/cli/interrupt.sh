@@ -106,3 +106,34 @@ row=$(grep '^2,' run6/metrics.csv)
   || fail "epoch 2's row lost its training figures: $row"
 [[ -f run6/best.pt && -f run6/model.safetensors ]] || fail "the resumed run did not finish its outputs"
 pass "an interrupt during the last evaluation is completed by the printed command"
+
+# Ctrl-C while an image folder is decoded (600 links to one 1024 px PNG, a
+# few hundred between checks at one thread take seconds): the decoding stops
+# at its next check with a line that says so, exit 130, and nothing is left:
+# no cache, no run folder, no checkpoint.
+python3 - <<'PY'
+import os, random, struct, zlib
+side = 1024
+random.seed(1)
+rows = b"".join(b"\0" + random.randbytes(3 * side) for _ in range(side))
+chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open("big.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)) +
+                            chunk(b"IDAT", zlib.compress(rows, 0)) + chunk(b"IEND", b""))
+for c in "ab":
+    os.makedirs(f"photos/train/{c}")
+    for i in range(300):
+        os.symlink("../../../big.png", f"photos/train/{c}/{i:03d}.png")
+PY
+"$TRAIN" --data photos --val-split 10 --device cpu --threads 1 --epochs 1 --run-dir run7 \
+  --checkpoint net7.pt >/dev/null 2>decode.err &
+pid=$!
+wait_for_log "decoding 600 images" decode.err $pid
+kill -STOP $pid; kill -INT $pid; kill -CONT $pid
+wait $pid
+status=$?
+[[ $status -eq 130 ]] || { cat decode.err; fail "SIGINT while decoding: exit $status, expected 130"; }
+grep -q "^interrupt: stopping the decoding" decode.err || { cat decode.err; fail "no notice on the signal"; }
+grep -Eq "interrupted \(signal 2\) while decoding photos/train: [0-9]+ of its 600 images done; nothing was cached or written" decode.err ||
+  { cat decode.err; fail "the interrupt during decoding was not reported"; }
+[[ ! -e photos/.cifar-cache && ! -e run7 && ! -e net7.pt ]] || fail "an interrupted decoding left files: $(ls -a photos run7 net7.pt 2>&1)"
+pass "SIGINT while decoding: a line that says so, exit 130, nothing written"

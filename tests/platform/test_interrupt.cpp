@@ -119,3 +119,23 @@ TEST_CASE("interrupt guards nest and restore the handlers they found", "[interru
   sigaction(SIGINT, &saved_int, nullptr);
   sigaction(SIGTERM, &saved_term, nullptr);
 }
+
+TEST_CASE("the first signal prints the innermost guard's notice", "[interrupt]") {
+  // The outer guard is run_in_child's (the training notice); the inner one's
+  // notice holds while it lives, and the outer's comes back after it.
+  const auto inner = run_in_child([] {
+    const InterruptGuard decoding("interrupt: stopping the decoding");
+    std::raise(SIGINT);
+    return stop_requested() ? 0 : 1;
+  });
+  CHECK(inner.status == 0);
+  CHECK_THAT(inner.err, Catch::Contains("\ninterrupt: stopping the decoding\n") &&
+                            !Catch::Contains("checkpoint"));
+  const auto after = run_in_child([] {
+    { const InterruptGuard decoding("interrupt: stopping the decoding"); }
+    std::raise(SIGINT);
+    return stop_requested() ? 0 : 1;
+  });
+  CHECK(after.status == 0);
+  CHECK_THAT(after.err, Catch::Contains(kTrainingNotice) && !Catch::Contains("decoding"));
+}

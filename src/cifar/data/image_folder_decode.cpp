@@ -14,6 +14,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/data/image_folder_detail.h"
+#include "cifar/platform/interrupt.h"
 
 namespace cifar::folder_detail {
 namespace fs = std::filesystem;
@@ -69,6 +70,8 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
   auto sizes = torch::zeros({n, 2}, torch::kInt64);
   auto* size_of = sizes.data_ptr<int64_t>();
   std::vector<std::string> errors(static_cast<size_t>(n));
+  const InterruptGuard interrupt_guard(
+      "interrupt: stopping the decoding after these images (interrupt again to quit now)");
   for (int64_t begin = 0; begin < n; begin += kChunk) {
     const int64_t end = std::min(n, begin + kChunk);
     at::parallel_for(begin, end, 1, [&](int64_t b, int64_t e) {
@@ -86,6 +89,12 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
       }
     });
     if (options.progress) options.progress(end, n);
+    if (stop_requested() && end < n) {
+      throw Interrupted(fmt::format(
+          "interrupted (signal {}) while decoding {}: {} of its {} images done; nothing was cached "
+          "or written, so the same command starts again",
+          stop_signal(), listing.root.string(), end, n));
+    }
   }
   if (!options.skip_bad_images) refuse_unreadable(errors, listing.root);
   std::vector<int64_t> keep, labels;

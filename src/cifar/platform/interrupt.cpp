@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 namespace cifar {
 namespace {
@@ -14,6 +15,9 @@ namespace {
 // (monotonic milliseconds of the first signal) << 8 | signal number.
 std::atomic<uint64_t> g_request{0};
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "the handler needs a lock-free word");
+// The innermost guard's notice, printed on the first signal.
+std::atomic<const char*> g_notice{kTrainingNotice};
+static_assert(std::atomic<const char*>::is_always_lock_free, "the handler reads it");
 
 constexpr uint64_t kSameRequestMs = static_cast<uint64_t>(kSameRequestSeconds * 1000);
 
@@ -31,10 +35,10 @@ extern "C" void on_signal(int sig) {
   const uint64_t now = monotonic_ms();
   uint64_t seen = 0;
   if (g_request.compare_exchange_strong(seen, (now << 8) | static_cast<uint64_t>(sig & 0xff))) {
-    constexpr char kMsg[] =
-        "\ninterrupt: finishing this step and writing a checkpoint (interrupt again to quit "
-        "now)\n";
-    say(kMsg, sizeof(kMsg) - 1);
+    const char* notice = g_notice.load();
+    say("\n", 1);
+    say(notice, std::strlen(notice));  // strlen is async-signal-safe (POSIX.1-2016)
+    say("\n", 1);
     return;
   }
   const uint64_t first = seen >> 8;
@@ -46,7 +50,7 @@ extern "C" void on_signal(int sig) {
 
 }  // namespace
 
-InterruptGuard::InterruptGuard() {
+InterruptGuard::InterruptGuard(const char* notice) : old_notice_(g_notice.exchange(notice)) {
   // The outermost guard starts with no request; a nested one keeps any pending.
   struct sigaction current {};
   sigaction(SIGINT, nullptr, &current);
@@ -64,6 +68,7 @@ InterruptGuard::InterruptGuard() {
 InterruptGuard::~InterruptGuard() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  g_notice.store(old_notice_);
 }
 
 bool stop_requested() {

@@ -1,8 +1,9 @@
-// interrupt.h: Ctrl-C and SIGTERM during training.
+// interrupt.h: Ctrl-C and SIGTERM during training (and decoding).
 //
-// While an InterruptGuard lives, the first SIGINT or SIGTERM only sets a flag:
-// the trainer finishes its current step, writes a checkpoint, says how to
-// resume and exits non-zero. Signals that arrive together are one request:
+// While an InterruptGuard lives, the first SIGINT or SIGTERM only sets a flag
+// and prints the guard's notice: the trainer finishes its current step, writes
+// a checkpoint, says how to resume and exits non-zero; decoding stops after
+// its current few hundred images. Signals that arrive together are one request:
 // `timeout` and a terminal's Ctrl-C can deliver the same request twice within
 // microseconds (to the process and to its process group). Only a signal that
 // comes more than kSameRequestSeconds after the first, measured on the
@@ -20,9 +21,14 @@ namespace cifar {
 
 inline constexpr double kSameRequestSeconds = 0.5;
 
+// What the first signal prints while training runs.
+inline constexpr const char* kTrainingNotice =
+    "interrupt: finishing this step and writing a checkpoint (interrupt again to quit now)";
+
 class InterruptGuard {
  public:
-  InterruptGuard();
+  // `notice`: a string literal (the handler prints it; it must outlive the guard).
+  explicit InterruptGuard(const char* notice = kTrainingNotice);
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
@@ -30,6 +36,7 @@ class InterruptGuard {
  private:
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
+  const char* old_notice_ = nullptr;
 };
 
 bool stop_requested();
