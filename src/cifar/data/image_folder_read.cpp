@@ -180,9 +180,10 @@ ImageSplit read_cached(const ImageFolderListing& listing, const fs::path& cache,
     return to_split(prepare_kept(contents.kept, options), contents.labels, contents.sizes,
                     listing.class_names, options);
   }
-  if (picked.defined()) {  // a limit: only its images; the cache is left to a read of them all
+  // A pick (a limit, held-out images): only those; the cache waits for a read of them all.
+  if (picked.defined()) {
     return decode_uncached(listing, picked, options, start,
-                           "a limit: a read of them all writes the cache");
+                           "only those asked for: a read of them all writes the cache");
   }
   spdlog::info(
       "{}: decoding {} images (once: later reads, at any image size up to the {} px "

@@ -112,6 +112,22 @@ TrainValSplit read_train_split(const SplitOptions& options) {
   return cut_train(read_dataset_split(data, kind, Split::kTrain), options, kind);
 }
 
+HeldOutSplit read_held_out_split(const SplitOptions& options) {
+  DatasetOptions data = options.dataset();
+  const DatasetKind kind = dataset_kind(data);
+  if (!dataset_entry(kind).image_files || options.folder.skip_bad_images) {
+    const ImageSplit whole = read_dataset_split(data, kind, Split::kTrain);
+    return {evaluation_view(split_validation(whole, options.val_split, options.seed).val),
+            whole.size()};
+  }
+  auto listed = std::make_shared<int64_t>(0);
+  data.folder.pick = [listed, &options](int64_t count) {
+    *listed = count;
+    return validation_indices(count, options.val_split, options.seed).val;  // sorted
+  };
+  return {evaluation_view(read_dataset_split(data, kind, Split::kTrain)), *listed};
+}
+
 ImageSplit read_test_split(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);

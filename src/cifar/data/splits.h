@@ -43,6 +43,18 @@ struct SplitOptions {
 TrainValSplit read_train_split(const SplitOptions& options);
 ImageSplit read_test_split(const SplitOptions& options);
 
+// The options.val_split images a run held out of the training split (its
+// --val-split and --seed), chosen again as read_train_split chose them and
+// seen as its validation split was (evaluation_view); of an image folder,
+// only those decoded (without --skip-bad-images). `listed`: the images of
+// the training split they were chosen from, which the caller checks
+// against the run's. HoldoutTooLarge when the split has too few.
+struct HeldOutSplit {
+  ImageSplit val;
+  int64_t listed = 0;
+};
+HeldOutSplit read_held_out_split(const SplitOptions& options);
+
 // Everything a run reads: the data set (described from its whole training
 // split: classes, normalisation) and the three splits, cut as above.
 struct RunData {

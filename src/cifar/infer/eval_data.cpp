@@ -9,6 +9,7 @@
 
 #include "cifar/data/dataset.h"
 #include "cifar/data/image_folder.h"
+#include "cifar/data/splits.h"
 
 namespace cifar {
 namespace {
@@ -59,6 +60,38 @@ ImageSplit read_class_data(const EvalData& data, const DatasetOptions& options,
   return read_class_folder(options.dir, checkpoint.info.class_names, data.model_file, folder);
 }
 
+// The images the run held out of the training split (data.held_out), as it
+// chose them: refused when the split no longer lists the images they were
+// chosen from.
+ImageSplit read_held_out(const EvalData& data, const DatasetOptions& options, DatasetKind kind) {
+  const HeldOutImages& run = *data.held_out;
+  SplitOptions split{.data_dir = data.dir,
+                     .val_split = run.images,
+                     .seed = run.seed,
+                     .kind = kind,
+                     .labels = options.labels,
+                     .image = options.image,
+                     .folder = options.folder};
+  split.folder.skip_bad_images = run.skip_bad_images || options.folder.skip_bad_images;
+  HeldOutSplit read = read_held_out_split(split);
+  const int64_t rest = read.listed - run.images;  // what the run could train on
+  if (run.train_images >= 0 &&
+      (run.train_limited ? rest < run.train_images : rest != run.train_images)) {
+    throw std::runtime_error(fmt::format(
+        "{}'s training split now holds {} images, but the run of {} held {} out of {}: the "
+        "images it held out cannot be chosen again; evaluate the test split (drop --split) or "
+        "a val/ folder",
+        data.dir.string(), read.listed, data.model_file, run.images,
+        run.train_limited ? fmt::format("at least {}", run.train_images + run.images)
+                          : std::to_string(run.train_images + run.images)));
+  }
+  spdlog::info(
+      "validation split: the {} images the run held out of {}'s training split "
+      "(--val-split {}, --seed {}), chosen again as it chose them",
+      run.images, data.dir.string(), run.images, run.seed);
+  return std::move(read.val);
+}
+
 }  // namespace
 
 bool evaluated_whole(const std::filesystem::path& dir, std::optional<DatasetKind> kind) {
@@ -83,7 +116,9 @@ ImageSplit read_test_data(const EvalData& data, LoadedCheckpoint& checkpoint) {
   given.labels =
       data.given_labels.value_or(LabelSet::kFine);  // as given: the model's are no option
   for (const auto& note : ignored_data_options(given, kind)) spdlog::warn("{}", note);
-  ImageSplit test = read_dataset_split(options, kind, split_to_read(data, options, kind));
+  ImageSplit test = data.split == Split::kVal && data.held_out
+                        ? read_held_out(data, options, kind)
+                        : read_dataset_split(options, kind, split_to_read(data, options, kind));
   if (!checkpoint.class_names_known && info.class_names.size() == test.class_names.size()) {
     info.class_names = test.class_names;
   }

@@ -14,6 +14,17 @@
 
 namespace cifar {
 
+// The images a run held out of its training split for validation
+// (cifar-train --val-split), from its checkpoint's settings: what --split
+// val evaluates on a data set without a validation split of its own.
+struct HeldOutImages {
+  int64_t images = 0;          // --val-split N
+  uint64_t seed = 0;           // --seed: which N
+  int64_t train_images = -1;   // the images it trained on (-1: unknown)
+  bool train_limited = false;  // --train-limit cut them (then at most the rest)
+  bool skip_bad_images = false;
+};
+
 // What cifar-eval evaluates on, as resolve/inference.h's resolve_eval
 // resolved it from the options.
 struct EvalData {
@@ -25,6 +36,7 @@ struct EvalData {
   std::optional<LabelSet> given_labels{};  // --labels as given, for the ignored-options note
   bool skip_bad_images = false;            // image folders: skip unreadable files, naming them
   std::string model_file;                  // "checkpoint FILE" or "weights file FILE", for messages
+  std::optional<HeldOutImages> held_out{};  // --split val read from the training split
 };
 
 // Whether --data is a plain folder of class folders (DIR/<class>/...), read
@@ -37,8 +49,10 @@ bool evaluated_whole(const std::filesystem::path& dir, std::optional<DatasetKind
 // read at the model's image size, and the model's classes checked against it:
 // the same names in the same order (a weights file that names none takes the
 // data's, when it has as many outputs; `checkpoint`'s class names are then
-// set). Precondition: no split other than test for a folder evaluated whole
-// (std::invalid_argument).
+// set). With `held_out`, --split val is the images the run held out, chosen
+// again from the training split, which must list as many images as the
+// run's did (else an error saying the folder changed). Precondition: no
+// split other than test for a folder evaluated whole (std::invalid_argument).
 ImageSplit read_test_data(const EvalData& data, LoadedCheckpoint& checkpoint);
 
 }  // namespace cifar

@@ -106,6 +106,31 @@ void check_data_named(const EvalConfig& config) {
       config.data_dir, config.checkpoint, trained_on, trained_on));
 }
 
+// --split val of a data set without a validation split of its own (CIFAR's
+// files, an image folder without val/): the images the model's run held out
+// of the training split (--val-split), as its checkpoint's settings say;
+// none when the data has a val/ folder. CIFAR's files and a run that held
+// none out are refused (an image folder's missing val/ is named as it is read).
+std::optional<HeldOutImages> held_out_images(const EvalConfig& config, const EvalData& data,
+                                             const CheckpointInfo& info) {
+  if (config.split != Split::kVal || data.whole) return std::nullopt;
+  const DatasetKindEntry& entry = dataset_entry(*data.kind);
+  if (entry.image_files && has_split_folder(data.dir, Split::kVal)) return std::nullopt;
+  const TrainConfig run = info.config_toml.empty() ? TrainConfig{} : from_toml(info.config_toml);
+  if (run.val_split == 0) {
+    if (entry.image_files) return std::nullopt;
+    throw UsageError(fmt::format("{}, and {}", no_val_split(data.dir, entry),
+                                 info.config_toml.empty()
+                                     ? data.model_file + " records no run settings"
+                                     : "the run of " + data.model_file + " held none out"));
+  }
+  return HeldOutImages{.images = run.val_split,
+                       .seed = run.seed,
+                       .train_images = info.train_images,
+                       .train_limited = run.train_limit > 0,
+                       .skip_bad_images = run.skip_bad_images};
+}
+
 }  // namespace
 
 EvalRun resolve_eval(const EvalConfig& config) {
@@ -133,12 +158,9 @@ EvalRun resolve_eval(const EvalConfig& config) {
     options.dir = data.dir;
     options.kind = data.kind;
     data.kind = dataset_kind(options);
-    const DatasetKindEntry& entry = dataset_entry(*data.kind);
-    if (config.split == Split::kVal && !entry.image_files) {
-      throw UsageError(no_val_split(config.data_dir, entry));
-    }
   }
   LoadedCheckpoint checkpoint = load_model_input(config);
+  data.held_out = held_out_images(config, data, checkpoint.info);
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
   data.labels = eval_labels(config, checkpoint.info);
   const Machine machine = resolve_machine({.device = config.device,
