@@ -42,3 +42,17 @@ shared=$prefix/share/cifar-train/configs
 expect 2 "--config photos.toml: no such file: the tools' own photos.toml is $shared/photos.toml$" -- \
   "${clean_env[@]}" "$prefix/bin/cifar-train" --config photos.toml
 pass "the configs are installed, and a missing --config names the installed one"
+
+# The installed tool's hints name its installed configs (run from elsewhere);
+# from the source tree, they read configs/...
+write_folder pets cat,dog train,test 8
+mkdir elsewhere
+(cd elsewhere && "${clean_env[@]}" "$prefix/bin/cifar-train" --data ../pets --epochs 1 --device cpu \
+  --run-dir run --checkpoint pets.pt >/dev/null 2>../hint.err) || { cat hint.err; fail "the installed cifar-train failed"; }
+grep -qF -- "--config $shared/photos.toml (from scratch) or $shared/photos-pretrained.toml" hint.err ||
+  { grep -F "no --config" hint.err; fail "the installed tool's photo hint does not name its configs"; }
+(cd "$SRC" && "$TRAIN" --data "$WORK/pets" --epochs 1 --device cpu --run-dir "$WORK/run2" \
+  --checkpoint "$WORK/pets2.pt" >/dev/null 2>"$WORK/hint2.err") || { cat hint2.err; fail "cifar-train from the source tree failed"; }
+grep -qF -- "--config configs/photos.toml (from scratch) or configs/photos-pretrained.toml" hint2.err ||
+  { grep -F "no --config" hint2.err; fail "from the source tree, the photo hint does not read configs/..."; }
+pass "the photo hint names the installed configs, and configs/... in the source tree"

@@ -27,7 +27,7 @@ TEST_CASE("the forecast comes once, after 30 s, from the pace so far", "[forecas
 TEST_CASE("a run longer than its hint's time comes with the hint", "[forecast]") {
   const Clock::time_point t0{};
   const SlowRunHint hours = slow_run_hint(dataset_entry(DatasetKind{"cifar10"}),
-                                          /*from_scratch=*/true, /*on_cpu=*/true);
+                                          /*from_scratch=*/true, /*on_cpu=*/true, "configs");
   CHECK(hours.after_s == 3600);
   CHECK_THAT(hours.text, Catch::Contains("configs/airbench94.toml"));
   RunForecast cpu(10000, hours, t0);
@@ -47,9 +47,10 @@ TEST_CASE("a run longer than its hint's time comes with the hint", "[forecast]")
 TEST_CASE("photos from scratch on a CPU are pointed to the pretrained start after 5 minutes",
           "[forecast]") {
   const DatasetKindEntry& folder = dataset_entry(DatasetKind{"folder"});
-  const SlowRunHint photos = slow_run_hint(folder, /*from_scratch=*/true, /*on_cpu=*/true);
+  const SlowRunHint photos =
+      slow_run_hint(folder, /*from_scratch=*/true, /*on_cpu=*/true, "/opt/share/configs");
   CHECK(photos.after_s == 300);
-  CHECK_THAT(photos.text, Catch::StartsWith("configs/photos-pretrained.toml"));
+  CHECK_THAT(photos.text, Catch::StartsWith("/opt/share/configs/photos-pretrained.toml"));
   CHECK_THAT(photos.text, Catch::EndsWith("; --time MINUTES fits this run to a budget"));
   const Clock::time_point t0{};
   RunForecast long_run(11, photos, t0);  // 31 s a step: 5 min 41 s
@@ -61,9 +62,9 @@ TEST_CASE("photos from scratch on a CPU are pointed to the pretrained start afte
         "expected training time: about 4 min 39 s for 9 steps (31.00 s a step)");
   // Photos from weights (fine-tuned, resumed): none, the CPU recipes being
   // for CIFAR's files; a GPU: none.
-  CHECK(slow_run_hint(folder, /*from_scratch=*/false, true).after_s == 0);
-  CHECK(slow_run_hint(folder, true, /*on_cpu=*/false).after_s == 0);
-  CHECK(slow_run_hint(dataset_entry(DatasetKind{"cifar10"}), true, false).after_s == 0);
+  CHECK(slow_run_hint(folder, /*from_scratch=*/false, true, "configs").after_s == 0);
+  CHECK(slow_run_hint(folder, true, /*on_cpu=*/false, "configs").after_s == 0);
+  CHECK(slow_run_hint(dataset_entry(DatasetKind{"cifar10"}), true, false, "configs").after_s == 0);
 }
 
 TEST_CASE("spans read as seconds, minutes or hours", "[forecast]") {

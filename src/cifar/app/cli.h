@@ -59,6 +59,10 @@ std::vector<std::filesystem::path> pretrained_dirs_from_environment();
 // holds a file of its name (".toml" added to a bare name), else "".
 std::vector<std::filesystem::path> shipped_config_dirs();
 std::string shipped_config_hint(const std::string& given);
+// The first of shipped_config_dirs() that exists, as the hints name it:
+// relative to the working folder when it is below it ("configs" in the
+// source tree), else absolute; "configs" when none exists.
+std::filesystem::path shipped_configs_shown();
 // With several processes, each log line names its rank ("[12:00:01] rank 1
 // error: ..."): torchrun interleaves the processes' output.
 void label_logs_with_rank(const DistEnv& env);

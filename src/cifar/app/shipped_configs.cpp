@@ -37,4 +37,15 @@ std::string shipped_config_hint(const std::string& given) {
   return "";
 }
 
+fs::path shipped_configs_shown() {
+  std::error_code ec;
+  for (const fs::path& dir : shipped_config_dirs()) {
+    if (!fs::is_directory(dir, ec)) continue;
+    const fs::path near = fs::proximate(dir, ec);
+    if (!ec && !near.empty() && *near.begin() != "..") return near;
+    return fs::weakly_canonical(dir, ec);
+  }
+  return "configs";
+}
+
 }  // namespace cifar

@@ -82,20 +82,24 @@ int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t 
   return epochs;
 }
 
-SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu) {
+SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu,
+                          const fs::path& configs) {
   if (!on_cpu || (kind.image_files && !from_scratch)) return {};
   if (kind.image_files) {
     return {.after_s = 5 * 60,
-            .text =
-                "configs/photos-pretrained.toml (ImageNet weights) trains photos in a "
-                "fraction of that time; --time MINUTES fits this run to a budget"};
+            .text = fmt::format(
+                "{} (ImageNet weights) trains photos in a fraction of that time; --time MINUTES "
+                "fits this run to a budget",
+                (configs / "photos-pretrained.toml").string())};
   }
-  return {
-      .after_s = 60 * 60,
-      .text = "on a CPU, configs/airbench94.toml or configs/net-fast-cpu.toml train in minutes"};
+  return {.after_s = 60 * 60,
+          .text = fmt::format("on a CPU, {} or {} train in minutes",
+                              (configs / "airbench94.toml").string(),
+                              (configs / "net-fast-cpu.toml").string())};
 }
 
-void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch) {
+void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch,
+              const fs::path& configs) {
   const TrainValSplit& splits = data.splits;
   const int64_t train_images = splits.train.size();
   const int64_t test_images = data.test.size();
@@ -143,8 +147,8 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
   if (main_rank && bare && dataset_entry(info.kind).image_files) {
     spdlog::info(
         "no --config or --model: the folder trains on the tutorial's defaults; for photos, "
-        "--config configs/photos.toml (from scratch) or configs/photos-pretrained.toml (ImageNet "
-        "weights) do better");
+        "--config {} (from scratch) or {} (ImageNet weights) do better",
+        (configs / "photos.toml").string(), (configs / "photos-pretrained.toml").string());
   }
   if (batch != c.batch_size && main_rank) {
     spdlog::warn(

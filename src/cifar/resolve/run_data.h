@@ -69,11 +69,15 @@ struct SlowRunHint {
   double after_s = 0;
   std::string text;
 };
-SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu);
+// `configs`: where the tools' own configs are (RunContext::configs_dir).
+SlowRunHint slow_run_hint(const DatasetKindEntry& kind, bool from_scratch, bool on_cpu,
+                          const std::filesystem::path& configs);
 
 // What the data is and what it means for the run: the split sizes, how
-// best.pt is chosen, and (rank 0) a --batch-size lowered to `batch`.
-void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch);
+// best.pt is chosen, the photo configs (in `configs`) for photos trained on
+// the bare defaults, and (rank 0) a --batch-size lowered to `batch`.
+void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t batch,
+              const std::filesystem::path& configs);
 
 // What a checkpoint records of the training split its steps count in
 // (CheckpointInfo::train_fingerprint): the SHA-256, in hex, of the images'

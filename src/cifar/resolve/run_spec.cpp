@@ -97,7 +97,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   const RunData data = read_data(split);
   const TrainValSplit& splits = data.splits;
   sized.batch_size = fitted_batch(config.batch_size, splits.train.size(), dist.world_size());
-  log_data(config, data, dist.is_main(), sized.batch_size);
+  log_data(config, data, dist.is_main(), sized.batch_size, context.configs_dir);
   fit_to_data(source, data.dataset, config,
               fmt::format("--data {} ({})", config.data_dir, data.dataset.id()));
   sized.image_size = data.dataset.image.image_size;  // what ran, as resolved
@@ -125,8 +125,8 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   spdlog::debug("settings:\n{}", record.toml());
   std::string fingerprint = train_data_fingerprint(splits.train);
   check_resumed(config, source, record, splits.train.size(), fingerprint, dist.is_main());
-  SlowRunHint slow_hint =
-      slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(), device.is_cpu());
+  SlowRunHint slow_hint = slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(),
+                                        device.is_cpu(), context.configs_dir);
   return RunSpec{
       .source = std::move(source),
       .session = session_spec(config),

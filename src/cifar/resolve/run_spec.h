@@ -84,6 +84,7 @@ struct RunContext {
   Distributed& dist;
   bool progress_bar = false;  // the data load's bar draws on stderr (RunEnv::progress_bar)
   std::vector<std::filesystem::path> pretrained_dirs = {};  // where --pretrained looks
+  std::filesystem::path configs_dir = "configs";  // the tools' own configs, named in hints
 };
 
 // Refuses the settings that no file is needed to refuse: each value's range

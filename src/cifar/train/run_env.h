@@ -26,6 +26,9 @@ struct RunEnv {
   DistEnv dist;  // the launcher's RANK, WORLD_SIZE, ... (one process by default)
   // Where --pretrained looks for weights (app/cli.h: pretrained_dirs_from_environment).
   std::vector<std::filesystem::path> pretrained_dirs;
+  // The configs that come with the tools, as hints name them (app/cli.h:
+  // shipped_configs_shown): "configs" in the source tree.
+  std::filesystem::path configs_dir = "configs";
   // When the process started: --time's budget counts from it (time_budget.h).
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };

@@ -43,7 +43,8 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
   const RunSpec spec = resolve_run(given, {.machine = machine,
                                            .dist = dist,
                                            .progress_bar = env.progress_bar,
-                                           .pretrained_dirs = env.pretrained_dirs});
+                                           .pretrained_dirs = env.pretrained_dirs,
+                                           .configs_dir = env.configs_dir});
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(spec.paths.run_dir, spec.paths.checkpoint, spec.paths.record.toml(),
