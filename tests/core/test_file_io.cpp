@@ -171,3 +171,13 @@ TEST_CASE("names sort as Python sorts os.walk's str names", "[file_io]") {
   CHECK(python_name_less("a", "ab"));
   CHECK_FALSE(python_name_less("ab", "a"));
 }
+
+TEST_CASE("a long list of names is shown in part, with how many more", "[file_io]") {
+  const std::vector<std::string> names{"a", "b", "c", "d"};
+  CHECK(first_names(names, 2) == "a, b and 2 more");
+  CHECK(first_names(names, 4) == "a, b, c, d");
+  CHECK(first_names(names, 9, "; ") == "a; b; c; d");
+  CHECK(first_names(names, 1, "; ") == "a and 3 more");
+  CHECK(first_names(names, 4, ", ", 10) == "a, b, c, d and 6 more");  // only some were kept
+  CHECK(first_names({}, 3).empty());
+}

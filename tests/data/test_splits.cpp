@@ -110,7 +110,7 @@ TEST_CASE("The limits decode only the images a run uses, the same ones as a whol
   CHECK_THROWS_WITH(read_test_split(c),
                     Catch::Contains("holds 9 files that are not readable "
                                     "images") &&
-                        Catch::Contains("; and 4 more; remove or replace them"));
+                        Catch::Contains(" and 4 more; remove or replace them"));
 }
 
 TEST_CASE("An image folder's val/ validates, and serves as the test split without test/",

@@ -92,10 +92,7 @@ std::string model_files_in(const fs::path& dir) {
   }
   if (names.empty()) return "";
   std::sort(names.begin(), names.end());
-  const size_t more = names.size() > 4 ? names.size() - 4 : 0;
-  names.resize(std::min<size_t>(names.size(), 4));
-  return fmt::format(" (it holds {}{})", fmt::join(names, ", "),
-                     more > 0 ? fmt::format(" and {} more", more) : "");
+  return fmt::format(" (it holds {})", first_names(names, 4));
 }
 
 }  // namespace

@@ -3,9 +3,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace cifar {
+std::string first_names(const std::vector<std::string>& names, size_t shown,
+                        std::string_view separator, size_t total) {
+  const size_t named = std::min(shown, names.size());
+  std::string text;
+  for (size_t i = 0; i < named; ++i) text += (i == 0 ? "" : std::string(separator)) + names[i];
+  const size_t all = std::max(total, names.size());
+  if (all > named) text += fmt::format(" and {} more", all - named);
+  return text;
+}
+
 size_t utf8_sequence_length(std::string_view text, size_t i, uint32_t* code_point) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);

@@ -1,6 +1,6 @@
 // names.h: names as the file system has them: any bytes but '/' and NUL.
 //
-// Two things every tool does with them, in one place:
+// Three things every tool does with them, in one place:
 //   shown_name         a name (a path) in a message or a log line, written so
 //                      that it reads back exactly and keeps its line whole: as
 //                      it is when it is printable UTF-8, else between single
@@ -12,6 +12,7 @@
 //                      0x80), which torchvision's ImageFolder and
 //                      cifar-predict's folders follow; byte order differs for
 //                      names that are not UTF-8
+//   first_names        "a, b, c and 4 more": a few of a long list, in a message
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cifar {
 
@@ -34,6 +36,11 @@ inline std::string shown_name(const std::filesystem::path& path) {
 }
 
 bool python_name_less(std::string_view a, std::string_view b);
+
+// The first `shown` of `names` joined by `separator`, then " and N more" for
+// the rest of `total` (0: names.size()) when some are left out.
+std::string first_names(const std::vector<std::string>& names, size_t shown,
+                        std::string_view separator = ", ", size_t total = 0);
 
 // The length (1-4) of the well-formed UTF-8 sequence at text[i], or 0 when
 // the bytes there form none (overlong, surrogate, past U+10FFFF, cut short);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/core/registry.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/data/image_walk.h"
@@ -32,11 +33,7 @@ std::string listing(const fs::path& dir) {
   }
   if (names.empty()) return "nothing";
   std::sort(names.begin(), names.end());
-  constexpr size_t kShown = 8;
-  const size_t more = names.size() > kShown ? names.size() - kShown : 0;
-  names.resize(std::min(names.size(), kShown));
-  return fmt::format("{}{}", fmt::join(names, ", "),
-                     more > 0 ? fmt::format(" and {} more", more) : std::string());
+  return first_names(names, 8);
 }
 
 // "cifar10 needs ...; cifar100 needs ...; folder needs ...".

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 
 #include "cifar/core/errors.h"
 #include "cifar/data/image_folder_detail.h"
@@ -50,13 +51,7 @@ void refuse_unreadable(const std::vector<std::string>& errors, const fs::path& r
 }  // namespace
 
 std::string named_unreadable(const std::vector<std::string>& errors) {
-  constexpr size_t kNamed = 5;
-  std::string names;
-  for (size_t i = 0; i < errors.size() && i < kNamed; ++i) {
-    names += (i == 0 ? "" : "; ") + errors[i];
-  }
-  if (errors.size() > kNamed) names += fmt::format("; and {} more", errors.size() - kNamed);
-  return names;
+  return first_names(errors, 5, "; ");
 }
 
 int64_t stored_side(const ImageFolderOptions& options) {

@@ -68,11 +68,9 @@ std::string describe_skipped(const ImageList& list) {
     parts.push_back(fmt::format("{} hidden entr{}", list.skipped_hidden,
                                 list.skipped_hidden == 1 ? "y" : "ies"));
   }
-  const int64_t named = static_cast<int64_t>(list.skipped_names.size());
-  const int64_t total = list.skipped_other + list.skipped_hidden;
-  return fmt::format("skipped {} in the folders ({}{})", fmt::join(parts, " and "),
-                     fmt::join(list.skipped_names, ", "),
-                     total > named ? fmt::format(", and {} more", total - named) : "");
+  const auto total = static_cast<size_t>(list.skipped_other + list.skipped_hidden);
+  return fmt::format("skipped {} in the folders ({})", fmt::join(parts, " and "),
+                     first_names(list.skipped_names, list.skipped_names.size(), ", ", total));
 }
 
 }  // namespace cifar
