@@ -77,6 +77,28 @@ TEST_CASE("a second read of an image folder comes from its cache", "[data][image
   CHECK_THAT(third.text(), Catch::Contains("3 images read from the cache"));
 }
 
+TEST_CASE("each tier a folder is read at has a cache file of its own", "[data][image_cache]") {
+  // 32 px (tier 256), then 224 px kept whole for random resized crops (tier
+  // 512), then 32 px again: the third read decodes nothing, as does a fourth at 512.
+  TempDir dir;
+  small_folder(dir.path());
+  DecodeCounter reader;
+  const auto small = reader.read(dir.path());
+  ImageFolderOptions large = reader.options;
+  large.image = ImageSpec{.image_size = 224, .prep = {}, .whole_size = 448, .min_scale = 0.25};
+  REQUIRE(kept_side_of(large.image) == 512);
+  read_image_folder(dir.path(), Split::kTrain, large);
+  CHECK(reader.decodes == 2);
+  CHECK(fs::is_regular_file(dir.path() / ".cifar-cache" / "train.bin"));
+  CHECK(fs::is_regular_file(dir.path() / ".cifar-cache" / "train-512.bin"));
+  spoil_unseen(dir.path() / "train" / "cat" / "1.png");
+  CHECK(torch::equal(reader.read(dir.path()).images, small.images));
+  read_image_folder(dir.path(), Split::kTrain, large);
+  CHECK(reader.decodes == 2);
+  const std::vector<int64_t> tiers{256, 512, 1024, 2048, 4096};
+  CHECK(cache_tiers() == tiers);
+}
+
 TEST_CASE("a changed, added or removed image invalidates the cache", "[data][image_cache]") {
   TempDir dir;
   small_folder(dir.path());

@@ -75,8 +75,10 @@ ImageSplit read_folder(const DatasetOptions& options, Split split) {
 std::vector<NamedFile> folder_caches(const fs::path& dir) {
   std::vector<NamedFile> files;
   for (const Split split : {Split::kTrain, Split::kVal, Split::kTest}) {
-    files.push_back({fmt::format("the image cache of --data's {}/", split_folder_name(split)),
-                     image_cache_path(dir, split, {})});
+    for (const int64_t tier : cache_tiers()) {
+      files.push_back({fmt::format("the image cache of --data's {}/", split_folder_name(split)),
+                       image_cache_path(dir, split, {}, tier)});
+    }
   }
   return files;
 }

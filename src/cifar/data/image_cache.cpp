@@ -16,6 +16,8 @@
 
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
+#include "cifar/data/crops.h"        // kWholeScale
+#include "cifar/data/resolution.h"   // kMaxResolution
 #include "cifar/formats/checksum.h"  // sha256 of the folder name
 #include "cifar/formats/image.h"     // kMaxImagePixels
 
@@ -117,8 +119,10 @@ class CacheReader {
 
 }  // namespace
 
-fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cache_dir) {
-  const std::string file = std::string(split_folder_name(split)) + ".bin";
+fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cache_dir,
+                          int64_t tier) {
+  const std::string file = fmt::format("{}{}.bin", split_folder_name(split),
+                                       tier > kMinKeptSide ? fmt::format("-{}", tier) : "");
   if (cache_dir.empty()) return dir / ".cifar-cache" / file;
   const std::string where = fs::absolute(dir).lexically_normal().string();
   const auto digest =
@@ -126,8 +130,17 @@ fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cach
   return cache_dir / "image-folders" / (to_hex(digest).substr(0, 16) + "-" + file);
 }
 
+std::vector<int64_t> cache_tiers() {
+  const ImagePrep widest{CropMode::kCenter, kMinCropPct};
+  const int64_t largest = kept_side(kMaxResolution, widest, kWholeScale * kMaxResolution);
+  std::vector<int64_t> tiers;
+  for (int64_t tier = kMinKeptSide; tier <= largest; tier *= 2) tiers.push_back(tier);
+  return tiers;
+}
+
 std::optional<std::pair<fs::path, fs::path>> class_folder_cache(const fs::path& root,
-                                                                const fs::path& cache_dir) {
+                                                                const fs::path& cache_dir,
+                                                                int64_t tier) {
   fs::path folder = fs::absolute(root).lexically_normal();
   if (!folder.has_filename()) folder = folder.parent_path();  // "val/"
   const fs::path dir = folder.parent_path();
@@ -136,7 +149,7 @@ std::optional<std::pair<fs::path, fs::path>> class_folder_cache(const fs::path& 
     for (const Split split : {Split::kVal, Split::kTest}) {
       try {
         if (fs::equivalent(root, split_folder(dir, split), ec)) {
-          return std::pair{image_cache_path(dir, split, cache_dir), dir};
+          return std::pair{image_cache_path(dir, split, cache_dir, tier), dir};
         }
       } catch (const std::runtime_error&) {  // two validation folders: none is the split
       }

@@ -5,7 +5,7 @@
 // (kept_side: its shorter side at most 256 px for every side up to 224 at
 // crop 0.875), not prepared: every image size and preparation of the same
 // tier is made from it on each read, so a change of --image-size or
-// --crop-mode decodes nothing again. The key is a manifest: a text naming
+// --crop-mode decodes nothing again; each tier has a file of its own. The key is a manifest: a text naming
 // the cache format, how images are decoded and reduced (and the LibTorch
 // version doing it), the options that change the result, the class names,
 // and every image file with its size, modification time (nanoseconds) and
@@ -51,10 +51,18 @@
 
 namespace cifar {
 
-// The cache file of a split. cache_dir empty: DIR/.cifar-cache/<split>.bin;
-// else cache_dir/image-folders/<16 hex digits of SHA-256(absolute DIR)>-<split>.bin.
+// The cache file of a split at a tier (kept_side). cache_dir empty:
+// DIR/.cifar-cache/<split>.bin, else cache_dir/image-folders/<16 hex digits
+// of SHA-256(absolute DIR)>-<split>.bin; "<split>-512.bin" for a tier above
+// kMinKeptSide, so that each tier a folder is read at is decoded once (the
+// photo configs' 256 and 512 px, one run after the other, decode nothing again).
 std::filesystem::path image_cache_path(const std::filesystem::path& dir, Split split,
-                                       const std::filesystem::path& cache_dir);
+                                       const std::filesystem::path& cache_dir,
+                                       int64_t tier = kMinKeptSide);
+
+// Every tier a cache file can be kept at: kMinKeptSide doubled up to the
+// largest --image-size's whole images (data/resolution.h).
+std::vector<int64_t> cache_tiers();
 
 // The cache file of a plain folder of class folders ROOT, and the data set
 // it belongs to, when ROOT is a data set's val/ (valid/, validation/) or
@@ -63,7 +71,8 @@ std::filesystem::path image_cache_path(const std::filesystem::path& dir, Split s
 // inside ROOT would be a hidden folder among its classes, which
 // torchvision's ImageFolder takes for a class.
 std::optional<std::pair<std::filesystem::path, std::filesystem::path>> class_folder_cache(
-    const std::filesystem::path& root, const std::filesystem::path& cache_dir);
+    const std::filesystem::path& root, const std::filesystem::path& cache_dir,
+    int64_t tier = kMinKeptSide);
 
 // The key text for a listing read with these options. `where` is the
 // absolute DIR when the cache lives apart from the data (two folders never

@@ -235,8 +235,9 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   log_ignored(listing);
   const std::string where =
       options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
-  return read_cached(listing, image_cache_path(dir, split, options.cache_dir), options, where,
-                     start);
+  const fs::path cache =
+      image_cache_path(dir, split, options.cache_dir, kept_side_of(options.image));
+  return read_cached(listing, cache, options, where, start);
 }
 
 ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string>& known,
@@ -252,7 +253,7 @@ ClassFolderImages read_class_folder_files(const fs::path& root,
   const auto listing = list_class_folder(root, known, known_source);
   log_ignored(listing);
   ClassFolderImages out;
-  const auto cache = class_folder_cache(root, options.cache_dir);
+  const auto cache = class_folder_cache(root, options.cache_dir, kept_side_of(options.image));
   if (!cache) {
     out.split = decode_uncached(listing, torch::Tensor(), options, start,
                                 "a folder of classes outside a data set: not cached, as a cache "
