@@ -170,3 +170,17 @@ TEST_CASE("a seed beyond TOML's 64-bit signed integers reads back", "[config]") 
   CHECK_THAT(to_toml(c), Catch::Contains("seed = 9223372036854775807\n"));
   CHECK(round_trip(c).seed == c.seed);
 }
+
+TEST_CASE("a flag's last word wins, and the command line's over the config file's", "[config]") {
+  CHECK(parse({"--no-augment", "--augment"}).augment);
+  CHECK_FALSE(parse({"--augment", "--no-augment"}).augment);
+  test::TempDir dir;
+  const auto path = dir.path() / "c.toml";
+  std::ofstream(path) << "no-augment = true\nno-tensorboard = true\n";
+  const TrainConfig file = parse({"--config", path.string()});
+  CHECK_FALSE(file.augment);
+  CHECK_FALSE(file.tensorboard);
+  const TrainConfig over = parse({"--config", path.string(), "--augment", "--tensorboard"});
+  CHECK(over.augment);
+  CHECK(over.tensorboard);
+}

@@ -76,6 +76,16 @@ std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positiona
   return out;
 }
 
+std::string HelpFormatter::make_option_name(const CLI::Option* opt, bool is_positional) const {
+  std::string name = CLI::Formatter::make_option_name(opt, is_positional);
+  for (std::size_t open; (open = name.find('{')) != std::string::npos;) {
+    const std::size_t close = name.find('}', open);
+    if (close == std::string::npos) break;
+    name.erase(open, close - open + 1);
+  }
+  return name;
+}
+
 std::string HelpFormatter::make_description(const CLI::App* app) const {
   const std::string description = app->get_description();
   if (description.empty()) return "";

@@ -25,6 +25,9 @@ class HelpFormatter : public CLI::Formatter {
  public:
   explicit HelpFormatter(std::size_t width = 80);
   std::string make_option(const CLI::Option* opt, bool is_positional) const override;
+  // "--augment,--no-augment": CLI11's names without the value a flag's
+  // negated name gives ("{false}").
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override;
   std::string make_description(const CLI::App* app) const override;
 
  private:

@@ -125,14 +125,15 @@ struct OptionDeclarer {
         ->group(o.group);
   }
   // --x sets the flag (also "x = true" or "x = false" in a config file);
-  // --no-x, not listed in --help, clears it.
+  // --no-x (or "no-x = true") clears it. One option of two names: the last
+  // given wins, and the command line overrides the config file.
   void flag(const Opt& o, bool& field) {
     const std::string name = long_name(o.names);
-    app.add_flag("--" + name, field,
+    app.add_flag("--" + name + ",!--no-" + name, field,
                  fmt::format("{} (default: {}; --no-{} turns it off)", o.help, field ? "on" : "off",
                              name))
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
         ->group(o.group);
-    app.add_flag_callback("--no-" + name, [&field] { field = false; })->group("");
   }
   void text(const Opt& o, std::string& field) {
     app.add_option(o.names, field, o.help)->required(o.required)->group(o.group);
