@@ -70,3 +70,16 @@ grep -qF "'Q/b\\nc.png': " plain.out || { cat plain.out; fail "a name with a new
 grep -qF "'Q/\\xff.png': " plain.out || { cat plain.out; fail "a name that is not UTF-8 is not shown escaped"; }
 grep -qF "Q/quote\"and,comma.png: " plain.out || { cat plain.out; fail "a printable name is not shown as it is"; }
 pass "odd names: Python's order, exact CSV names, one line per image and per error with the reason"
+
+# A folder's listing in an error names an odd entry escaped, so the message
+# (a log line cut at its first newline) keeps its advice: --data with a
+# file and a folder of such names, and a folder given as the model file.
+mkdir -p nl/other && touch $'nl/a\nb.png' && mkdir $'nl/tr\nain'
+expect 1 "nl holds no data set cifar-train knows \(it holds 'a\\\\nb.png', 'tr\\\\nain'/, other/\): .*or name the kind with --dataset" -- \
+  "$TRAIN" --data nl --device cpu
+expect 1 "nl has no train/ folder \(it holds 'tr\\\\nain'/, other/\): an image folder holds" -- \
+  "$TRAIN" --data nl --dataset folder --device cpu
+mkdir models && touch $'models/x\ny.pt'
+expect 1 "checkpoint models is a directory, not a file; pass the file inside it \(it holds 'x\\\\ny.pt'\)" -- \
+  "$EVAL" --checkpoint models
+pass "folder listings in errors name odd entries escaped, the message whole"

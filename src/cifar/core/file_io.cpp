@@ -87,7 +87,7 @@ std::string model_files_in(const fs::path& dir) {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string ext = it->path().extension().string();
     if ((ext == ".pt" || ext == ".pth" || ext == ".safetensors") && it->is_regular_file(ec)) {
-      names.push_back(it->path().filename().string());
+      names.push_back(shown_name(it->path().filename()));
     }
   }
   if (names.empty()) return "";

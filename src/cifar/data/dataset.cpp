@@ -29,7 +29,7 @@ std::string listing(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    names.push_back(it->path().filename().string() + (it->is_directory(ec) ? "/" : ""));
+    names.push_back(shown_name(it->path().filename()) + (it->is_directory(ec) ? "/" : ""));
   }
   if (names.empty()) return "nothing";
   std::sort(names.begin(), names.end());

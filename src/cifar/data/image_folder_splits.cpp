@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/data/image_folder_detail.h"
 
@@ -24,7 +25,7 @@ std::string folders_in(const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (!is_hidden(name) && it->is_directory(ec)) names.push_back(name + "/");
+    if (!is_hidden(name) && it->is_directory(ec)) names.push_back(shown_name(name) + "/");
   }
   if (names.empty()) return "it holds no folder";
   std::sort(names.begin(), names.end());
