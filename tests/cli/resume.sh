@@ -73,3 +73,24 @@ cmp -s split.pt split-before.pt || fail "resumed into another run folder, the ru
 grep -q "checkpoint: net.pt (give --checkpoint to choose)" elsewhere.err ||
   { cat elsewhere.err; fail "no line naming the default checkpoint"; }
 pass "resumed into another run folder: the default checkpoint, said; split.pt left as it was"
+
+# A copy of a run's checkpoint resumed into a new folder with the first
+# folder's config.toml (which names the first folder's checkpoint) says
+# that it takes that file over; the checkpoint, now further on, resumed
+# back in the first folder is refused (its epochs from the new folder would
+# be missing from the first folder's metrics.csv), naming the new folder.
+small=(--data "$REAL_DATA" --device cpu --threads 1 --train-limit 500 --test-limit 100 --batch-size 50)
+"$TRAIN" "${small[@]}" -q --epochs 1 --run-dir f1 --checkpoint a.pt >/dev/null || fail "f1 failed"
+cp a.pt copy1.pt
+"$TRAIN" --config f1/config.toml --resume a.pt --epochs 2 -q >/dev/null || fail "f1 epoch 2 failed"
+"$TRAIN" --config f1/config.toml --resume copy1.pt --epochs 3 --run-dir f2 >/dev/null 2>fork.err ||
+  { cat fork.err; fail "the copy resumed in f2 failed"; }
+grep -q "warning: --checkpoint .*/a.pt is the checkpoint of the run's folder .*/f1, and this run goes on in f2" fork.err ||
+  { cat fork.err; fail "taking over f1's checkpoint was not said"; }
+expect 2 "f1 holds the run being resumed behind a.pt \(.*last.pt at the end of epoch 2, metrics.csv epochs 1-2; a.pt at the end of epoch 3, trained on in .*/f2: --run-dir .*/f2 goes on there\)" -- \
+  "$TRAIN" --config f1/config.toml --resume a.pt --epochs 4
+[[ $(cut -d, -f1 f1/metrics.csv | tail -1) == 2 ]] || fail "f1/metrics.csv changed"
+"$TRAIN" --config f1/config.toml --resume a.pt --epochs 4 --run-dir f2 -q >/dev/null ||
+  fail "resuming a.pt where it went on failed"
+[[ $(cut -d, -f1 f2/metrics.csv | xargs) == "epoch 2 3 4" ]] || fail "f2/metrics.csv: $(cut -d, -f1 f2/metrics.csv | xargs)"
+pass "a checkpoint that went on in another folder is not resumed behind it"

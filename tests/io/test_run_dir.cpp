@@ -227,6 +227,41 @@ TEST_CASE("a resumed run goes on only in its own folder, no further than its che
   CHECK(refused > 10);
 }
 
+TEST_CASE("a resumed run's folder behind its checkpoint is refused, naming where it went on",
+          "[run_dir]") {
+  // A copy of the run's checkpoint went on in another folder (epochs 3 and
+  // 4 there), and comes back to a folder that stopped at epoch 2: its rows
+  // for epochs 3 and 4 would be missing.
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  const std::vector<Save> history = run_history();
+  leave_folder(dir, history, history.size(), "run A");
+  const auto last = peek_checkpoint_info(dir / "last.pt");
+  REQUIRE(last);
+  const ResumedRun ahead{.run_id = "run A",
+                         .epochs = last->epoch + 2,
+                         .step_in_epoch = 0,
+                         .checkpoint = "a.pt",
+                         .written_after_last = false,
+                         .trained_in = (tmp.path() / "fork").string()};
+  fs::create_directories(tmp.path() / "fork");
+  const std::string problem = resumed_run_dir_problem(dir, ahead).text;
+  CHECK_THAT(problem,
+             Catch::Contains("holds the run being resumed behind a.pt") &&
+                 Catch::Contains(fmt::format("a.pt at the end of epoch {}", ahead.epochs)) &&
+                 Catch::Contains("--run-dir " + ahead.trained_in + " goes on there"));
+  CHECK_THAT(run_dir_refusal(dir, ahead),
+             Catch::Contains("--run-dir NEW_DIR") && Catch::Contains("--overwrite"));
+  // One step on is behind too; where it went on unknown, nothing is named.
+  ResumedRun step = ahead;
+  step.epochs = last->epoch;
+  step.step_in_epoch = last->step_in_epoch + 1;
+  step.trained_in.clear();
+  CHECK_THAT(resumed_run_dir_problem(dir, step).text,
+             Catch::Contains("behind a.pt") && !Catch::Contains("goes on there"));
+  CHECK(clear_run_dir(dir, ahead).size() > 0);  // --overwrite replaces them
+}
+
 TEST_CASE("a resumed run's folder without a last.pt of its own is refused, or replaced",
           "[run_dir]") {
   TempDir tmp;

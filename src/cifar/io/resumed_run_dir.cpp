@@ -67,6 +67,12 @@ std::string folder_run(const std::optional<CheckpointInfo>& last,
   return out;
 }
 
+// Whether two paths name one folder (false when either is missing).
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
 }  // namespace
 
 ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun& run) {
@@ -114,6 +120,18 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
                                 dir.string(), run.checkpoint,
                                 position(run.epochs, run.step_in_epoch), holds),
             .ahead = true};
+  }
+  // Behind the checkpoint: the epochs between were trained in another folder.
+  if (std::pair{last->epoch, last->step_in_epoch} < std::pair{run.epochs, run.step_in_epoch}) {
+    const bool elsewhere = !run.trained_in.empty() && !same_folder(run.trained_in, dir);
+    return {fmt::format(
+        "--run-dir {} holds the run being resumed behind {} ({}; {} {}{}): going on here would "
+        "leave the epochs between out of its metrics.csv",
+        dir.string(), run.checkpoint, holds, run.checkpoint,
+        position(run.epochs, run.step_in_epoch),
+        elsewhere ? fmt::format(", trained on in {}: --run-dir {} goes on there", run.trained_in,
+                                run.trained_in)
+                  : std::string())};
   }
   return {};
 }

@@ -5,7 +5,10 @@
 // folder that holds the same run (its last.pt, and best.pt, carry the
 // checkpoint's run_id) no further than the checkpoint: a folder moved away
 // and reused by another run, or an older copy of the checkpoint resumed in
-// a folder that went on without it, would lose or mix epochs. What a kill
+// a folder that went on without it, would lose or mix epochs; so would a
+// checkpoint trained further in another folder (a copy resumed there) and
+// brought back to a folder that stops before it: its epochs from the other
+// folder would be missing from this one's metrics.csv. What a kill
 // leaves is the run's own and goes on: a metrics row written just before its
 // checkpoint (one epoch past the checkpoint's), and last.pt written just
 // before --checkpoint (up to the end of the checkpoint's epoch, when the
@@ -29,6 +32,9 @@ struct ResumedRun {
   // The checkpoint is the run's own --checkpoint, which a run writes right
   // after last.pt: a kill between the two leaves last.pt one save ahead.
   bool written_after_last = false;
+  // The run folder the checkpoint's settings name (where it was trained to
+  // where it stands), for the message; empty if unknown.
+  std::string trained_in{};
 };
 
 struct ResumedDirProblem {

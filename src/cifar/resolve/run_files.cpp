@@ -72,17 +72,39 @@ fs::path choose_checkpoint(const TrainConfig& config, const ModelSource& source,
   return saved;
 }
 
+// A run resumed into a new folder whose --checkpoint (say, from the first
+// folder's config.toml) is the file the run wrote in its first folder: it is
+// replaced by this folder's run from now on, which is said (that folder's
+// last.pt keeps where it stood).
+void warn_if_fork_takes_checkpoint(const TrainConfig& config, const ModelSource& source,
+                                   const RunFiles& files) {
+  if (config.checkpoint.empty() || !source.resumed_settings) return;
+  const TrainConfig& was = *source.resumed_settings;
+  std::error_code ec;
+  if (was.run_dir.empty() || fs::equivalent(files.run_dir, was.run_dir, ec) ||
+      !fs::is_directory(was.run_dir, ec) || !fs::equivalent(files.checkpoint, was.checkpoint, ec)) {
+    return;
+  }
+  spdlog::warn(
+      "--checkpoint {} is the checkpoint of the run's folder {}, and this run goes on in {}: "
+      "it will hold this folder's run from now on ({}/last.pt keeps where that folder stands); "
+      "give another --checkpoint to keep both apart",
+      files.checkpoint.string(), was.run_dir, files.run_dir.string(), was.run_dir);
+}
+
 // The run a --resume continues, for the run folder's check (resumed_run_dir.h).
 std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSource& source,
                                       const fs::path& checkpoint) {
   if (!source.resumed) return std::nullopt;
   const CheckpointInfo& info = source.resumed->info;
   std::error_code ec;
-  return ResumedRun{.run_id = info.run_id,
-                    .epochs = info.epoch,
-                    .step_in_epoch = info.step_in_epoch,
-                    .checkpoint = config.resume,
-                    .written_after_last = fs::equivalent(config.resume, checkpoint, ec)};
+  return ResumedRun{
+      .run_id = info.run_id,
+      .epochs = info.epoch,
+      .step_in_epoch = info.step_in_epoch,
+      .checkpoint = config.resume,
+      .written_after_last = fs::equivalent(config.resume, checkpoint, ec),
+      .trained_in = source.resumed_settings ? source.resumed_settings->run_dir : std::string()};
 }
 
 // Rank 0's finding, had by every rank alike (a collective; one process: its
@@ -150,6 +172,7 @@ RunFiles resolve_run_files(const TrainConfig& config, const ModelSource& source,
             ? ", the resumed run's"
             : " (give --checkpoint to choose)");
   }
+  if (dist.is_main()) warn_if_fork_takes_checkpoint(config, source, files);
   files.inputs = run_input_files(config);
   files.resumed =
       checked_outputs(config, source, files.run_dir, files.checkpoint, files.inputs, dist);
