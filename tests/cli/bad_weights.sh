@@ -97,6 +97,13 @@ expect 1 "weights file wide.safetensors: metadata 'std' .*divide values in 0-255
   "$EVAL" --weights wide.safetensors --data data --device cpu
 expect 2 "--mean 125.3,123,113.9: every mean must be in \[0, 1\]" -- \
   "$PREDICT" --weights "$good" --mean 125.3,123,113.9 --std 0.25,0.25,0.25 img.png
+# An image size the file's model cannot take (was: "mat1 and mat2 shapes
+# cannot be multiplied" from LibTorch, after cifar-eval had prepared the data).
+edit side64.safetensors "meta:image_size=64"
+for tool in "$PREDICT --weights side64.safetensors img.png" "$EVAL --weights side64.safetensors --data data --device cpu" \
+            "$TRAIN ${ok[*]} --init-weights side64.safetensors --run-dir run-side --checkpoint side.pt"; do
+  expect 1 "weights file side64.safetensors: the file's metadata records image_size 64, but net takes images of 32 px only: give --image-size" -- $tool
+done
 # A class list that does not fit the file's output layer, or too long to build.
 expect 1 "weights file classes3.safetensors: metadata 'classes' lists 3 names, but the model in it has 10 outputs \(fc3.(weight|bias) is \[10" -- \
   "$PREDICT" --weights classes3.safetensors img.png

@@ -103,3 +103,17 @@ header = json.loads(raw[16:16 + struct.unpack("<I", raw[12:16])[0]])
 assert header["image"]["side"] == 64 and header["epoch"] == 2, header
 PY
 pass "a resume without --image-size goes on at the run's 64 px"
+
+# --init-weights of the 64 px run trains at 64 px unless told (the size its
+# file records, as --pretrained's entry gives its own); --image-size wins.
+"$TRAIN" --data pets --init-weights run/model.safetensors --device cpu --threads 2 --epochs 1 \
+  --batch-size 16 --run-dir run-init --checkpoint init.pt >/dev/null 2>init.err ||
+  { cat init.err; fail "training from the 64 px weights failed"; }
+grep -q "images: 64 px, as --init-weights run/model.safetensors takes them" init.err ||
+  { grep "images:" init.err; fail "--init-weights did not take the file's 64 px"; }
+grep -q '^image-size = 64$' run-init/config.toml || fail "the run from the 64 px weights did not record 64 px"
+"$TRAIN" --data pets --init-weights run/model.safetensors --image-size 48 --device cpu --threads 2 \
+  --epochs 1 --batch-size 16 --run-dir run-init48 --checkpoint init48.pt >/dev/null 2>&1 ||
+  fail "training from the 64 px weights at --image-size 48 failed"
+grep -q '^image-size = 48$' run-init48/config.toml || fail "--image-size 48 did not win over the file's 64"
+pass "--init-weights takes the file's image size, --image-size another"

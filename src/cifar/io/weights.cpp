@@ -26,6 +26,12 @@ std::string no_model(const std::string& source) {
                      in_words(model_names()));
 }
 
+// "32 px only", "64 px or more": the sides a model takes.
+std::string sizes_taken(const ModelEntry& entry) {
+  return entry.any_image_size() ? fmt::format("{} px or more", entry.min_image_size)
+                                : fmt::format("{} px only", entry.image_size);
+}
+
 // What reading a .pt file for `model_name` may allocate: four float64 copies
 // of the model's state dict (the weights, and what an optimiser keeps beside
 // them when a training checkpoint dict holds both), and 16 MiB.
@@ -169,8 +175,7 @@ std::string weights_contents_problem(const WeightsContents& contents, const Weig
   if (const auto& entry = model_entry(*name);
       options.images.image_size && !entry.takes_image_size(*options.images.image_size)) {
     return fmt::format("--image-size {}: {} takes images of {}", *options.images.image_size, *name,
-                       entry.any_image_size() ? fmt::format("{} px or more", entry.min_image_size)
-                                              : fmt::format("{} px only", entry.image_size));
+                       sizes_taken(entry));
   }
   return "";
 }
@@ -195,9 +200,16 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
                         : unnamed_classes(head_size(tensors, out.model_name, out.stem));
   out.dataset = meta.dataset.value_or(dataset_kinds().front().name);
   const ImagesTaken images = images_taken(meta, options.images, source, says);
+  if (const auto& entry = model_entry(out.model_name); !entry.takes_image_size(images.image_size)) {
+    throw std::runtime_error(fmt::format(
+        "weights file {}: {} records image_size {}, but {} takes images of {}: give --image-size "
+        "to take the weights at a size it takes",
+        source, says, images.image_size, out.model_name, sizes_taken(entry)));
+  }
   out.image.image_size = images.image_size;
   out.prep = images.prep;
   out.image_note = images.note;
+  out.image_size_recorded = meta.image_size.has_value() || meta.from_cifar_train;
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";

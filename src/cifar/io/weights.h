@@ -66,9 +66,10 @@ struct ImportedWeights {
   bool class_names_known = true;         // false: the file names none (see WeightsOptions)
   std::string dataset = "cifar10";       // what the file says it was trained on
   ImageShape image{.channels = 3, .image_size = kCifarImageSize};  // what the file says it takes
-  ImagePrep prep;                  // and how images are made that size
-  std::string normalization_note;  // where the normalisation came from, for the log
-  std::string image_note;          // where the image size and preparation came from
+  ImagePrep prep;                    // and how images are made that size
+  bool image_size_recorded = false;  // the file says image.image_size (else assumed or given)
+  std::string normalization_note;    // where the normalisation came from, for the log
+  std::string image_note;            // where the image size and preparation came from
 };
 
 // Reading weights is three steps, so that what the user must fix is told

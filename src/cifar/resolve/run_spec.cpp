@@ -82,7 +82,13 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
 
   // The size and preparation a resumed run was trained with, unless given.
   TrainConfig sized = with_resumed_image(config, source);
-  if (sized.image_size == 0) sized.image_size = source.weights_image_size;  // --pretrained's
+  if (sized.image_size == 0 && source.weights_image_size > 0) {  // the weights'
+    sized.image_size = source.weights_image_size;
+    if (dist.is_main()) {
+      spdlog::info("images: {} px, as {} takes them; --image-size N chooses another",
+                   sized.image_size, source.weights_named_by);
+    }
+  }
   if (sized.image_size == 0) {  // a folder of photos: from their sizes
     sized.image_size = photo_side(config, model_entry(source.model_name), precision.amp,
                                   device.is_cpu(), dist.is_main());

@@ -89,7 +89,9 @@ ModelSource weights_source(const TrainConfig& config,
           .class_names = w.class_names,
           .class_names_known = w.class_names_known,
           .weights_named_by = named_by,
-          .weights_image_size = pretrained ? pretrained->pretrained->image_size : 0,
+          .weights_image_size = pretrained              ? pretrained->pretrained->image_size
+                                : w.image_size_recorded ? w.image.image_size
+                                                        : 0,
           .model = w.model,
           .resumed = std::nullopt,
           .resumed_settings = std::nullopt};

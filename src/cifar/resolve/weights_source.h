@@ -32,8 +32,9 @@ std::filesystem::path find_pretrained(const ModelEntry& entry,
                                       const std::vector<std::filesystem::path>& dirs);
 
 // The model, its normalisation and classes from --init-weights' file or
-// --pretrained's (its entry's normalisation; its side is --image-size's
-// default: ModelSource::weights_image_size).
+// --pretrained's (its entry's normalisation); the side the file records, or
+// --pretrained's entry gives, is --image-size's default
+// (ModelSource::weights_image_size; 0 when the file says none).
 ModelSource weights_source(const TrainConfig& config,
                            const std::vector<std::filesystem::path>& pretrained_dirs);
 
