@@ -209,7 +209,7 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
   out.image.image_size = images.image_size;
   out.prep = images.prep;
   out.image_note = images.note;
-  out.image_size_recorded = meta.image_size.has_value() || meta.from_cifar_train;
+  out.image_size_recorded = meta.image_size.has_value();
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";

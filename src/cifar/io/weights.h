@@ -67,7 +67,7 @@ struct ImportedWeights {
   std::string dataset = "cifar10";       // what the file says it was trained on
   ImageShape image{.channels = 3, .image_size = kCifarImageSize};  // what the file says it takes
   ImagePrep prep;                    // and how images are made that size
-  bool image_size_recorded = false;  // the file says image.image_size (else assumed or given)
+  bool image_size_recorded = false;  // the file names image.image_size (cifar-train leaves 32 out)
   std::string normalization_note;    // where the normalisation came from, for the log
   std::string image_note;            // where the image size and preparation came from
 };
