@@ -10,6 +10,7 @@
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config.h"
 #include "cifar/core/version.h"
+#include "cifar/data/image_folder.h"  // split_folder_name
 #include "cifar/infer/evaluate.h"
 #include "cifar/report/reporting.h"
 #include "cifar/resolve/inference.h"
@@ -33,12 +34,13 @@ int main(int argc, char** argv) {
     config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
     config.machine = cifar::machine_env_from_environment();          // as cifar-train
     const auto report = cifar::evaluate_checkpoint(cifar::resolve_eval(config));
+    const std::string split = cifar::split_folder_name(config.split);  // "test", "val", "train"
     if (config.json) {
       std::cout << cifar::eval_to_json(report.result, report.model, report.device,
-                                       report.class_names)
+                                       report.class_names, split)
                 << '\n';
     } else {
-      std::cout << cifar::format_per_class(report.result, report.class_names) << '\n'
+      std::cout << cifar::format_per_class(report.result, report.class_names, split) << '\n'
                 << cifar::format_confusion(report.result, report.class_names);
     }
     return 0;

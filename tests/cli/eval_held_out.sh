@@ -25,7 +25,7 @@ grep -q "validation split: the 45 images the run held out of pets's training spl
   { cat eval.err; fail "the log does not say which images are evaluated"; }
 [[ $(eval_val val.json) == "$(last_val run/metrics.csv)" ]] ||
   fail "cifar-eval --split val gave $(eval_val val.json), the run's last epoch $(last_val run/metrics.csv)"
-[[ $(json_field val.json total) -eq 45 ]] || fail "evaluated $(json_field val.json total) images, not 45"
+[[ $(json_field val.json total) -eq 45 && $(json_field val.json split) == val ]] || fail "evaluated $(json_field val.json total) images of split $(json_field val.json split), not 45 of val"
 pass "an image folder's held-out images evaluated again: $(eval_val val.json), as the run's last epoch"
 
 cp pets/train/cat/000.png pets/train/cat/new.png

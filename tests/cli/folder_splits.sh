@@ -52,9 +52,9 @@ grep -qF "$final" val.out || { cat val.out; fail "cifar-eval --data photos/val d
 "$EVAL" --checkpoint photos.pt --data photos/val --dataset folder --device cpu 2>/dev/null | grep -qF "$final" ||
   fail "cifar-eval --data photos/val --dataset folder does not give '$final'"
 pass "cifar-eval --data photos and --data photos/val agree with the training run: $final"
-expect 0 "Accuracy of the network on the 80 test images" -- \
+expect 0 "Accuracy of the network on the 80 training images" -- \
   "$EVAL" --checkpoint photos.pt --data photos --split train --device cpu
-expect 0 "Accuracy of the network on the 20 test images" -- \
+expect 0 "Accuracy of the network on the 20 validation images" -- \
   "$EVAL" --checkpoint photos.pt --data photos --split val --device cpu
 mkdir -p onlycat && cp -r photos/val/cat onlycat/
 expect 0 "Accuracy of the network on the 10 test images" -- \
@@ -114,7 +114,7 @@ cp -r full named && rm -rf named/.cifar-cache && mv named/val named/validation
   { cat r6.err; fail "training on train/ + validation/ + test/ failed"; }
 grep -qF "best.pt: chosen by validation accuracy on the 20 images of validation/" r6.err ||
   { cat r6.err; fail "train/ + validation/ + test/: best.pt not chosen on validation/"; }
-expect 0 "Accuracy of the network on the 20 test images" -- \
+expect 0 "Accuracy of the network on the 20 validation images" -- \
   "$EVAL" --checkpoint r6.pt --data named --split val --device cpu
 cp -r named/validation named/val
 expect 1 "named has both val/ and validation/: each is read as the validation split" -- \

@@ -53,6 +53,17 @@ TEST_CASE("the tutorial's report lines", "[reporting]") {
   CHECK_THAT(table, Catch::Contains("\n1 dog     0    5    0\n"));
 }
 
+TEST_CASE("the report names the split it scored", "[reporting]") {
+  CHECK_THAT(format_per_class(three_classes(), kNames, "val"),
+             Catch::StartsWith("Accuracy of the network on the 20 validation images: 65.0 %\n"));
+  CHECK_THAT(format_per_class(three_classes(), kNames, "train"),
+             Catch::StartsWith("Accuracy of the network on the 20 training images"));
+  CHECK(nlohmann::json::parse(
+            eval_to_json(three_classes(), "net", "cpu", kNames, "val"))["split"] == "val");
+  CHECK(nlohmann::json::parse(eval_to_json(three_classes(), "net", "cpu", kNames))["split"] ==
+        "test");
+}
+
 TEST_CASE("the JSON report parses and carries every number", "[reporting]") {
   const auto j = nlohmann::json::parse(eval_to_json(three_classes(), "net", "cpu", kNames));
   CHECK(j["model"] == "net");

@@ -7,11 +7,14 @@
 #include <cmath>
 #include <numeric>
 
+#include "cifar/report/reporting.h"  // split_in_words
+
 namespace cifar {
 
-std::string format_many_classes(const EvalResult& r, const std::vector<std::string>& names) {
-  std::string out = fmt::format("Accuracy of the network on the {} test images: top-1 {:.1f} %",
-                                r.total, 100 * r.accuracy());
+std::string format_many_classes(const EvalResult& r, const std::vector<std::string>& names,
+                                const std::string& split) {
+  std::string out = fmt::format("Accuracy of the network on the {} {} images: top-1 {:.1f} %",
+                                r.total, split_in_words(split), 100 * r.accuracy());
   if (r.has_top5()) out += fmt::format(", top-5 {:.1f} %", 100 * r.top5_accuracy());
   out += '\n';
   const auto acc = r.per_class_accuracy();

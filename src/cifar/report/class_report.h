@@ -14,10 +14,12 @@
 
 namespace cifar {
 
-// "Accuracy of the network on the N test images: top-1 x %, top-5 y %",
-// then "The 5 best classes:" and "The 5 worst classes:", one indented line
-// each (ties in label order).
-std::string format_many_classes(const EvalResult& result, const std::vector<std::string>& names);
+// "Accuracy of the network on the N test images: top-1 x %, top-5 y %"
+// (`split`'s images: reporting.h's split_in_words), then "The 5 best
+// classes:" and "The 5 worst classes:", one indented line each (ties in
+// label order).
+std::string format_many_classes(const EvalResult& result, const std::vector<std::string>& names,
+                                const std::string& split = "test");
 
 // What cifar-eval prints instead of a confusion matrix too wide to read.
 std::string describe_unprinted_confusion(const EvalResult& result);

@@ -43,16 +43,24 @@ std::string format_epoch_line(const EpochMetrics& m, int64_t epochs) {
   return line;
 }
 
-std::string format_per_class(const EvalResult& r, const std::vector<std::string>& names) {
+std::string split_in_words(const std::string& split) {
+  if (split == "val") return "validation";
+  if (split == "train") return "training";
+  return split;
+}
+
+std::string format_per_class(const EvalResult& r, const std::vector<std::string>& names,
+                             const std::string& split) {
   if (r.total == 0)
     return "No test images: the data has no test split (see the validation figures)\n";
-  if (r.num_classes > kTop5Above) return format_many_classes(r, names);
-  std::string out = fmt::format("Accuracy of the network on the {} test images: {:.1f} %\n",
-                                r.total, 100 * r.accuracy());
+  if (r.num_classes > kTop5Above) return format_many_classes(r, names, split);
+  const std::string images = split_in_words(split);
+  std::string out = fmt::format("Accuracy of the network on the {} {} images: {:.1f} %\n", r.total,
+                                images, 100 * r.accuracy());
   const auto acc = r.per_class_accuracy();
   for (size_t c = 0; c < acc.size(); ++c) {
     out += std::isnan(acc[c])
-               ? fmt::format("Accuracy for class: {:<10} has no test images\n", names.at(c))
+               ? fmt::format("Accuracy for class: {:<10} has no {} images\n", names.at(c), images)
                : fmt::format("Accuracy for class: {:<10} is {:.1f} %\n", names.at(c), 100 * acc[c]);
   }
   return out;
@@ -97,15 +105,15 @@ std::string format_confusion(const EvalResult& r, const std::vector<std::string>
 }
 
 std::string eval_to_json(const EvalResult& r, const std::string& model, const std::string& device,
-                         const std::vector<std::string>& names) {
+                         const std::vector<std::string>& names, const std::string& split) {
   nlohmann::json per_class = nlohmann::json::object();
   const auto acc = r.per_class_accuracy();
   for (size_t c = 0; c < acc.size(); ++c) {  // null: a class without test images
     per_class[names.at(c)] = std::isnan(acc[c]) ? nlohmann::json(nullptr) : nlohmann::json(acc[c]);
   }
-  nlohmann::json j = {{"model", model},       {"device", device},         {"total", r.total},
-                      {"correct", r.correct}, {"accuracy", r.accuracy()}, {"loss", r.loss},
-                      {"tta", r.tta},         {"per_class", per_class}};
+  nlohmann::json j = {{"model", model},   {"device", device},     {"split", split},
+                      {"total", r.total}, {"correct", r.correct}, {"accuracy", r.accuracy()},
+                      {"loss", r.loss},   {"tta", r.tta},         {"per_class", per_class}};
   if (r.has_top5()) {  // more than ten classes: top-5, and the matrix no table shows
     j["top5_correct"] = r.correct_top5;
     j["top5_accuracy"] = r.top5_accuracy();

@@ -26,16 +26,21 @@ namespace cifar {
 std::string format_epoch_line(const EpochMetrics& m, int64_t epochs);
 
 // "Accuracy of the network on the 10000 test images: 54.3 %" then one line
-// per class, as the PyTorch tutorial prints them.
-std::string format_per_class(const EvalResult& result, const std::vector<std::string>& names);
+// per class, as the PyTorch tutorial prints them. `split`: the split
+// evaluated ("test", "val" or "train"), named in words.
+std::string format_per_class(const EvalResult& result, const std::vector<std::string>& names,
+                             const std::string& split = "test");
+// "test", "validation" or "training": a split's images in words.
+std::string split_in_words(const std::string& split);
 // "Test-time augmentation: level 2 (...)", then the confusion matrix.
 std::string format_confusion(const EvalResult& result, const std::vector<std::string>& names);
 // "level 1 (the image and its mirror)": a test-time augmentation level in words.
 std::string describe_tta(int64_t level);
 
-// One JSON object: model, device, total, correct, accuracy, loss, tta, per_class.
+// One JSON object: model, device, split, total, correct, accuracy, loss, tta, per_class.
 std::string eval_to_json(const EvalResult& result, const std::string& model,
-                         const std::string& device, const std::vector<std::string>& names);
+                         const std::string& device, const std::vector<std::string>& names,
+                         const std::string& split = "test");
 
 // metrics.csv: a header, then one row per epoch, flushed as it is written.
 class MetricsCsv {
