@@ -59,7 +59,12 @@ TEST_CASE("cifar-eval's TTA level is the checkpoint's unless --tta says", "[reso
   EvalConfig weights;
   weights.weights = (dir.path() / "net.safetensors").string();
   weights.data_dir = config.data_dir;
-  CHECK(resolve_eval(weights).tta_source == "level 0 (--weights files carry none)");
+  CHECK(resolve_eval(weights).tta_source == "level 0 (weights files carry none)");
+  // A checkpoint given as --weights carries its own.
+  weights.weights = config.checkpoint;
+  const EvalRun checkpoint_as_weights = resolve_eval(weights);
+  CHECK(checkpoint_as_weights.tta == 1);
+  CHECK(checkpoint_as_weights.tta_source == "level 1, the checkpoint's (--tta to choose another)");
 
   config.tta = 5;  // the option's range (config/), before the model is read
   config.checkpoint = "missing.pt";

@@ -145,6 +145,9 @@ struct LoadedCheckpoint {
   // False for a weights file that does not name its classes (info.class_names
   // are then made up for its outputs): evaluation takes the data's names.
   bool class_names_known = true;
+  // False for a weights file, which records no test-time augmentation level
+  // (info.tta is then 0); a checkpoint, given as either, records its own.
+  bool tta_known = true;
 };
 
 // Reads, verifies and loads a checkpoint; a version-1 file loads with a

@@ -151,10 +151,15 @@ WeightsContents read_weights_contents(const fs::path& path, const WeightsOptions
                      .normalization = c.info.normalization,
                      .class_names = c.info.class_names,
                      .dataset = c.info.dataset,
-                     .image_size = c.info.image.image_size,
-                     .prep = c.info.prep},
+                     // As cifar-train's weights files: the default side left out.
+                     .image_size = c.info.image.image_size == kCifarImageSize
+                                       ? std::nullopt
+                                       : std::optional(c.info.image.image_size),
+                     .prep = c.info.prep,
+                     .from_cifar_train = true},
             .says = "the checkpoint's header",
-            .classes_field = "header field 'class_names'"};
+            .classes_field = "header field 'class_names'",
+            .tta = c.info.tta};
   }
   pickle::Limits limits;
   if (weights_format(path) == WeightsFormat::kTorch) {  // options.model: weights_path_problem
@@ -190,7 +195,7 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
     throw std::invalid_argument(problem);
   }
   const std::string source = path.string();
-  const auto& [tensors, meta, says, classes_field] = contents;
+  const auto& [tensors, meta, says, classes_field, tta] = contents;
   ImportedWeights out;
   out.model_name = options.model ? *options.model : *meta.model;
   out.stem = options.stem.value_or(meta.stem.value_or(ResNetStem::kCifar));
@@ -210,6 +215,7 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
   out.prep = images.prep;
   out.image_note = images.note;
   out.image_size_recorded = meta.image_size.has_value();
+  out.tta = contents.tta;
   if (options.normalization) {
     out.normalization = *options.normalization;
     out.normalization_note = "as given on the command line";

@@ -53,6 +53,7 @@ struct WeightsContents {
   WeightsMetadata meta;
   std::string says = "the file's metadata";          // for the log and errors
   std::string classes_field = "metadata 'classes'";  // where its class list is
+  std::optional<int64_t> tta{};  // a cifar-train checkpoint's level; weights files record none
 };
 
 // A model built from a weights file, and what the file (or the options) said
@@ -67,6 +68,7 @@ struct ImportedWeights {
   std::string dataset = "cifar10";       // what the file says it was trained on
   ImageShape image{.channels = 3, .image_size = kCifarImageSize};  // what the file says it takes
   ImagePrep prep;                    // and how images are made that size
+  std::optional<int64_t> tta{};      // WeightsContents::tta
   bool image_size_recorded = false;  // the file names image.image_size (cifar-train leaves 32 out)
   std::string normalization_note;    // where the normalisation came from, for the log
   std::string image_note;            // where the image size and preparation came from

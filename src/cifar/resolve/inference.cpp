@@ -30,21 +30,22 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
-// "level 2, the checkpoint's": the level, and where it came from.
-std::string eval_tta_source(int64_t tta, const EvalConfig& config) {
+// "level 2, the checkpoint's": the level, and where it came from
+// (`known`: the model file records one, LoadedCheckpoint::tta_known).
+std::string eval_tta_source(int64_t tta, const EvalConfig& config, bool known) {
   if (config.tta != -1) return fmt::format("level {} (--tta)", tta);
-  if (!config.weights.empty()) return fmt::format("level {} (--weights files carry none)", tta);
+  if (!known) return fmt::format("level {} (weights files carry none)", tta);
   return fmt::format("level {}, the checkpoint's (--tta to choose another)", tta);
 }
 
 // The TTA level to predict with: config.tta, else the checkpoint's (0 for a
 // weights file), level 3 as 2 (predict.h); logs it and where it came from.
-int64_t predict_tta(const PredictConfig& config, const CheckpointInfo& info) {
+int64_t predict_tta(const PredictConfig& config, const LoadedCheckpoint& model) {
   const bool given = config.tta != -1;
-  const int64_t level = given ? config.tta : info.tta;
+  const int64_t level = given ? config.tta : model.info.tta;
   std::string source = "the checkpoint's; --tta to choose another";
   if (given) source = "--tta";
-  if (!given && !config.weights.empty()) source = "--weights files carry none";
+  if (!given && !model.tta_known) source = "weights files carry none";
   if (level == kSelectiveTta) {
     spdlog::info(
         "test-time augmentation: level 2 for every image ({} says level 3, which applies level 2 "
@@ -180,7 +181,7 @@ EvalRun resolve_eval(const EvalConfig& config) {
           .progress_bar = config.progress_bar,
           .checkpoint = std::move(checkpoint),
           .tta = tta,
-          .tta_source = eval_tta_source(tta, config),
+          .tta_source = eval_tta_source(tta, config, checkpoint.tta_known),
           .machine = machine,
           .precision = std::move(precision)};
 }
@@ -205,7 +206,7 @@ PredictRun resolve_predict(const PredictConfig& config) {
     spdlog::info("{}", skipped);
   }
   run.checkpoint = load_model_input(config);  // on the CPU
-  run.options.tta = predict_tta(config, run.checkpoint.info);
+  run.options.tta = predict_tta(config, run.checkpoint);
   const auto batch = std::min(static_cast<int64_t>(run.images.files.size()), config.batch_size);
   const Machine machine = resolve_machine({.device = config.device,
                                            .threads = config.threads,
