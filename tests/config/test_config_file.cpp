@@ -133,6 +133,10 @@ TEST_CASE("config file errors say the line", "[config_file]") {
   CHECK(error_of("epochs = 1\n# note\nlearning-rate = 0.1\n") ==
         "line 3: unknown key 'learning-rate'; keys are the long option names without dashes, "
         "e.g. batch-size = 32");
+  // A key close to one: the one it likely meant, as a mistyped option gets.
+  CHECK(error_of("epoch = 1\n") == "line 1: unknown key 'epoch': did you mean epochs = ...?");
+  CHECK(error_of("run_dir = 'r'\n") ==
+        "line 1: unknown key 'run_dir': did you mean run-dir = ...?");
 }
 
 TEST_CASE("TOML text: UTF-8 checks, quoting, floats", "[config_file]") {

@@ -1,6 +1,8 @@
 // help_format.cpp: wrapped --help, and the option a typo meant (help_format.h).
 #include "cifar/app/help_format.h"
 
+#include "cifar/config/option_suggestion.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,22 +10,6 @@
 
 namespace cifar {
 namespace {
-
-// The edit distance (insertions, deletions, substitutions) of a and b.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // "--name" of "--name=value".
 std::string option_name(const std::string& arg) {
@@ -92,26 +78,6 @@ std::string HelpFormatter::make_description(const CLI::App* app) const {
   std::string out;
   for (const std::string& line : wrap_words(description, width_)) out += line + "\n";
   return out + "\n";
-}
-
-std::string suggest_option(const CLI::App& app, const std::string& typed) {
-  const std::string name = option_name(typed).substr(2);
-  if (name.empty()) return "";
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
-  std::vector<std::string> prefixed;
-  for (const CLI::Option* opt : app.get_options()) {
-    for (const std::string& candidate : opt->get_lnames()) {
-      if (candidate.rfind(name, 0) == 0) prefixed.push_back(candidate);
-      const std::size_t d = edit_distance(name, candidate);
-      if (d < best_distance) {
-        best_distance = d;
-        best = candidate;
-      }
-    }
-  }
-  if (best.empty() && prefixed.size() == 1) best = prefixed.front();
-  return best.empty() ? "" : "--" + best;
 }
 
 std::string unknown_option_message(const CLI::App& app, int argc, char** argv) {

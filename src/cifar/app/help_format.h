@@ -5,8 +5,8 @@
 // however long (up to 198 columns in cifar-train's help). HelpFormatter
 // keeps CLI11's layout (the name and value column, then the description)
 // and wraps the description at word boundaries under its column, so every
-// line fits `width`. suggest_option() finds the option a mistyped one most
-// likely meant ("--epoch": "--epochs"), as git and cargo do.
+// line fits `width`. unknown_option_message() names a mistyped option and
+// the one it most likely meant (config/option_suggestion.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -33,11 +33,6 @@ class HelpFormatter : public CLI::Formatter {
  private:
   std::size_t width_;
 };
-
-// The closest long option of `app` to `typed` (a "--name" that is not one of
-// its options, "=value" allowed), when one is close enough to be a typo or
-// typed is a unique prefix of one; "" otherwise.
-std::string suggest_option(const CLI::App& app, const std::string& typed);
 
 // For a command line CLI11 refused with "arguments were not expected": its
 // first unknown "--option", with a "did you mean" when suggest_option finds

@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cifar/config/option_suggestion.h"
 #include "cifar/core/errors.h"
 #include "cifar/formats/toml_text.h"
 
@@ -101,10 +102,14 @@ std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const 
     lines_[entry.key] = entry.line;
     const CLI::Option* option = option_for(*app_, entry.key);
     if (option == nullptr) {
+      const std::string meant = suggest_option(*app_, "--" + entry.key);
       throw ConfigFileError(entry.line,
-                            fmt::format("line {}: unknown key '{}'; keys are the long option "
-                                        "names without dashes, e.g. batch-size = 32",
-                                        entry.line, entry.key));
+                            meant.empty()
+                                ? fmt::format("line {}: unknown key '{}'; keys are the long option "
+                                              "names without dashes, e.g. batch-size = 32",
+                                              entry.line, entry.key)
+                                : fmt::format("line {}: unknown key '{}': did you mean {} = ...?",
+                                              entry.line, entry.key, meant.substr(2)));
     }
     check_type(*option, entry);
     CLI::ConfigItem item;
