@@ -127,3 +127,9 @@ pass "valid/ and validation/ serve as val/ does, named in the log; two of them r
   { cat r8.err; fail "training without --checkpoint failed"; }
 [[ -f roboflow-net.pt && ! -e net.pt ]] || { ls; fail "a run on roboflow/ without --checkpoint did not write roboflow-net.pt"; }
 pass "a photo run's default checkpoint is DIR-MODEL.pt"
+
+# --- a run folder inside the image folder: refused before it is made ----------------
+expect 2 "--run-dir photos/train/runs is inside --data photos: the next run would read the run's folder as data" -- \
+  "$TRAIN" --data photos "${quick[@]}" --run-dir photos/train/runs --checkpoint inside.pt
+[[ ! -e photos/train/runs && ! -e inside.pt ]] || fail "the refused run made its folder or checkpoint"
+pass "a --run-dir inside the image folder is refused"

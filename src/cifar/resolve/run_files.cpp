@@ -1,8 +1,10 @@
 // run_files.cpp: see run_files.h.
 #include "cifar/resolve/run_files.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -92,6 +94,22 @@ void warn_if_fork_takes_checkpoint(const TrainConfig& config, const ModelSource&
       files.checkpoint.string(), was.run_dir, files.run_dir.string(), was.run_dir);
 }
 
+// A run folder inside an image folder would be read as data by the next run
+// (a class folder in train/, a split beside it): refused before it is made.
+void check_run_dir_outside_data(const fs::path& run_dir, const std::string& data_dir) {
+  if (!has_image_folder_layout(data_dir)) return;
+  std::error_code ec;
+  const fs::path data = fs::weakly_canonical(data_dir, ec);
+  const fs::path run = fs::weakly_canonical(run_dir, ec);
+  if (ec) return;
+  const auto [end, at] = std::mismatch(data.begin(), data.end(), run.begin(), run.end());
+  if (end != data.end()) return;
+  throw UsageError(fmt::format(
+      "--run-dir {} is inside --data {}: the next run would read the run's folder as data (a "
+      "class folder, or a split); choose a --run-dir outside the image folder",
+      run_dir.string(), data_dir));
+}
+
 // The run a --resume continues, for the run folder's check (resumed_run_dir.h).
 std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSource& source,
                                       const fs::path& checkpoint) {
@@ -164,6 +182,7 @@ RunFiles resolve_run_files(const TrainConfig& config, const ModelSource& source,
                            Distributed& dist) {
   RunFiles files;
   files.run_dir = choose_run_dir(config, source, dist.is_main());
+  check_run_dir_outside_data(files.run_dir, config.data_dir);
   files.checkpoint = choose_checkpoint(config, source, files.run_dir);
   if (dist.is_main() && config.checkpoint.empty() && source.resumed) {
     spdlog::info(
