@@ -104,6 +104,10 @@ for tool in "$PREDICT --weights side64.safetensors img.png" "$EVAL --weights sid
             "$TRAIN ${ok[*]} --init-weights side64.safetensors --run-dir run-side --checkpoint side.pt"; do
   expect 1 "weights file side64.safetensors: the file's metadata records image_size 64, but net takes images of 32 px only: give --image-size" -- $tool
 done
+# As the hint says, --image-size takes them at a size the model takes.
+expect 0 "--image-size 32 \(the file records 64\) given" -- \
+  "$TRAIN" "${ok[@]}" --init-weights side64.safetensors --image-size 32 --run-dir run-side32 --checkpoint side32.pt
+expect 0 "--image-size 32 \(the file records 64\) given" -- "$PREDICT" --weights side64.safetensors --image-size 32 img.png
 # A class list that does not fit the file's output layer, or too long to build.
 expect 1 "weights file classes3.safetensors: metadata 'classes' lists 3 names, but the model in it has 10 outputs \(fc3.(weight|bias) is \[10" -- \
   "$PREDICT" --weights classes3.safetensors img.png

@@ -129,7 +129,13 @@ pass "valid/ and validation/ serve as val/ does, named in the log; two of them r
 pass "a photo run's default checkpoint is DIR-MODEL.pt"
 
 # --- a run folder inside the image folder: refused before it is made ----------------
-expect 2 "--run-dir photos/train/runs is inside --data photos: the next run would read the run's folder as data" -- \
+expect 2 "--run-dir photos/train/runs is inside the image folder --data photos: the next run would read the run's folder as data" -- \
   "$TRAIN" --data photos "${quick[@]}" --run-dir photos/train/runs --checkpoint inside.pt
 [[ ! -e photos/train/runs && ! -e inside.pt ]] || fail "the refused run made its folder or checkpoint"
-pass "a --run-dir inside the image folder is refused"
+expect 2 "--run-dir photos/validation is inside the image folder" -- \
+  "$TRAIN" --data photos "${quick[@]}" --run-dir photos/validation --checkpoint inside.pt
+# Beside the splits, as the default runs/ of `cd photos && cifar-train --data .`: read by nothing.
+(cd photos && "$TRAIN" --data . "${quick[@]}" --epochs 1 --checkpoint ../beside.pt >/dev/null 2>../beside.err) ||
+  { cat beside.err; fail "a run folder beside the splits was refused"; }
+rm -rf photos/runs
+pass "a --run-dir in the image folder's splits is refused, one beside them is not"

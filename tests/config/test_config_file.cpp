@@ -137,6 +137,9 @@ TEST_CASE("config file errors say the line", "[config_file]") {
   CHECK(error_of("epoch = 1\n") == "line 1: unknown key 'epoch': did you mean epochs = ...?");
   CHECK(error_of("run_dir = 'r'\n") ==
         "line 1: unknown key 'run_dir': did you mean run-dir = ...?");
+  // Only a key a config file may hold is offered: not --help or --config.
+  CHECK_THAT(error_of("hepl = true\n"), !Catch::Contains("did you mean"));
+  CHECK_THAT(error_of("confg = 'c.toml'\n"), !Catch::Contains("did you mean"));
 }
 
 TEST_CASE("TOML text: UTF-8 checks, quoting, floats", "[config_file]") {

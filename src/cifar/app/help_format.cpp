@@ -1,22 +1,14 @@
 // help_format.cpp: wrapped --help, and the option a typo meant (help_format.h).
 #include "cifar/app/help_format.h"
 
-#include "cifar/config/option_suggestion.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <sstream>
 
+#include "cifar/config/option_suggestion.h"
+
 namespace cifar {
-namespace {
-
-// "--name" of "--name=value".
-std::string option_name(const std::string& arg) {
-  return arg.substr(0, arg.find('='));
-}
-
-}  // namespace
 
 std::vector<std::string> wrap_words(const std::string& text, std::size_t width) {
   std::vector<std::string> lines;

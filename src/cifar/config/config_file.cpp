@@ -102,7 +102,7 @@ std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const 
     lines_[entry.key] = entry.line;
     const CLI::Option* option = option_for(*app_, entry.key);
     if (option == nullptr) {
-      const std::string meant = suggest_option(*app_, "--" + entry.key);
+      const std::string meant = suggest_option(*app_, "--" + entry.key, /*config_keys=*/true);
       throw ConfigFileError(entry.line,
                             meant.empty()
                                 ? fmt::format("line {}: unknown key '{}'; keys are the long option "

@@ -23,20 +23,23 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// "--name" of "--name=value".
+}  // namespace
+
 std::string option_name(const std::string& arg) {
   return arg.substr(0, arg.find('='));
 }
 
-}  // namespace
-
-std::string suggest_option(const CLI::App& app, const std::string& typed) {
+std::string suggest_option(const CLI::App& app, const std::string& typed, bool config_keys) {
   const std::string name = option_name(typed).substr(2);
   if (name.empty()) return "";
   std::string best;
   std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
   std::vector<std::string> prefixed;
   for (const CLI::Option* opt : app.get_options()) {
+    if (config_keys && (!opt->get_configurable() || opt == app.get_help_ptr() ||
+                        opt == app.get_version_ptr() || opt == app.get_config_ptr())) {
+      continue;
+    }
     for (const std::string& candidate : opt->get_lnames()) {
       if (candidate.rfind(name, 0) == 0) prefixed.push_back(candidate);
       const std::size_t d = edit_distance(name, candidate);

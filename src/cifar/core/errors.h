@@ -16,8 +16,9 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Thrown when training stops because the user asked (SIGINT/SIGTERM): the
-// trainer has already written a checkpoint and says how to resume.
+// Thrown when work stops because the user asked (SIGINT/SIGTERM): training
+// has already written a checkpoint and says how to resume; decoding says how
+// far it got.
 class Interrupted : public std::runtime_error {
  public:
   // `announce` false: another process (rank 0) tells the user; log it quietly.

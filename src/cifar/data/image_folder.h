@@ -32,6 +32,7 @@
 // preparation of the tier, decodes nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -104,6 +105,10 @@ inline constexpr size_t kNamedIgnored = 5;
 
 // "train", "val" or "test".
 const char* split_folder_name(Split split);
+
+// The names a validation split's folder may have beside train/ (val/,
+// Roboflow's valid/, validation/): split_folder takes the one there is.
+inline constexpr std::array<const char*, 3> kValFolderNames{"val", "valid", "validation"};
 
 // The folder DIR keeps `split` in: train/ and test/; for validation the one
 // of val/, valid/ (Roboflow's name) and validation/ that exists (val/ when

@@ -84,11 +84,13 @@ Decoded decode_listing(const ImageFolderListing& listing, const ImageFolderOptio
       }
     });
     if (options.progress) options.progress(end, n);
-    if (stop_requested() && end < n) {
+    // Also after the last chunk: a request left pending would be cleared by
+    // the next guard (the training's), and the run would go on.
+    if (stop_requested()) {
       throw Interrupted(fmt::format(
-          "interrupted (signal {}) while decoding {}: {} of its {} images done; nothing was cached "
-          "or written, so the same command starts again",
-          stop_signal(), listing.root.string(), end, n));
+          "interrupted (signal {}) while decoding {}: {} of its {} images done; this split was "
+          "not cached, and the same command starts its decoding again",
+          stop_signal(), shown_name(listing.root), end, n));
     }
   }
   if (!options.skip_bad_images) refuse_unreadable(errors, listing.root);

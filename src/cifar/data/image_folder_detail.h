@@ -15,10 +15,6 @@
 
 namespace cifar::folder_detail {
 
-// The names a validation split's folder may have beside train/ (val/,
-// Roboflow's valid/, validation/): split_folder takes the one there is.
-inline constexpr std::array<const char*, 3> kValFolderNames{"val", "valid", "validation"};
-
 // A name starting with '.'.
 bool is_hidden(const std::string& name);
 

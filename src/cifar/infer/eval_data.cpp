@@ -61,8 +61,9 @@ ImageSplit read_class_data(const EvalData& data, const DatasetOptions& options,
 }
 
 // The images the run held out of the training split (data.held_out), as it
-// chose them: refused when the split no longer lists the images they were
-// chosen from.
+// chose them: refused when the split no longer lists as many images as the
+// run's did. A run that cut its split (--train-limit) recorded only the
+// images it kept, so its count is checked as a floor, and the log says so.
 ImageSplit read_held_out(const EvalData& data, const DatasetOptions& options, DatasetKind kind) {
   const HeldOutImages& run = *data.held_out;
   SplitOptions split{.data_dir = data.dir,
@@ -73,22 +74,36 @@ ImageSplit read_held_out(const EvalData& data, const DatasetOptions& options, Da
                      .image = options.image,
                      .folder = options.folder};
   split.folder.skip_bad_images = run.skip_bad_images || options.folder.skip_bad_images;
-  HeldOutSplit read = read_held_out_split(split);
+  const auto changed = [&](const std::string& now) {
+    return std::runtime_error(fmt::format(
+        "{}'s training split now holds {} images, but the run of {} held {} out of {}: the images "
+        "it held out cannot be chosen again; evaluate the test split (drop --split) or a val/ "
+        "folder",
+        data.dir.string(), now, data.model_file, run.images,
+        run.train_limited ? fmt::format("at least {}", run.train_images + run.images)
+                          : std::to_string(run.train_images + run.images)));
+  };
+  HeldOutSplit read;
+  try {
+    read = read_held_out_split(split);
+  } catch (const HoldoutTooLarge&) {
+    throw changed(fmt::format("{} or fewer", run.images));
+  }
   const int64_t rest = read.listed - run.images;  // what the run could train on
   if (run.train_images >= 0 &&
       (run.train_limited ? rest < run.train_images : rest != run.train_images)) {
-    throw std::runtime_error(fmt::format(
-        "{}'s training split now holds {} images, but the run of {} held {} out of {}: the "
-        "images it held out cannot be chosen again; evaluate the test split (drop --split) or "
-        "a val/ folder",
-        data.dir.string(), read.listed, data.model_file, run.images,
-        run.train_limited ? fmt::format("at least {}", run.train_images + run.images)
-                          : std::to_string(run.train_images + run.images)));
+    throw changed(std::to_string(read.listed));
   }
   spdlog::info(
       "validation split: the {} images the run held out of {}'s training split "
       "(--val-split {}, --seed {}), chosen again as it chose them",
       run.images, data.dir.string(), run.images, run.seed);
+  if (run.train_limited) {
+    spdlog::warn(
+        "the run cut its training split (--train-limit), so a split that gained images since "
+        "cannot be told from it: the held-out images are chosen from the {} listed now",
+        read.listed);
+  }
   return std::move(read.val);
 }
 

@@ -176,12 +176,13 @@ EvalRun resolve_eval(const EvalConfig& config) {
   if (machine.device.is_cpu()) threads.emplace(machine.cpu.threads, /*onednn=*/true);
   ImageSplit test = read_test_data(data, checkpoint);
   threads.reset();
+  std::string tta_source = eval_tta_source(tta, config, checkpoint.tta_known);
   return {.test = std::move(test),
           .batch_size = config.batch_size,
           .progress_bar = config.progress_bar,
           .checkpoint = std::move(checkpoint),
           .tta = tta,
-          .tta_source = eval_tta_source(tta, config, checkpoint.tta_known),
+          .tta_source = std::move(tta_source),
           .machine = machine,
           .precision = std::move(precision)};
 }

@@ -94,19 +94,30 @@ void warn_if_fork_takes_checkpoint(const TrainConfig& config, const ModelSource&
       files.checkpoint.string(), was.run_dir, files.run_dir.string(), was.run_dir);
 }
 
-// A run folder inside an image folder would be read as data by the next run
-// (a class folder in train/, a split beside it): refused before it is made.
+// A run folder that is an image folder or lies in one of its splits would
+// be read as data by the next run (a class folder of train/, say): refused
+// before it is made. One beside the splits (DIR/runs/) is read by nothing.
 void check_run_dir_outside_data(const fs::path& run_dir, const std::string& data_dir) {
   if (!has_image_folder_layout(data_dir)) return;
-  std::error_code ec;
-  const fs::path data = fs::weakly_canonical(data_dir, ec);
-  const fs::path run = fs::weakly_canonical(run_dir, ec);
-  if (ec) return;
-  const auto [end, at] = std::mismatch(data.begin(), data.end(), run.begin(), run.end());
-  if (end != data.end()) return;
+  std::error_code data_ec, run_ec;
+  const fs::path data = fs::weakly_canonical(data_dir, data_ec);
+  const fs::path run = fs::weakly_canonical(run_dir, run_ec);
+  if (data_ec || run_ec || data.empty()) return;
+  const auto within = [&run](const fs::path& dir) {
+    const auto [end, at] = std::mismatch(dir.begin(), dir.end(), run.begin(), run.end());
+    return end == dir.end();
+  };
+  std::vector<std::string> splits{split_folder_name(Split::kTrain),
+                                  split_folder_name(Split::kTest)};
+  splits.insert(splits.end(), kValFolderNames.begin(), kValFolderNames.end());
+  bool inside = run == data;
+  for (const std::string& split : splits) {
+    inside = inside || within(fs::weakly_canonical(data / split, data_ec));
+  }
+  if (!inside) return;
   throw UsageError(fmt::format(
-      "--run-dir {} is inside --data {}: the next run would read the run's folder as data (a "
-      "class folder, or a split); choose a --run-dir outside the image folder",
+      "--run-dir {} is inside the image folder --data {}: the next run would read the run's "
+      "folder as data (a class folder, or a split); choose a --run-dir outside its splits",
       run_dir.string(), data_dir));
 }
 

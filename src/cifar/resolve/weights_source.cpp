@@ -68,6 +68,7 @@ ModelSource weights_source(const TrainConfig& config,
   WeightsOptions options;
   if (!config.model.empty()) options.model = config.model;
   options.stem = config.stem;  // unset: the file's metadata
+  if (config.image_size > 0) options.images.image_size = config.image_size;  // over the file's
   fs::path file = config.init_weights;
   std::string named_by = "--init-weights " + config.init_weights;
   const ModelEntry* pretrained = nullptr;
