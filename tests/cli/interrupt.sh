@@ -124,33 +124,33 @@ for c in "ab":
     for i in range(300):
         os.symlink("../../../big.png", f"photos/train/{c}/{i:03d}.png")
 PY
-"$TRAIN" --data photos --val-split 10 --device cpu --threads 1 --epochs 1 --run-dir run7 \
-  --checkpoint net7.pt >/dev/null 2>decode.err &
-pid=$!
-wait_for_log "decoding 600 images" decode.err $pid
-kill -STOP $pid; kill -INT $pid; kill -CONT $pid
-wait $pid
-status=$?
-[[ $status -eq 130 ]] || { cat decode.err; fail "SIGINT while decoding: exit $status, expected 130"; }
-grep -q "^interrupt: stopping the decoding" decode.err || { cat decode.err; fail "no notice on the signal"; }
+# interrupt_decoding DATA N ERR: a run on DATA (N images in train/) signalled
+# once it says it decodes them; its stderr in ERR; fails unless it exits 130
+# with the notice and leaves no cache, run folder (run-DATA) or checkpoint.
+interrupt_decoding() {
+  local data=$1 n=$2 err=$3
+  "$TRAIN" --data "$data" --val-split 10 --device cpu --threads 1 --epochs 1 --run-dir "run-$data" \
+    --checkpoint "$data.pt" >/dev/null 2>"$err" &
+  local pid=$!
+  wait_for_log "decoding $n images" "$err" $pid
+  kill -STOP $pid; kill -INT $pid; kill -CONT $pid
+  wait $pid
+  local status=$?
+  [[ $status -eq 130 ]] || { cat "$err"; fail "SIGINT while decoding $data: exit $status, expected 130"; }
+  grep -q "^interrupt: stopping the decoding" "$err" || { cat "$err"; fail "no notice on the signal"; }
+  [[ ! -e $data/.cifar-cache && ! -e run-$data && ! -e $data.pt ]] ||
+    fail "an interrupted decoding left files: $(ls -a "$data" "run-$data" "$data.pt" 2>&1)"
+}
+interrupt_decoding photos 600 decode.err
 grep -Eq "interrupted \(signal 2\) while decoding photos/train: [0-9]+ of its 600 images done; this split was not cached" decode.err ||
   { cat decode.err; fail "the interrupt during decoding was not reported"; }
-[[ ! -e photos/.cifar-cache && ! -e run7 && ! -e net7.pt ]] || fail "an interrupted decoding left files: $(ls -a photos run7 net7.pt 2>&1)"
 pass "SIGINT while decoding: a line that says so, exit 130, nothing written"
 
 # A signal during the last (here the only) few hundred images stops the run
 # too: the request is not left for the training's guard to clear.
 mkdir -p few/train/a few/train/b
 for c in a b; do for i in $(seq -w 0 99); do ln -s ../../../big.png few/train/$c/$i.png; done; done
-"$TRAIN" --data few --val-split 10 --device cpu --threads 1 --epochs 1 --run-dir run8 \
-  --checkpoint net8.pt >/dev/null 2>few.err &
-pid=$!
-wait_for_log "decoding 200 images" few.err $pid
-kill -STOP $pid; kill -INT $pid; kill -CONT $pid
-wait $pid
-status=$?
-[[ $status -eq 130 ]] || { cat few.err; fail "SIGINT in the last chunk of decoding: exit $status, expected 130"; }
+interrupt_decoding few 200 few.err
 grep -q "while decoding few/train: 200 of its 200 images done; this split was not cached" few.err ||
   { cat few.err; fail "the interrupt in the last chunk was not reported"; }
-[[ ! -e few/.cifar-cache/train.bin && ! -e run8 && ! -e net8.pt ]] || fail "an interrupted decoding left files"
 pass "SIGINT in the last chunk of decoding stops the run too"
