@@ -39,10 +39,12 @@ grep -q '^| nccl | passed |' "$report" || fail "the gloo group did not run witho
 
 # Stopped during a step (the device call's own limit, Ctrl-C), check.sh
 # still leaves the report of the steps so far, the stopped step named.
-rm -rf "$tmp/out"
+# The first run's check.out goes first: grepping it before the background
+# job truncates it would stop the check before it wrote anything.
+rm -rf "$tmp/out" "$tmp/check.out"
 "${check[@]}" >"$tmp/check.out" 2>&1 &
 pid=$!
-until grep -q '\] kit (limit' "$tmp/check.out"; do
+until grep -qs '\] kit (limit' "$tmp/check.out"; do
   kill -0 "$pid" 2>/dev/null || fail "check.sh ended before its kit step"
   sleep 0.1
 done
