@@ -103,9 +103,9 @@ void check_run_dir_outside_data(const fs::path& run_dir, const std::string& data
   const fs::path data = fs::weakly_canonical(data_dir, data_ec);
   const fs::path run = fs::weakly_canonical(run_dir, run_ec);
   if (data_ec || run_ec || data.empty()) return;
-  const auto within = [&run](const fs::path& dir) {
+  const auto within = [&run](const fs::path& dir) {  // an empty dir (not resolved): no
     const auto [end, at] = std::mismatch(dir.begin(), dir.end(), run.begin(), run.end());
-    return end == dir.end();
+    return !dir.empty() && end == dir.end();
   };
   std::vector<std::string> splits{split_folder_name(Split::kTrain),
                                   split_folder_name(Split::kTest)};
