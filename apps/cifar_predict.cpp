@@ -35,10 +35,11 @@ int main(int argc, char** argv) {
     // The images listed, --csv checked, the model loaded on its device, the TTA level.
     cifar::PredictRun run = cifar::resolve_predict(config);
     const cifar::ImageList& images = run.images;
-    const auto predictions =
-        cifar::predict_files(*run.checkpoint.model, run.checkpoint.info, images.files, run.options);
-    int failed = static_cast<int>(images.empty_folders.size());
-    for (const auto& problem : images.empty_folders) spdlog::error("{}", problem);
+    // A row per image, and one per named folder without an image.
+    const auto predictions = cifar::with_empty_folders(
+        cifar::predict_files(*run.checkpoint.model, run.checkpoint.info, images.files, run.options),
+        images.empty_folders);
+    int failed = 0;
     for (const auto& p : predictions) {
       if (!p.error.empty()) {
         ++failed;
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
     }
     const auto unreadable = static_cast<size_t>(failed) - images.empty_folders.size();
     if (unreadable > 0) {
-      spdlog::error("{} of {} images could not be classified", unreadable, predictions.size());
+      spdlog::error("{} of {} images could not be classified", unreadable, images.files.size());
     }
     return failed > 0 ? 1 : 0;
   });

@@ -112,7 +112,7 @@ pass "--crop-scale where no resized crop is cut is named once (flag and config f
 
 # --- outputs: the folder must exist, a folder is no file --------------------------
 mkdir out
-expect 1 "--csv out is a folder, not a file: name a file inside it \(out/predictions.csv\)" -- \
+expect 2 "--csv out is a folder, not a file: name a file inside it \(out/predictions.csv\)" -- \
   "$PREDICT" --checkpoint m.pt --csv out pics/test/cat/000.png
 expect 1 "cannot write missing/p.csv: .*\(its folder missing does not exist\); choose a writable --csv" -- \
   "$PREDICT" --checkpoint m.pt --csv missing/p.csv pics/test/cat/000.png
@@ -126,4 +126,4 @@ expect 1 "cannot write missing/c.pt: .*\(its folder missing does not exist\); ch
 expect 2 "--checkpoint out is a folder, not a checkpoint file; .*choose another --checkpoint" -- \
   "$TRAIN" "${quick[@]}" --run-dir rd --checkpoint out
 [[ ! -e missing ]] || fail "a tool made an output's folder"
-pass "outputs: a missing folder is refused naming the option and the folder, a folder naming the option"
+pass "outputs: a missing folder is refused naming the option and the folder (exit 1), a folder named as a file as a usage error (exit 2) in every tool"

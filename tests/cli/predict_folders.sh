@@ -6,7 +6,8 @@
 # probabilities) agree with the plain output; the checkpoint's TTA level is
 # applied by default (an image and its mirror image get the same answer at
 # level 1, not at --tta 0), level 3 as level 2; --csv is refused onto an
-# input; a folder without images is one error line.
+# input; a folder without images is one error line and its own --csv and
+# --json row; --logits without --json is said to do nothing.
 source "$(dirname "$0")/lib/common.bash"
 PREDICT=$(cd "$(dirname "$TRAIN")" && pwd)/cifar-predict
 
@@ -123,4 +124,26 @@ status=$?
 [[ $status -eq 1 ]] || fail "a folder without images: exit $status, expected 1"
 grep -q "empty holds no PNG or JPEG image" empty.err || { cat empty.err; fail "the empty folder is not named"; }
 [[ $out == "look/000.png: "* && $(grep -c "" <<<"$out") -eq 1 ]] || fail "the other image was not classified: $out"
-pass "--csv onto an input refused; a folder without images is an error, the rest classified"
+# --csv and --json answer for every input named: the folder's row at its place.
+"$PREDICT" --checkpoint m.pt --csv empty.csv --json empty look/000.png >empty.json 2>/dev/null &&
+  fail "a folder without images exited 0 with --csv"
+python3 - <<'PY' || fail "the folder without images has no row of its own in --csv or --json"
+import csv, json
+rows = list(csv.reader(open("empty.csv", newline="")))[1:]
+assert [r[0] for r in rows] == ["empty", "look/000.png"], rows
+assert "holds no PNG or JPEG image" in rows[0][-1] and rows[1][-1] == "", rows
+objs = json.load(open("empty.json"))
+assert [o["file"] for o in objs] == ["empty", "look/000.png"], objs
+assert "holds no PNG or JPEG image" in objs[0]["error"] and "class" in objs[1], objs
+PY
+pass "--csv onto an input refused; a folder without images is an error with its own --csv and --json row, the rest classified"
+
+# --logits goes only into --json: without it, it is said to do nothing.
+"$PREDICT" --checkpoint m.pt --logits --csv lg.csv look/000.png >/dev/null 2>lg.err ||
+  fail "--logits --csv failed"
+grep -q "warning: --logits does nothing here: the raw logits go only into --json's output (--csv has no logits columns); add --json" lg.err ||
+  { cat lg.err; fail "--logits without --json is not said"; }
+"$PREDICT" --checkpoint m.pt --logits --json look/000.png 2>lg2.err | grep -q '"logits"' ||
+  fail "--logits --json gave no logits"
+grep -q "logits does nothing" lg2.err && fail "--logits with --json was called ignored"
+pass "--logits without --json is said to do nothing"

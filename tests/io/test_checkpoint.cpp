@@ -163,6 +163,8 @@ TEST_CASE("ensure_writable creates folders and refuses unwritable paths", "[chec
   CHECK_THROWS_WITH(ensure_writable(dir.path() / "file" / "c.pt"),
                     Catch::Contains("cannot create"));
   CHECK_THROWS_WITH(ensure_writable(dir.path() / "a"), Catch::Contains("is a folder, not a file"));
+  // A folder named as a file is the user's to fix (exit 2), in every tool.
+  CHECK_THROWS_AS(ensure_writable(dir.path() / "a"), UsageError);
   // An output an option names: the option named, its folder never made.
   CHECK_THROWS_WITH(ensure_writable(dir.path() / "a", "--csv", false),
                     Catch::StartsWith("--csv ") && Catch::Contains("a/predictions.csv"));

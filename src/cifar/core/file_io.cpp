@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/errors.h"
 #include "cifar/core/names.h"
 
 namespace cifar {
@@ -271,9 +272,9 @@ void ensure_writable(const fs::path& path, const std::string& option, bool make_
     const std::string example = option == "--csv"   ? "predictions.csv"
                                 : option == "--out" ? "model.safetensors"
                                                     : "net.pt";
-    throw std::runtime_error(fmt::format("{}{} is a folder, not a file: name a file inside it ({})",
-                                         option.empty() ? "" : option + " ", shown_name(path),
-                                         shown_name(path / example)));
+    throw UsageError(fmt::format("{}{} is a folder, not a file: name a file inside it ({})",
+                                 option.empty() ? "" : option + " ", shown_name(path),
+                                 shown_name(path / example)));
   }
   // The names really used: the temporary file write_file_atomically makes,
   // renamed to `path` when nothing is there yet (then removed again).

@@ -48,9 +48,15 @@ ImageList list_images(const std::vector<std::string>& inputs) {
     const auto files = walk(input, list);
     if (files.empty()) {
       const int64_t skipped = list.skipped_other + list.skipped_hidden - skipped_before;
-      list.empty_folders.push_back(fmt::format(
-          "{} holds no PNG or JPEG image (.png, .jpg or .jpeg, in it or in its subfolders){}",
-          shown_name(input), skipped > 0 ? fmt::format(": only {} other entries", skipped) : ""));
+      list.empty_folders.push_back(
+          {.path = input,
+           .problem = fmt::format(
+               "{} holds no PNG or JPEG image (.png, .jpg or .jpeg, in it or in its subfolders){}",
+               shown_name(input),
+               skipped > 0
+                   ? fmt::format(": only {} other entr{}", skipped, skipped == 1 ? "y" : "ies")
+                   : ""),
+           .at = list.files.size()});
     }
     list.files.insert(list.files.end(), files.begin(), files.end());
   }

@@ -15,10 +15,17 @@
 
 namespace cifar {
 
+// A named folder that holds no image: reported (and given an output row)
+// where its images would have been.
+struct EmptyFolder {
+  std::string path;     // as named
+  std::string problem;  // "DIR holds no PNG or JPEG image ..."
+  size_t at = 0;        // its place in ImageList::files: the images before it
+};
+
 struct ImageList {
   std::vector<std::string> files;  // in the arguments' order, each folder's sorted
-  // "DIR holds no PNG or JPEG image ..." for each named folder without one.
-  std::vector<std::string> empty_folders;
+  std::vector<EmptyFolder> empty_folders;
   int64_t skipped_other = 0;               // files in folders without an image extension
   int64_t skipped_hidden = 0;              // hidden entries in folders
   std::vector<std::string> skipped_names;  // the first few skipped, for the log

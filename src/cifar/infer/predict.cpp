@@ -117,6 +117,18 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
   return out;
 }
 
+std::vector<Prediction> with_empty_folders(std::vector<Prediction> predictions,
+                                           const std::vector<EmptyFolder>& empty) {
+  // From the last, so that each place still counts the images before it.
+  for (auto it = empty.rbegin(); it != empty.rend(); ++it) {
+    const auto at = std::min(it->at, predictions.size());
+    predictions.insert(
+        predictions.begin() + static_cast<std::ptrdiff_t>(at),
+        Prediction{.file = it->path, .error = it->problem, .top_k = {}, .logits = {}});
+  }
+  return predictions;
+}
+
 std::string format_prediction(const Prediction& p) {
   // The name as shown in messages (core/names.h): one line per image, whatever its name.
   if (!p.error.empty()) return fmt::format("{}: error: {}", shown_name(p.file), p.error);

@@ -55,6 +55,12 @@ struct PredictRun {
   PredictOptions options;
 };
 
+// The predictions with a row {folder, its problem} for each named folder that
+// holds no image, at its place in the arguments' order, so that --json and
+// --csv answer for every input named.
+std::vector<Prediction> with_empty_folders(std::vector<Prediction> predictions,
+                                           const std::vector<EmptyFolder>& empty);
+
 // "FILE: CLASS 87.1% (then dog 5.2%, ...)" or "FILE: error: ...".
 std::string format_prediction(const Prediction& p);
 

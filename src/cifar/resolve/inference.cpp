@@ -195,7 +195,13 @@ PredictRun resolve_predict(const PredictConfig& config) {
                  .options = {}};
   run.options.top_k = config.top_k;
   run.options.batch_size = config.batch_size;
-  run.options.logits = config.logits;
+  run.options.logits = config.logits && config.json;
+  if (config.logits && !config.json) {  // said, as resolve/ignored_options says the others
+    spdlog::warn(
+        "--logits does nothing here: the raw logits go only into --json's output{}; "
+        "add --json",
+        config.csv.empty() ? "" : " (--csv has no logits columns)");
+  }
   for (const auto& input : config.images) {  // a data set's val/ or test/: its decode cache
     std::error_code ec;
     if (std::filesystem::is_directory(input, ec) && class_folder_cache(input, {})) {
