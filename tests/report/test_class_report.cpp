@@ -56,6 +56,31 @@ TEST_CASE("a class without test images is in neither the best nor the worst", "[
   CHECK_THAT(out, !Catch::Contains("class1 ") && Catch::Contains("(1 class has no test images)"));
 }
 
+TEST_CASE("no class is both among the best and the worst; a tie across the lists is said",
+          "[report]") {
+  std::vector<std::string> names;
+  for (int c = 0; c < 12; ++c) names.push_back(fmt::format("class{}", c));
+  EvalResult r = twelve_classes();  // every image predicted as class 11: the others at 0 %
+  std::fill(r.confusion.begin(), r.confusion.end(), 0);
+  for (size_t c = 0; c < 12; ++c) r.confusion[c * 12 + 11] = 10;
+  r.correct = 10;
+  const std::string out = format_many_classes(r, names);
+  CHECK_THAT(out, Catch::Contains("The 5 best classes:\n  class11 100.0 %\n  class0    0.0 %\n"));
+  CHECK_THAT(out, Catch::Contains("The 5 worst classes:\n  class4    0.0 %\n  class5    0.0 %\n"));
+  for (int c = 0; c < 12; ++c) {  // each class at most once
+    const std::string line = fmt::format("  {:<8}", names[static_cast<size_t>(c)]);
+    CHECK(out.find(line) == out.rfind(line));
+  }
+  CHECK_THAT(out, Catch::Contains("(11 classes tie at 0.0 %: the lists show the first in label "
+                                  "order)"));
+  // Seven classes with test images: five best, the two others worst.
+  std::fill_n(r.confusion.begin(), 5 * 12, 0);
+  CHECK_THAT(format_many_classes(r, names),
+             Catch::Contains("The 2 worst classes:\n  class9    0.0 %\n  class10   0.0 %\n(6 ") &&
+                 Catch::Contains("(5 classes have no test images)"));
+  CHECK_THAT(format_many_classes(twelve_classes(), names), !Catch::Contains("tie at"));
+}
+
 TEST_CASE("more than ten classes: the tables, the JSON and metrics.csv carry top-5", "[report]") {
   std::vector<std::string> names;
   for (int c = 0; c < 12; ++c) names.push_back(fmt::format("class{}", c));

@@ -16,8 +16,9 @@ namespace cifar {
 
 // "Accuracy of the network on the N test images: top-1 x %, top-5 y %"
 // (`split`'s images: reporting.h's split_in_words), then "The 5 best
-// classes:" and "The 5 worst classes:", one indented line each (ties in
-// label order).
+// classes:" and "The 5 worst classes:" among the others (fewer when there are
+// fewer than ten classes; no class in both lists), one indented line each
+// (ties in label order; a tie across the lists is said).
 std::string format_many_classes(const EvalResult& result, const std::vector<std::string>& names,
                                 const std::string& split = "test");
 
