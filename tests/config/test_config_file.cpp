@@ -32,7 +32,7 @@ Settings read(const std::string& toml, std::vector<std::string> args = {}) {
   app.add_option("-o,--checkpoint", s.checkpoint);
   app.add_option("-e,--epochs", s.epochs);
   app.add_option("--lr", s.lr);
-  app.add_flag("--augment", s.augment);
+  app.add_flag("--augment,!--no-augment", s.augment);  // as config/option_visitors.h declares flags
   args.insert(args.begin(), {"--config", path.string()});
   std::reverse(args.begin(), args.end());
   app.parse(args);
@@ -140,6 +140,46 @@ TEST_CASE("config file errors say the line", "[config_file]") {
   // Only a key a config file may hold is offered: not --help or --config.
   CHECK_THAT(error_of("hepl = true\n"), !Catch::Contains("did you mean"));
   CHECK_THAT(error_of("confg = 'c.toml'\n"), !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("a value TOML cannot hold is refused saying what its key takes", "[config_file]") {
+  // An array or a date: the key's own type, with an example.
+  CHECK(error_of("epochs = [1, 2]\n") ==
+        "line 1: 'epochs' is an array; each key takes one value: here a whole number, unquoted "
+        "(epochs = 10)");
+  CHECK(error_of("lr = [0.1]\n") ==
+        "line 1: 'lr' is an array; each key takes one value: here a number, unquoted (lr = 0.5)");
+  CHECK(error_of("run-dir = 1979-05-27\n") ==
+        "line 1: 'run-dir' is a date or time: here a quoted string (run-dir = \"text\")");
+  // A bare word: quotes for text, the type for the others (toml++ said
+  // "Error while parsing floating-point: expected 'nan', saw 'ne'").
+  CHECK(error_of("checkpoint = net.pt # the small one\n") ==
+        "line 1: checkpoint = net.pt: text needs quotes in TOML: checkpoint = \"net.pt\"");
+  CHECK(error_of("epochs = 1\nrun-dir = /tmp/runs\n") ==
+        "line 2: run-dir = /tmp/runs: text needs quotes in TOML: run-dir = \"/tmp/runs\"");
+  CHECK(error_of("epochs = ten\n") ==
+        "line 1: epochs = ten: here a whole number, unquoted (epochs = 10)");
+  CHECK(error_of("augment = yes\n") ==
+        "line 1: augment = yes: here true or false (augment = true)");
+  CHECK_THAT(error_of("epochs = 1.2.3\n"), Catch::StartsWith("line 1, column "));
+  // An unknown key is named first, whatever its value.
+  CHECK_THAT(error_of("mean = [1, 2, 3]\n"), Catch::StartsWith("line 1: unknown key 'mean'"));
+  CHECK_THAT(error_of("mean = net\n"), Catch::StartsWith("line 1: unknown key 'mean'"));
+}
+
+TEST_CASE("a config file holds settings: not help or config, and each option once",
+          "[config_file]") {
+  CHECK(error_of("help = true\n") ==
+        "line 1: 'help' is no setting: a config file holds a run's options; give --help on the "
+        "command line");
+  CHECK_THAT(error_of("epochs = 1\nconfig = 'c.toml'\n"),
+             Catch::StartsWith("line 2: 'config' is no setting"));
+  // A flag and its --no- form are one option: both in one file is refused
+  // (the first was kept without a word).
+  CHECK(error_of("augment = true\nepochs = 1\nno-augment = true\n") ==
+        "line 3: 'no-augment' sets what 'augment' on line 1 sets: keep one");
+  CHECK(read("no-augment = false\n").augment);
+  CHECK_FALSE(read("no-augment = true\n").augment);
 }
 
 TEST_CASE("TOML text: UTF-8 checks, quoting, floats", "[config_file]") {

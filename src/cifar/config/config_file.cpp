@@ -48,32 +48,45 @@ std::string as_written(const TomlEntry& entry) {
   }
 }
 
+// The option's value type: "INT", "UINT", "FLOAT", "TEXT" or "FLAG".
+std::string value_type(const CLI::Option& option) {
+  if (option.get_expected_max() == 0) return "FLAG";
+  const std::string full = option.get_type_name();  // "INT:[1, 1000000]": the type, its checks
+  return full.substr(0, full.find(':'));
+}
+
+// What `key` takes, with an example: "a number, unquoted (lr = 0.5)".
+std::string wanted_value(const CLI::Option& option, const std::string& key,
+                         const std::string& text = "text") {
+  const std::string type = value_type(option);
+  if (type == "FLAG") return fmt::format("true or false ({} = true)", key);
+  if (type == "INT" || type == "UINT")
+    return fmt::format("a whole number, unquoted ({} = 10)", key);
+  if (type == "FLOAT") return fmt::format("a number, unquoted ({} = 0.5)", key);
+  return fmt::format("a quoted string ({} = \"{}\")", key, text);
+}
+
 // Types are exact (issue 47): a flag takes a boolean, a whole-number option
 // an integer (an unsigned one also the quoted digits config.toml writes past
 // 2^63), a real-number option an integer or a float, any other option a
 // string. ConfigTypeError naming the option otherwise, which run_cli
 // follows with "(--config FILE, line N)".
 void check_type(const CLI::Option& option, const TomlEntry& entry) {
-  const std::string full = option.get_type_name();  // "INT:[1, 1000000]": the type, its checks
-  const std::string type = full.substr(0, full.find(':'));
+  const std::string type = value_type(option);
   const auto is = [&](TomlType t) { return entry.type == t; };
-  std::string wanted;
-  if (option.get_expected_max() == 0) {  // a flag
+  if (type == "FLAG") {
     if (is(TomlType::kBoolean)) return;
-    wanted = fmt::format("true or false ({} = true)", entry.key);
   } else if (type == "INT" || type == "UINT") {
     const bool digits =
         !entry.value.empty() && std::all_of(entry.value.begin(), entry.value.end(),
                                             [](char c) { return c >= '0' && c <= '9'; });
     if (is(TomlType::kInteger) || (type == "UINT" && is(TomlType::kString) && digits)) return;
-    wanted = fmt::format("a whole number, unquoted ({} = 10)", entry.key);
   } else if (type == "FLOAT") {
     if (is(TomlType::kInteger) || is(TomlType::kFloat)) return;
-    wanted = fmt::format("a number, unquoted ({} = 0.5)", entry.key);
-  } else {
-    if (is(TomlType::kString)) return;
-    wanted = fmt::format("a quoted string ({} = \"{}\")", entry.key, entry.value);
+  } else if (is(TomlType::kString)) {
+    return;
   }
+  const std::string wanted = wanted_value(option, entry.key, entry.value);
   throw ConfigTypeError(option.get_name(),
                         fmt::format("must be {}, not {}: {} = {}", wanted,
                                     toml_type_name(entry.type), entry.key, as_written(entry)),
@@ -90,6 +103,57 @@ std::vector<TomlEntry> read_settings_toml(std::string_view document) {
   }
 }
 
+namespace {
+
+// The option `key` sets, if it is one a config file may hold; ConfigFileError
+// otherwise, naming the key it likely meant.
+const CLI::Option& configurable_option(const CLI::App& app, const std::string& key, int64_t line) {
+  const CLI::Option* option = option_for(app, key);
+  if (option == nullptr) {
+    const std::string meant = suggest_option(app, "--" + key, /*config_keys=*/true);
+    throw ConfigFileError(line, meant.empty()
+                                    ? fmt::format("line {}: unknown key '{}'; keys are the long "
+                                                  "option names without dashes, e.g. "
+                                                  "batch-size = 32",
+                                                  line, key)
+                                    : fmt::format("line {}: unknown key '{}': did you mean {} = "
+                                                  "...?",
+                                                  line, key, meant.substr(2)));
+  }
+  if (!option->get_configurable() || option == app.get_config_ptr()) {  // help, version, config
+    throw ConfigFileError(line, fmt::format("line {}: '{}' is no setting: a config file holds a "
+                                            "run's options; give --{} on the command line",
+                                            line, key, key));
+  }
+  return *option;
+}
+
+// The entries of a config file; a value that is not flat is refused saying
+// what its key takes.
+std::vector<TomlEntry> read_config_entries(const CLI::App& app, std::string_view document) {
+  try {
+    return read_flat_toml(document);
+  } catch (const TomlError& e) {
+    const TomlBadValue& bad = e.bad_value();
+    if (bad.kind == TomlBadValue::kNone) throw ConfigFileError(e.line(), e.what());
+    const CLI::Option& option = configurable_option(app, bad.key, e.line());
+    const std::string wanted = wanted_value(option, bad.key, bad.word.empty() ? "text" : bad.word);
+    switch (bad.kind) {
+      case TomlBadValue::kArray:
+        throw ConfigFileError(e.line(), fmt::format("{}: here {}", e.what(), wanted));
+      case TomlBadValue::kDate:
+        throw ConfigFileError(e.line(), fmt::format("line {}: '{}' is a date or time: here {}",
+                                                    e.line(), bad.key, wanted));
+      default:  // a bare word: quotes, if the option takes text
+        if (value_type(option) == "TEXT") throw ConfigFileError(e.line(), e.what());
+        throw ConfigFileError(e.line(), fmt::format("line {}: {} = {}: here {}", e.line(), bad.key,
+                                                    bad.word, wanted));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const {
   // Read through rdbuf: GCC 12's -Wnull-dereference flags libstdc++'s own
   // istreambuf_iterator code when a string is built from a pair of them.
@@ -98,19 +162,19 @@ std::vector<CLI::ConfigItem> TomlConfig::from_config(std::istream& input) const 
   const std::string document = std::move(whole).str();
   std::vector<CLI::ConfigItem> config_items;
   lines_.clear();
-  for (TomlEntry& entry : read_settings_toml(document)) {
+  std::map<const CLI::Option*, const TomlEntry*> set_by;  // a flag and its --no- form are one
+  const std::vector<TomlEntry> entries = read_config_entries(*app_, document);
+  for (const TomlEntry& entry : entries) {
+    const CLI::Option& option = configurable_option(*app_, entry.key, entry.line);
+    if (const auto [at, fresh] = set_by.emplace(&option, &entry); !fresh) {
+      throw ConfigFileError(entry.line,
+                            fmt::format("line {}: '{}' sets what '{}' on line {} sets: keep one",
+                                        entry.line, entry.key, at->second->key, at->second->line));
+    }
+  }
+  for (TomlEntry entry : entries) {
     lines_[entry.key] = entry.line;
     const CLI::Option* option = option_for(*app_, entry.key);
-    if (option == nullptr) {
-      const std::string meant = suggest_option(*app_, "--" + entry.key, /*config_keys=*/true);
-      throw ConfigFileError(entry.line,
-                            meant.empty()
-                                ? fmt::format("line {}: unknown key '{}'; keys are the long option "
-                                              "names without dashes, e.g. batch-size = 32",
-                                              entry.line, entry.key)
-                                : fmt::format("line {}: unknown key '{}': did you mean {} = ...?",
-                                              entry.line, entry.key, meant.substr(2)));
-    }
     check_type(*option, entry);
     CLI::ConfigItem item;
     item.name = std::move(entry.key);

@@ -5,6 +5,8 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -29,6 +31,27 @@ std::string line_text(std::string_view document, int64_t number) {
   return std::string(line.substr(0, line.find_last_not_of(" \t\r") + 1));
 }
 
+// "model = net", "data = /tmp/x": a word where a value goes, which toml++
+// refuses in its own words ("expected 'nan'"). The key and the word, if so.
+std::optional<TomlBadValue> bare_word(std::string_view document, int64_t line) {
+  const std::string text = line_text(document, line);
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) return std::nullopt;
+  const auto trim = [](std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t\r") + 1);
+    return s;
+  };
+  const std::string key = trim(text.substr(0, eq));
+  const std::string value = trim(text.substr(eq + 1, text.find('#') - eq - 1));
+  const bool word = !value.empty() &&
+                    (std::isalpha(static_cast<unsigned char>(value[0])) ||
+                     std::string_view("/.~_").find(value[0]) != std::string_view::npos) &&
+                    value.find_first_of(" \t\"'[{") == std::string::npos;
+  if (key.empty() || !word || value == "true" || value == "false") return std::nullopt;
+  return TomlBadValue{.kind = TomlBadValue::kBareWord, .key = key, .word = value};
+}
+
 constexpr const char* kFlat = "keys are all at the top level, e.g. batch-size = 32";
 
 // One top-level value as text, or why it cannot be one.
@@ -47,13 +70,15 @@ std::string value_text(const toml::node& node, const std::string& key, int64_t l
                                       line, key, kFlat));
   }
   if (node.is_array()) {
-    throw TomlError(line, fmt::format("line {}: '{}' is an array; each key takes one value, "
-                                      "e.g. {} = \"text\" or {} = 3",
-                                      line, key, key, key));
+    throw TomlError(line,
+                    fmt::format("line {}: '{}' is an array; each key takes one value", line, key),
+                    {.kind = TomlBadValue::kArray, .key = key, .word = ""});
   }
-  throw TomlError(line, fmt::format("line {}: '{}' is a date or time; give a number or a "
-                                    "quoted string",
-                                    line, key));
+  throw TomlError(line,
+                  fmt::format("line {}: '{}' is a date or time; give a number or a "
+                              "quoted string",
+                              line, key),
+                  {.kind = TomlBadValue::kDate, .key = key, .word = ""});
 }
 
 }  // namespace
@@ -65,6 +90,12 @@ std::vector<TomlEntry> read_flat_toml(std::string_view document) {
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
     const auto line = static_cast<int64_t>(at.line);
+    if (auto bad = bare_word(document, line)) {
+      const std::string what =
+          fmt::format("line {}: {} = {}: text needs quotes in TOML: {} = \"{}\"", line, bad->key,
+                      bad->word, bad->key, bad->word);
+      throw TomlError(line, what, std::move(*bad));
+    }
     throw TomlError(line, fmt::format("line {}, column {}: {}", line, at.column, e.description()));
   }
   std::vector<TomlEntry> entries;

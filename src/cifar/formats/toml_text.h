@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cifar {
@@ -21,13 +22,24 @@ namespace cifar {
 // A document that is not flat TOML; what() starts "line N" (and a column for
 // syntax errors): the caller adds the file's name, and says whose mistake it
 // is (config/config_file.h: a config file's is the user's).
+// A value a flat document cannot hold, so that the caller can say what its
+// key takes instead.
+struct TomlBadValue {
+  enum Kind { kNone, kArray, kDate, kBareWord } kind = kNone;
+  std::string key;   // the top-level key
+  std::string word;  // kBareWord: the unquoted word ("model = net": net)
+};
+
 class TomlError : public std::runtime_error {
  public:
-  TomlError(int64_t line, const std::string& what) : std::runtime_error(what), line_(line) {}
+  TomlError(int64_t line, const std::string& what, TomlBadValue bad = {})
+      : std::runtime_error(what), line_(line), bad_(std::move(bad)) {}
   int64_t line() const { return line_; }
+  const TomlBadValue& bad_value() const { return bad_; }
 
  private:
   int64_t line_;
+  TomlBadValue bad_;
 };
 
 // A flat value's TOML type: what the reader of a setting checks before the
