@@ -125,7 +125,7 @@ expect 0 "Accuracy of the network on the [0-9]+ test images" -- "$EVAL" --checkp
 
 # --- a checkpoint as weights --------------------------------------------------------
 # Was: "not a torch.save zip file".
-expect 0 "init weights: ck.pt \(net\); from the checkpoint's header" -- \
+expect 0 "init weights: ck.pt \(net\); normalisation: mean \[0.49[0-9]*, [0-9.]+, [0-9.]+\] std \[0.24[0-9]*, [0-9.]+, [0-9.]+\], from the checkpoint.s header" -- \
   "$TRAIN" "${ok[@]:0:${#ok[@]}-1}" --init-weights ck.pt --run-dir run-init --checkpoint init.pt
 expect 0 "img.png: " -- "$PREDICT" --weights ck.pt img.png
 a=$("$PREDICT" --weights ck.pt --json --top-k 10 img.png 2>/dev/null)

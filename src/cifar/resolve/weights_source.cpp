@@ -81,9 +81,11 @@ ModelSource weights_source(const TrainConfig& config,
   }
   ImportedWeights w = resolve_weights(file, options);
   if (!config.train_from.empty()) check_train_from(*w.model, w.model_name, config.train_from);
-  spdlog::info(
-      "init weights: {} ({}); {}", file.string(), w.model_name,
-      pretrained ? "ImageNet weights, normalisation as they were trained" : w.normalization_note);
+  // As cifar-eval's "weights:" line (model_input.cpp): the values and whence.
+  const Normalization& n = w.normalization;
+  spdlog::info("init weights: {} ({}); normalisation: mean [{}] std [{}], {}", file.string(),
+               w.model_name, fmt::join(n.mean, ", "), fmt::join(n.std, ", "),
+               pretrained ? "ImageNet's, as the weights were trained" : w.normalization_note);
   return {.model_name = w.model_name,
           .stem = w.stem,
           .normalization = w.normalization,
