@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "cifar/config/config.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
 #include "cifar/model/model_registry.h"
