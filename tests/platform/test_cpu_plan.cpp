@@ -64,12 +64,10 @@ TEST_CASE("the CPU plan's rule: the physical cores at any batch size, following 
   const auto small = choose_cpu_plan(request(0, 4, 16, 8));
   CHECK(small.threads == 8);  // batch 4 too (measured faster: docs/benchmarks.md)
   CHECK(small.follows_load);
-  CHECK_FALSE(small.training_onednn);
   const auto large = choose_cpu_plan(request(0, 9, 16, 8));
   CHECK(large.threads == 8);
   CHECK(large.cores == 8);
   CHECK(large.follows_load);
-  CHECK(large.training_onednn);
   CHECK(choose_cpu_plan(request(0, 256, 4)).threads == 4);  // physical unknown: the hardware's
   CHECK_FALSE(choose_cpu_plan(request(0, 256, 1)).follows_load);  // one core: nothing to follow
 

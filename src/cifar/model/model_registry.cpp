@@ -49,6 +49,7 @@ const std::vector<ModelEntry>& model_registry() {
        .image_size = NetImpl::kImageSize,
        .head = "fc3",
        .cpu_bf16_slow = true,
+       .cpu_tiny_batch_native = true,
        .build = build_net},
       {.name = "resnet18", .has_stem = true, .head = "fc", .build = build_resnet18},
       {.name = "airbench94",

@@ -47,6 +47,10 @@ struct ModelEntry {
   std::string head;
   // --amp bf16 on a CPU runs slower than float32 (small layers: the casts cost more).
   bool cpu_bf16_slow = false;
+  // At batch <= 8 in float32 a CPU trains it faster on ATen's own kernels than
+  // through oneDNN (small layers: net, docs/benchmarks.md); the others train
+  // through oneDNN at any batch (resnet18 at batch 8 in bf16: 75 img/s, 2 without).
+  bool cpu_tiny_batch_native = false;
   Classifier (*build)(const ModelOptions&) = nullptr;  // freshly initialised
   // What a fresh model sets from the first training images (normalised,
   // unaugmented, (n, 3, S, S) float) before its first step: airbench94's

@@ -18,7 +18,6 @@ CpuPlan choose_cpu_plan(const CpuRequest& r) {
   const int64_t cores = std::clamp<int64_t>(physical / processes, 1, hardware);
   CpuPlan plan;
   plan.cores = static_cast<int>(cores);
-  plan.training_onednn = r.batch_size > 8;
   if (r.threads > hardware) {
     plan.threads = static_cast<int>(hardware);
     plan.why = fmt::format("{} {} capped at the {} hardware threads this machine has", r.source,
@@ -38,7 +37,6 @@ CpuPlan choose_cpu_plan(const CpuRequest& r) {
     plan.why += fmt::format("; {} processes share this machine's {} hardware threads", processes,
                             r.hardware_threads);
   }
-  if (!plan.training_onednn) plan.why += "; training without oneDNN, which is slower at batch <= 8";
   return plan;
 }
 

@@ -43,8 +43,7 @@ struct CpuPlan {
   int threads = 1;            // the count to start at
   int cores = 1;              // the physical cores the rule may use
   bool follows_load = false;  // the count follows the others' load (ThreadRule)
-  bool training_onednn = true;
-  std::string why;  // one line for the log
+  std::string why;            // one line for the log
 };
 
 CpuPlan choose_cpu_plan(const CpuRequest& request);

@@ -31,6 +31,7 @@ struct LoopSpec {
   int64_t tta = 0;              // --tta's level
   bool tensorboard = false;     // the running loss for TensorBoard (rank 0)
   double log_interval_s = 0;    // --log-interval: progress lines off a terminal
+  bool cpu_onednn = true;       // a CPU trains through oneDNN (resolve/machine.h)
 };
 
 // The loop of a run with these (fitted, resolved) settings, training

@@ -56,6 +56,19 @@ Machine resolve_machine(const MachineRequest& r) {
   return m;
 }
 
+bool cpu_training_onednn(const std::string& model, int64_t local_batch, const Precision& precision,
+                         const torch::Device& device, bool quiet) {
+  const bool native = device.is_cpu() && local_batch <= 8 && precision.amp == AmpMode::kOff &&
+                      model_entry(model).cpu_tiny_batch_native;
+  if (native && !quiet) {
+    spdlog::info(
+        "cpu kernels: ATen's own, not oneDNN: {}'s small layers train faster so at "
+        "batch <= 8 in float32",
+        model);
+  }
+  return !native;
+}
+
 Precision resolve_amp(AmpMode requested, const Machine& machine, const std::string& model,
                       bool graphed, bool quiet) {
   Precision p = resolve_precision(requested, machine.device, machine.numerics,

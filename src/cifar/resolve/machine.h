@@ -37,4 +37,12 @@ Machine resolve_machine(const MachineRequest& request);
 Precision resolve_amp(AmpMode requested, const Machine& machine, const std::string& model,
                       bool graphed, bool quiet = false);
 
+// Whether the CPU trains `model` through oneDNN at `local_batch` (each
+// process's) in `precision`: yes, but for a model whose entry says ATen's own
+// kernels train it faster at batch <= 8 in float32
+// (ModelEntry::cpu_tiny_batch_native); said in the log when not, unless
+// `quiet`. Off a CPU: true (nothing to choose).
+bool cpu_training_onednn(const std::string& model, int64_t local_batch, const Precision& precision,
+                         const torch::Device& device, bool quiet);
+
 }  // namespace cifar

@@ -209,6 +209,9 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   spec.step.non_finite_hint = non_finite_hint(spec.recipe, spec.source.model_name, fitted.amp);
   spec.loop =
       loop_spec(fitted, spec.precision, spec.source.model_name, spec.source.image.image_size);
+  spec.loop.cpu_onednn = cpu_training_onednn(
+      spec.source.model_name, per_rank_batch(fit.batch_size, context.dist.world_size()),
+      spec.precision, context.machine.device, /*quiet=*/!context.dist.is_main());
   check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
   const bool graphed = config.cuda_graph && context.machine.device.is_cuda();
   spec.shape = checked_epochs(spec, graphed, context.dist);

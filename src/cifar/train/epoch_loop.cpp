@@ -240,7 +240,7 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
                                              job.loop.seed, position.epoch),
                    job.dist.rank(), job.dist.world_size());
     const EpochStats later = with_oom_advice(train_oom, [&] {
-      const CpuSettingsGuard cpu_settings(job.threads.threads(), job.cpu.training_onednn);
+      const CpuSettingsGuard cpu_settings(job.threads.threads(), job.loop.cpu_onednn);
       return train_one_epoch(*job.session.learner, job.data.train, plan, options, position,
                              &shared);
     });

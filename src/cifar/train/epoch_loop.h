@@ -36,8 +36,7 @@ struct TrainingJob {
   ThreadRule& threads;  // the count, re-read between steps (platform/cpu_plan.h)
   RunForecast& forecast;
   const TimeBudget& budget;  // --time (time_budget.h): inactive without it
-  const CpuPlan& cpu;
-  const EpochShape& shape;  // how every epoch is cut into steps
+  const EpochShape& shape;   // how every epoch is cut into steps
 };
 
 // Runs the epochs from job.session.position to --epochs; the result holds

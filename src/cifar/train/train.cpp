@@ -76,7 +76,6 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
                         .threads = threads,
                         .forecast = forecast,
                         .budget = budget,
-                        .cpu = machine.cpu,
                         .shape = spec.shape};
   TrainResult result = run_epochs(job, device);
   if (outputs) {
