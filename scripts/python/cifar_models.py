@@ -314,6 +314,12 @@ def make_model(name, num_classes=10, stem="cifar"):
 def read_weights(path):
     """(state_dict, metadata) from a .safetensors (metadata as written by
     cifar-export) or a .pt/.pth file (metadata empty)."""
+    with open(path, "rb") as f:
+        if f.read(8) == b"CIFARTRN":  # a checkpoint: cifar-train's own format, not torch.save's
+            raise ValueError(
+                f"{os.fspath(path)} is a cifar-train checkpoint, which Python does not read: "
+                f"export its weights first (cifar-export --checkpoint {os.fspath(path)} --out "
+                f"model.safetensors), or use the run folder's model.safetensors")
     if str(path).endswith(".safetensors"):
         from safetensors import safe_open
         from safetensors.torch import load_file

@@ -26,7 +26,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("weights", help=".safetensors, .pt or .pth from cifar-export")
     p.add_argument("out", help="the .onnx file to write")
-    p.add_argument("--model", choices=["net", "resnet18"], help="default: the file's metadata")
+    p.add_argument("--model", choices=cifar_models.MODEL_NAMES, help="default: the file's metadata")
     p.add_argument("--stem", choices=["cifar", "imagenet"])
     p.add_argument("--opset", type=int, default=18)
     args = p.parse_args()

@@ -36,6 +36,15 @@ assert [p["class"] for p in a[:500]] == [p["class"] for p in b] == [p["class"] f
 PY
 pass "cifar-predict --weights (both formats) agrees with --checkpoint"
 
+# A checkpoint given to Python is named as one, with the export to make
+# (torch.load said "Weights only load failed ... weights_only=False will
+# likely succeed", which it would not).
+PYTHONPATH="$SRC/scripts/python" "$PY" -c 'import cifar_models; cifar_models.load("net.pt", model="net")' \
+  >ck.out 2>&1 && fail "Python loaded a cifar-train checkpoint"
+grep -q "ValueError: net.pt is a cifar-train checkpoint, which Python does not read: export its weights first (cifar-export --checkpoint net.pt --out model.safetensors)" ck.out ||
+  { cat ck.out; fail "Python's error on a checkpoint does not say to export it"; }
+pass "Python on a checkpoint: named as one, with the cifar-export command"
+
 if "$PY" -c "import onnx, onnxscript" 2>/dev/null; then
   "$PY" "$SRC/scripts/python/export_onnx.py" net.safetensors net.onnx >onnx.log 2>&1 ||
     { tail onnx.log >&2; fail "export_onnx.py failed"; }
