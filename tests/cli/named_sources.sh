@@ -125,5 +125,8 @@ expect 1 "cannot write missing/c.pt: .*\(its folder missing does not exist\); ch
   "$TRAIN" "${quick[@]}" --run-dir rc --checkpoint missing/c.pt
 expect 2 "--checkpoint out is a folder, not a checkpoint file; .*choose another --checkpoint" -- \
   "$TRAIN" "${quick[@]}" --run-dir rd --checkpoint out
+expect 2 "--checkpoint c.safetensors: a checkpoint is cifar-train.s own format, not .safetensors: name it .pt" -- \
+  "$TRAIN" "${quick[@]}" --run-dir rs --checkpoint c.safetensors
+[[ ! -e c.safetensors && ! -e rs ]] || fail "a refused --checkpoint c.safetensors wrote something"
 [[ ! -e missing ]] || fail "a tool made an output's folder"
 pass "outputs: a missing folder is refused naming the option and the folder (exit 1), a folder named as a file as a usage error (exit 2) in every tool"

@@ -160,6 +160,14 @@ fs::path run_folder_of_id(const std::string& run_id) {
 
 std::string checkpoint_replace_problem(const fs::path& path, const std::string& option,
                                        const fs::path& run_dir, const std::string& run_id) {
+  // A checkpoint is cifar-train's own format: under a weights file's name a
+  // Python reader would take it for one and fail ("header too large").
+  if (const std::string ext = path.extension().string(); ext == ".safetensors" || ext == ".onnx") {
+    return fmt::format(
+        "{} {}: a checkpoint is cifar-train's own format, not {}: name it .pt (the run folder's "
+        "model.safetensors holds the weights for Python; cifar-export writes them anywhere)",
+        option, path.string(), ext);
+  }
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return "";
   const std::string hint = fmt::format(
