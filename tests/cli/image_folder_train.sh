@@ -43,6 +43,16 @@ pass "cifar-eval and cifar-export: the folder's classes and measured normalisati
 write_folder zoo cat,dog,gnu train,test
 expect 1 "checkpoint pets.pt was trained on 3 classes \(cat, dog, emu\), but zoo \(folder\) holds 3 classes \(cat, dog, gnu\): class 2 is 'emu' in one and 'gnu'" -- \
   "$EVAL" --checkpoint pets.pt --data zoo --device cpu
+# Training from those weights on other classes, as many: a new head, said
+# (was refused, with no way to ask for one: "use the data it was trained on").
+"$TRAIN" --data zoo --device cpu --epochs 1 --batch-size 20 --init-weights pets.safetensors \
+  --run-dir run-zoo --checkpoint zoo.pt >zoo.out 2>&1 || { cat zoo.out; fail "--init-weights on other classes failed"; }
+grep -qF "warning: --init-weights pets.safetensors: its head (fc3) was trained on 3 classes (cat, dog, emu), the data holds others (cat, dog, gnu): the body is loaded, and a new 3-class head starts from --seed 0" zoo.out ||
+  { cat zoo.out; fail "the new head for other classes is not said"; }
+"$TRAIN" --data pets --device cpu --epochs 1 --batch-size 20 --init-weights pets.safetensors \
+  --run-dir run-same --checkpoint same.pt >same.out 2>&1 || { cat same.out; fail "--init-weights on its own classes failed"; }
+grep -q "new .*head" same.out && { cat same.out; fail "the same classes got a new head"; }
+pass "--init-weights naming other classes than the data's (as many): a new head, with a warning"
 
 write_folder notest cat,dog train
 "$TRAIN" --data notest --device cpu --epochs 1 --batch-size 20 --val-split 20 --run-dir run3 \

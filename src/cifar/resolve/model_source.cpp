@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/names.h"
 #include "cifar/data/resolution.h"
 #include "cifar/io/weights.h"
 #include "cifar/model/model_body.h"
@@ -105,7 +106,7 @@ int64_t planned_side(const ModelSource& source, const TrainConfig& config) {
 // initialised from --seed as the model's own.
 void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainConfig& config) {
   const ModelEntry& entry = model_entry(source.model_name);
-  const size_t was = source.class_names.size();
+  const std::vector<std::string> was = source.class_names;
   source.class_names = data.class_names;
   Classifier fresh;
   {
@@ -114,11 +115,20 @@ void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainCon
   }
   copy_body(*source.model, *fresh, entry);
   source.model = fresh;
-  spdlog::info(
-      "{}: its head ({}) has {} classes, the data {}: the body is loaded, and a new {}-class head "
-      "starts from --seed {}",
-      source.weights_named_by, entry.head, was, data.class_names.size(), data.class_names.size(),
-      config.seed);
+  const size_t n = data.class_names.size();
+  if (was.size() != n) {
+    spdlog::info(
+        "{}: its head ({}) has {} classes, the data {}: the body is loaded, and a new {}-class "
+        "head starts from --seed {}",
+        source.weights_named_by, entry.head, was.size(), n, n, config.seed);
+  } else {  // as many classes, other ones: said louder, as the head's training is dropped
+    spdlog::warn(
+        "{}: its head ({}) was trained on {}, the data holds {}: the body is loaded, and a new "
+        "{}-class head starts from --seed {} (for the same classes, name the class folders as "
+        "the file does)",
+        source.weights_named_by, entry.head, fmt::format("{} classes ({})", n, first_names(was, 4)),
+        fmt::format("others ({})", first_names(data.class_names, 4)), n, config.seed);
+  }
 }
 
 ModelSource checked(ModelSource source, const TrainConfig& config) {
@@ -220,7 +230,7 @@ void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig
       source.class_names.size() == data.class_names.size()) {
     source.class_names = data.class_names;  // a weights file that names no classes
   }
-  if (weights && source.class_names.size() != data.class_names.size()) {
+  if (weights && source.class_names != data.class_names) {  // other classes: a head of its own
     start_new_head(source, data, config);
     return;
   }
