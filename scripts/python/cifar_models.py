@@ -335,6 +335,8 @@ def load(path, model=None, stem=None):
     crop_pct (from the metadata, else defaults; without a class list, as many
     classes as the head has)."""
     sd, meta = read_weights(path)
+    if ("mean" in meta) != ("std" in meta):  # as cifar-train refuses it
+        raise ValueError(f"{os.fspath(path)}: its metadata has only one of mean and std")
     info = {
         "model": model or meta.get("model"),
         "stem": stem or meta.get("stem", "cifar"),

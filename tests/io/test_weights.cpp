@@ -210,8 +210,12 @@ TEST_CASE("weights metadata: what it says, and malformed values named", "[weight
   CHECK_FALSE(none.stem);
   CHECK_FALSE(none.normalization);
   CHECK_FALSE(none.class_names);
-  // A mean without a std says nothing about the normalisation.
-  CHECK_FALSE(parse_weights_metadata({{"mean", "[0.5, 0.5, 0.5]"}}, "m").normalization);
+  // Half a normalisation is refused, not dropped for the training default
+  // (which the log then called "the file does not say").
+  CHECK_THROWS_WITH(parse_weights_metadata({{"mean", "[0.5, 0.5, 0.5]"}}, "m"),
+                    Catch::Contains("weights file m: its metadata has 'mean' but no 'std'"));
+  CHECK_THROWS_WITH(parse_weights_metadata({{"std", "not json"}}, "m"),
+                    Catch::Contains("has 'std' but no 'mean'"));
 
   CHECK_THROWS_WITH(
       parse_weights_metadata({{"stem", "tiny"}}, "m.safetensors"),

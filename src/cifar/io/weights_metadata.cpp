@@ -57,6 +57,13 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
   }
   const auto mean = value_of(metadata, "mean");
   const auto stdev = value_of(metadata, "std");
+  if (mean.has_value() !=
+      stdev.has_value()) {  // half a normalisation is none: refused, not dropped
+    throw std::runtime_error(fmt::format(
+        "weights file {}: its metadata has '{}' but no '{}': write both (as cifar-export does), "
+        "or neither and give --mean and --std",
+        source, mean ? "mean" : "std", mean ? "std" : "mean"));
+  }
   if (mean && stdev) {
     Normalization n{parse_triple(*mean, "mean", source), parse_triple(*stdev, "std", source)};
     for (double s : n.std) {
