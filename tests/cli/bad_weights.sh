@@ -66,8 +66,10 @@ nan_msg="weights file nan.safetensors: tensors hold NaN or infinite values: conv
 # Was: cifar-predict "ship nan%" (exit 0), cifar-eval 10%, training "lower the learning rate".
 expect 1 "$nan_msg" -- "$PREDICT" --weights nan.safetensors img.png
 # A weights file given as a checkpoint: the message names what it is and its option.
-expect 1 "not a cifar-train checkpoint \(no CIFARTRN magic at the start\): it is a safetensors file, weights alone \(a state_dict\): give it as the tool's weights file" -- \
+expect 1 "not a cifar-train checkpoint \(no CIFARTRN magic at the start\): it is a safetensors file, weights alone \(a state_dict\): give it as --weights" -- \
   "$PREDICT" --checkpoint "$good" img.png
+expect 1 "not a cifar-train checkpoint \(no CIFARTRN magic at the start\): it is a safetensors file, weights alone \(a state_dict\): give it as --init-weights" -- \
+  "$TRAIN" "${ok[@]}" --resume "$good" --run-dir run-resume-w --checkpoint rw.pt
 # torch.save writes a ZIP archive (archive/data.pkl, ...): its first bytes are the sign.
 "$PY" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').writestr('archive/data.pkl', b'x')" saved.pt ||
   fail "could not write a ZIP archive"

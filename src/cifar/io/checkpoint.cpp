@@ -80,12 +80,13 @@ torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const 
 
 }  // namespace
 
-LoadedCheckpoint load_checkpoint(const fs::path& path) {
+LoadedCheckpoint load_checkpoint(const fs::path& path, const std::string& weights_option) {
   const std::string source = path.string();
   LoadedCheckpoint c;
   c.bytes = read_checkpoint_file(path);
   c.header = parse_checkpoint_header(
-      std::span(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size()), source);
+      std::span(reinterpret_cast<const uint8_t*>(c.bytes.data()), c.bytes.size()), source,
+      weights_option);
   if (!c.header.verified) {
     spdlog::warn(
         "checkpoint {} has format version {}, written before checkpoints carried a checksum: "

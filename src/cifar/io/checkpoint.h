@@ -127,7 +127,11 @@ struct CheckpointHeader {
 // Checks magic, version, checksum, lengths and header fields of a whole file
 // held in memory; throws std::runtime_error naming `source` and the problem
 // (with the word "damaged" whenever the bytes are not what was written).
-CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes, const std::string& source);
+// A weights file (safetensors, torch.save's ZIP) is named as one, with
+// `weights_option`, the option of the caller's tool that takes it
+// ("--weights", "--init-weights"; empty: "a weights option").
+CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes, const std::string& source,
+                                         const std::string& weights_option = "");
 
 // Serialises model (+ optimizer, when given) and info into checkpoint bytes.
 std::string encode_checkpoint(const CheckpointInfo& info, ClassifierImpl& model,
@@ -151,8 +155,10 @@ struct LoadedCheckpoint {
 };
 
 // Reads, verifies and loads a checkpoint; a version-1 file loads with a
-// warning (spdlog::warn) that it cannot be verified.
-LoadedCheckpoint load_checkpoint(const std::filesystem::path& path);
+// warning (spdlog::warn) that it cannot be verified. `weights_option`: as
+// parse_checkpoint_header's.
+LoadedCheckpoint load_checkpoint(const std::filesystem::path& path,
+                                 const std::string& weights_option = "");
 
 // Reads only the front of a checkpoint (magic, version, JSON header), without
 // the payload and without verifying the checksum: cheap, for describing a

@@ -116,7 +116,7 @@ CheckpointHeader parse_body(std::span<const uint8_t> body, uint32_t version,
 // safetensors file: an 8-byte header length, then its JSON; a torch.save
 // ZIP archive), which each tool takes with its own weights option (cifar-
 // eval's --weights, cifar-train's --init-weights); "" for anything else.
-std::string weights_file_hint(std::span<const uint8_t> bytes) {
+std::string weights_file_hint(std::span<const uint8_t> bytes, const std::string& option) {
   const char* kind = nullptr;
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0) {
     kind = "a ZIP archive, as Python's torch.save writes";
@@ -127,21 +127,21 @@ std::string weights_file_hint(std::span<const uint8_t> bytes) {
   }
   if (kind == nullptr) return "";
   return fmt::format(
-      ": it is {}, weights alone (a state_dict): give it as the tool's weights file (--help: "
-      "Model)",
-      kind);
+      ": it is {}, weights alone (a state_dict): give it as {}", kind,
+      option.empty() ? std::string("a weights file (--weights, or cifar-train's --init-weights)")
+                     : option);
 }
 
 }  // namespace
 
-CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes,
-                                         const std::string& source) {
+CheckpointHeader parse_checkpoint_header(std::span<const uint8_t> bytes, const std::string& source,
+                                         const std::string& weights_option) {
   if (bytes.empty()) fail(source, "the file is empty (a write that never finished?)");
   if (bytes.size() < kFixed ||
       std::memcmp(bytes.data(), kCheckpointMagic, sizeof(kCheckpointMagic)) != 0) {
     fail(source, fmt::format("not a cifar-train checkpoint (no CIFARTRN magic at the start){}; "
                              "pass a file written by cifar-train --checkpoint",
-                             weights_file_hint(bytes)));
+                             weights_file_hint(bytes, weights_option)));
   }
   const uint32_t version = get_u32(bytes.data() + 8);
   if (version == kCheckpointFormatVersion) {

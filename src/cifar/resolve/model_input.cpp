@@ -96,7 +96,7 @@ ImportedWeights resolve_weights(const std::filesystem::path& path, const Weights
 LoadedCheckpoint load_model_input(const ModelInput& input, std::optional<int64_t> num_classes) {
   check_model_input(input);
   if (!input.checkpoint.empty()) {
-    LoadedCheckpoint checkpoint = load_checkpoint(input.checkpoint);
+    LoadedCheckpoint checkpoint = load_checkpoint(input.checkpoint, "--weights");
     const auto& info = checkpoint.info;
     spdlog::info("checkpoint: {} ({}, epoch {}, LibTorch {})", input.checkpoint, info.model,
                  info.epoch, info.libtorch_version);

@@ -69,7 +69,7 @@ void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64
 
 std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   if (c.resume.empty()) return std::nullopt;
-  LoadedCheckpoint resumed = load_checkpoint(c.resume);
+  LoadedCheckpoint resumed = load_checkpoint(c.resume, "--init-weights");
   const auto& info = resumed.info;
   check_resumed_fine_tune(c, info);
   if (!c.model.empty() && c.model != info.model) {
