@@ -36,6 +36,9 @@ TEST_CASE("every option is checked, naming the flag and the value", "[config]") 
   };
   bad([](TrainConfig& c) { c.epochs = 0; }, "--epochs must be at least 1, got 0");
   bad([](TrainConfig& c) { c.batch_size = -3; }, "--batch-size must be at least 1, got -3");
+  // A count past its cap names the cap (it said "must be at least 1, got 1073741824").
+  bad([](TrainConfig& c) { c.batch_size = 1'073'741'824; },
+      "--batch-size must be at most 1000000000, got 1073741824");
   bad([](TrainConfig& c) { c.lr = 0; }, "--lr must be positive, got 0");
   bad([](TrainConfig& c) { c.lr = 1e308; }, "--lr must be in (0, 1e+30], got 1e+308");
   bad([](TrainConfig& c) { c.threads = -1; }, "--threads must be at least 0, got -1");

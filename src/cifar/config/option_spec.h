@@ -93,6 +93,9 @@ std::string out_of_range(const Range<T>& r, T value, std::string_view typed) {
   std::string why = "must be " + allowed;
   if (low && r.lo_open && r.lo == T{0}) why = "must be positive";
   if (low && !r.lo_open) why = fmt::format("must be at least {}", r.lo);
+  if (high && allowed.starts_with("at least")) {  // a count's cap, which describe() leaves out
+    return fmt::format("must be at most {}, got {}", r.hi_open ? r.hi - 1 : r.hi, typed);
+  }
   std::string message = fmt::format("{}, got {}", why, typed);
   if (why != "must be " + allowed) message += fmt::format(" (allowed: {})", allowed);
   return message;
