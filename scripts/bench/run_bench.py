@@ -139,7 +139,7 @@ def parse_result(case, variant, stdout, stderr, run_dir, peak_rss):
         with open(run_dir / "run" / "metrics.csv", newline="") as f:
             row = list(csv.DictReader(f))[-1]
         result = Result(float(row["images_per_second"]), float(row["seconds"]),
-                        float(row["test_accuracy"]), int(row["peak_memory_bytes"]))
+                        float(row["test_accuracy"]), int(row["peak_memory_bytes"] or 0))
         # The thread rule's last count when the load changed it, else the planned count.
         moved = re.findall(r"threads: \d+ -> (\d+) at", stdout + stderr)
         chosen = re.search(r"device: cpu, (\d+) threads?", stdout + stderr)

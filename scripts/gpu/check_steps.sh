@@ -32,7 +32,7 @@ label, path, wall = sys.argv[1], sys.argv[2], float(sys.argv[3])
 rows = list(csv.DictReader(open(path)))
 last = rows[-1]
 train_s = sum(float(r["seconds"]) for r in rows)
-peak = int(last["peak_memory_bytes"])
+peak = int(last["peak_memory_bytes"] or 0)  # empty on a CPU
 mem = f"{peak / 2**30:.2f} GiB" if peak else "n/a (CPU)"
 print(f"| {label} | {len(rows)} | {wall:.1f} | {train_s:.2f} | {float(last['images_per_second']):,.0f}"
       f" | {100 * float(last['test_accuracy']):.2f}% | {mem} |")

@@ -148,8 +148,11 @@ TEST_CASE("an epoch without evaluation shows and records no test figures", "[rep
   std::string header, row;
   std::getline(in, header);
   std::getline(in, row);
-  // epoch, train_loss, train_accuracy, then the two test columns empty.
+  // epoch, train_loss, train_accuracy, then the two test columns empty; so
+  // are eval_seconds (no evaluation) and peak_memory_bytes (a CPU's: not
+  // measured), which read 0.000 and 0.
   CHECK_THAT(row, Catch::StartsWith("3,1.250000,0.500000,,,0.1,"));
+  CHECK_THAT(row, Catch::EndsWith(",0.000,0.0,,,,"));
 }
 
 TEST_CASE("a resumed metrics.csv drops the rows of epochs its checkpoint does not hold",

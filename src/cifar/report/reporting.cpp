@@ -199,9 +199,16 @@ void MetricsCsv::write(const EpochMetrics& m) {
   const std::string top5 = !m.top5_column     ? std::string()
                            : m.test_top5 >= 0 ? fmt::format(",{:.6f}", m.test_top5)
                                               : std::string(",");
-  out_ << fmt::format("{},{:.6f},{:.6f},{},{:.8g},{:.3f},{:.1f},{:.3f},{},{}{}\n", m.epoch,
+  // Not measured, empty too: the evaluation's time on an epoch without one,
+  // the peak memory on a CPU.
+  const std::string eval_seconds = m.has_test() || m.has_validation()
+                                       ? fmt::format("{:.3f}", m.eval_seconds)
+                                       : std::string();
+  const std::string peak =
+      m.peak_memory_bytes > 0 ? std::to_string(m.peak_memory_bytes) : std::string();
+  out_ << fmt::format("{},{:.6f},{:.6f},{},{:.8g},{:.3f},{:.1f},{},{},{}{}\n", m.epoch,
                       m.train_loss, m.train_accuracy, test, m.lr, m.seconds, m.images_per_second,
-                      m.eval_seconds, m.peak_memory_bytes, val, top5);
+                      eval_seconds, peak, val, top5);
   out_.flush();
 }
 
