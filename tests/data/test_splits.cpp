@@ -33,6 +33,32 @@ TEST_CASE("The test and training limits keep the first N images of their splits"
   CHECK(read_test_split(c).size() == 10000);
 }
 
+TEST_CASE("A data set's limits prepare only the images kept, the same as a whole read",
+          "[splits]") {
+  TempDir data_dir;
+  test::write_full_cifar(data_dir.path(), test::synthetic(10000, 6));
+  SplitOptions c{.data_dir = data_dir.path()};
+  c.image.image_size = 40;  // each kept image resized: 50,000 of them took 14 s at 96 px
+  DatasetOptions first = c.dataset();
+  first.first = 30;
+  const ImageSplit cut = read_dataset_split(first, dataset_kind(first), Split::kTest);
+  CHECK(cut.size() == 30);  // only those prepared
+  const ImageSplit whole = read_test_split(c);
+  c.test_limit = 30;
+  c.train_limit = 40;
+  const RunData run = read_run_data(c);
+  REQUIRE(run.test.size() == 30);
+  CHECK(torch::equal(run.test.images, whole.images.narrow(0, 0, 30)));
+  CHECK(torch::equal(cut.images, run.test.images));
+  REQUIRE(run.splits.train.size() == 40);
+  c.train_limit = 0;
+  CHECK(
+      torch::equal(run.splits.train.images, read_run_data(c).splits.train.images.narrow(0, 0, 40)));
+  c.val_split = 10;  // held out of the whole split first: all of it read, then cut
+  c.train_limit = 40;
+  CHECK(read_run_data(c).splits.train.size() == 40);
+}
+
 TEST_CASE("The limits take an image folder's images evenly from every class", "[splits]") {
   // An image folder lists its images class by class: the first N would be
   // one class's.
@@ -107,10 +133,9 @@ TEST_CASE("The limits decode only the images a run uses, the same ones as a whol
   REQUIRE(test.size() == 3);
   CHECK(test.images[1][0][0][0].item<int>() == 10);  // class1's first image
   c.test_limit = 0;
-  CHECK_THROWS_WITH(read_test_split(c),
-                    Catch::Contains("holds 9 files that are not readable "
-                                    "images") &&
-                        Catch::Contains(" and 4 more; remove or replace them"));
+  CHECK_THROWS_WITH(read_test_split(c), Catch::Contains("holds 9 files that are not readable "
+                                                        "images") &&
+                                            Catch::Contains(" and 4 more; remove or replace them"));
 }
 
 TEST_CASE("An image folder's val/ validates, and serves as the test split without test/",

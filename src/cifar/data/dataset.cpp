@@ -137,6 +137,10 @@ ImageSplit read_dataset_split(const DatasetOptions& options, DatasetKind kind, S
   }
   ImageSplit data = entry.read(options, split);
   if (entry.image_files) return data;  // prepared as read
+  if (options.first > 0 && options.first < data.size()) {
+    data.images = data.images.narrow(0, 0, options.first);
+    data.labels = data.labels.narrow(0, 0, options.first);
+  }
   data.images = prepare_split(data.images, options.image.image_size, options.image.prep);
   return data;
 }

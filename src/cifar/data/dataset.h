@@ -55,6 +55,10 @@ struct DatasetOptions {
   // The model's images, as resolve/ decided them from the options and this
   // kind's entry (its own preparation, random resized crops or none).
   ImageSpec image{};
+  // A data set's binary files (not an image folder): only the first N images
+  // of the split are prepared (0: all), as --train-limit and --test-limit
+  // keep them; a larger --image-size then resizes N images, not 50,000.
+  int64_t first = 0;
 };
 
 // The kind `dir` holds: cifar10 when it has data_batch_*.bin, test_batch.bin
