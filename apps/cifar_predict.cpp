@@ -46,15 +46,17 @@ int main(int argc, char** argv) {
         spdlog::error("{}", p.error);
       }
     }
+    const int64_t k = std::min(run.options.top_k, run.checkpoint.info.num_classes);
     if (config.json) {
       std::cout << cifar::predictions_to_json(predictions) << '\n';
+    } else if (config.csv == "-") {  // the CSV in place of the lines
+      std::cout << cifar::predictions_to_csv(predictions, k);
     } else {
       for (const auto& p : predictions) {
         if (p.error.empty()) std::cout << cifar::format_prediction(p) << '\n';
       }
     }
-    if (!config.csv.empty()) {
-      const int64_t k = std::min(run.options.top_k, run.checkpoint.info.num_classes);
+    if (!config.csv.empty() && config.csv != "-") {
       cifar::write_file_atomically(config.csv, cifar::predictions_to_csv(predictions, k), "--csv");
     }
     const auto unreadable = static_cast<size_t>(failed) - images.empty_folders.size();

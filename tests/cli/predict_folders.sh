@@ -147,3 +147,11 @@ grep -q "warning: --logits does nothing here: the raw logits go only into --json
   fail "--logits --json gave no logits"
 grep -q "logits does nothing" lg2.err && fail "--logits with --json was called ignored"
 pass "--logits without --json is said to do nothing"
+
+# --csv - is the standard output, in place of the lines (it wrote a file named '-').
+"$PREDICT" --checkpoint m.pt --top-k 2 --csv - look >dash.out 2>/dev/null || fail "--csv - failed"
+[[ ! -e ./- ]] || fail "--csv - wrote a file named -"
+cmp -s dash.out look.csv || { diff dash.out look.csv; fail "--csv - printed another CSV than --csv FILE"; }
+expect 2 "--csv - \(the standard output\) and --json both print there" -- \
+  "$PREDICT" --checkpoint m.pt --csv - --json look
+pass "--csv - prints the CSV on the standard output"

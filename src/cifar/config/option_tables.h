@@ -255,7 +255,7 @@ void predict_options(Config& c, V&& v) {
   v.flag(Opt{"--logits", kOutput, "With --json: add each image's raw logits"}, c.logits);
   v.text(Opt{"--csv", kOutput,
              "Also write FILE: one row per image (path, then the top-k classes and their "
-             "probabilities)"},
+             "probabilities); - prints it in place of the lines"},
          c.csv);
   tta_option(c, v);
 }

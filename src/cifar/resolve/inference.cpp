@@ -77,7 +77,12 @@ LabelSet eval_labels(const EvalConfig& config, const CheckpointInfo& info) {
 // Before anything is written: --csv is none of the inputs (the model file,
 // the images), and can be written.
 void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images) {
-  if (config.csv.empty()) return;
+  if (config.csv == "-" && config.json) {  // both would be the standard output
+    throw UsageError(
+        "--csv - (the standard output) and --json both print there: give --csv a FILE, or drop "
+        "one");
+  }
+  if (config.csv.empty() || config.csv == "-") return;
   std::vector<NamedFile> inputs{{"--checkpoint", config.checkpoint, ""},
                                 {"--weights", config.weights, ""}};
   for (const auto& image : images) inputs.push_back({"the image", image, ""});
