@@ -3,7 +3,8 @@
 // The model comes from a cifar-train checkpoint or from a weights file
 // (.safetensors, .pt, .pth): the "Model" options cifar-eval and cifar-export
 // share (src/cifar/config/option_groups.h). One line per image, or one JSON
-// array; --csv FILE also writes one row per image.
+// array; --csv FILE also writes one row per image (and per named folder
+// without an image); --csv - prints those rows in place of the lines.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>

@@ -162,6 +162,15 @@ TEST_CASE("a value TOML cannot hold is refused saying what its key takes", "[con
   CHECK(error_of("augment = yes\n") ==
         "line 1: augment = yes: here true or false (augment = true)");
   CHECK_THAT(error_of("epochs = 1.2.3\n"), Catch::StartsWith("line 1, column "));
+  // A quoted key is the key; a '#' inside the word is the word's; TOML's own
+  // words and dotted keys are left to toml++'s message.
+  CHECK(error_of("\"checkpoint\" = net.pt\n") ==
+        "line 1: checkpoint = net.pt: text needs quotes in TOML: checkpoint = \"net.pt\"");
+  CHECK(error_of("run-dir = /tmp/a#b\n") ==
+        "line 1: run-dir = /tmp/a#b: text needs quotes in TOML: run-dir = \"/tmp/a#b\"");
+  CHECK_THAT(error_of("lr = 0.1\nlr = inf\n"),
+             Catch::StartsWith("line 2") && !Catch::Contains("here a number"));
+  CHECK_THAT(error_of("train.epochs = ten\n"), Catch::StartsWith("line 1, column "));
   // An unknown key is named first, whatever its value.
   CHECK_THAT(error_of("mean = [1, 2, 3]\n"), Catch::StartsWith("line 1: unknown key 'mean'"));
   CHECK_THAT(error_of("mean = net\n"), Catch::StartsWith("line 1: unknown key 'mean'"));

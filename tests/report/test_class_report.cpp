@@ -56,7 +56,7 @@ TEST_CASE("a class without test images is in neither the best nor the worst", "[
   CHECK_THAT(out, !Catch::Contains("class1 ") && Catch::Contains("(1 class has no test images)"));
 }
 
-TEST_CASE("no class is both among the best and the worst; a tie across the lists is said",
+TEST_CASE("no class is both among the best and the worst, and a tie across the lists is said",
           "[report]") {
   std::vector<std::string> names;
   for (int c = 0; c < 12; ++c) names.push_back(fmt::format("class{}", c));
@@ -79,6 +79,14 @@ TEST_CASE("no class is both among the best and the worst; a tie across the lists
              Catch::Contains("The 2 worst classes:\n  class9    0.0 %\n  class10   0.0 %\n(6 ") &&
                  Catch::Contains("(5 classes have no test images)"));
   CHECK_THAT(format_many_classes(twelve_classes(), names), !Catch::Contains("tie at"));
+  // A partial tie: six classes at 100 %, the others at 0 %: the sixth is
+  // left out of the best at the fifth's accuracy, which is said.
+  EvalResult partial = twelve_classes();
+  std::fill(partial.confusion.begin(), partial.confusion.end(), 0);
+  for (size_t c = 0; c < 12; ++c) partial.confusion[c * 12 + (c < 6 ? c : 11 - c % 2)] = 10;
+  const std::string tie = format_many_classes(partial, names);
+  CHECK_THAT(tie, Catch::Contains("(6 classes tie at 100.0 %: the lists show the first in label "
+                                  "order)"));
 }
 
 TEST_CASE("more than ten classes: the tables, the JSON and metrics.csv carry top-5", "[report]") {

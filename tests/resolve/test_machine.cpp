@@ -47,7 +47,7 @@ TEST_CASE("cpu_training_onednn: oneDNN but for a small-layered model at batch <=
   CHECK(cpu_training_onednn("net", 9, float32, cpu, true));
   CHECK(cpu_training_onednn("net", 4, bf16, cpu, true));
   // The others train through oneDNN at any batch (resnet18 at batch 8 was
-  // 20x slower in float32 without it, 15x in bf16).
+  // 1.5x slower in float32 without it, 37x in bf16: docs/benchmarks.md).
   for (const char* model : {"resnet18", "airbench94", "efficientnet_lite0"}) {
     CHECK(cpu_training_onednn(model, 4, float32, cpu, true));
     CHECK(cpu_training_onednn(model, 8, bf16, cpu, true));

@@ -15,8 +15,8 @@
 namespace cifar {
 namespace {
 
-// Line `number` (1-based) of the document, trimmed and cut to 40 characters.
-std::string line_text(std::string_view document, int64_t number) {
+// Line `number` (1-based) of the document, trimmed and cut to `cut` characters.
+std::string line_text(std::string_view document, int64_t number, size_t cut = 40) {
   size_t begin = 0;
   for (int64_t n = 1; n < number && begin != std::string_view::npos; ++n) {
     begin = document.find('\n', begin);
@@ -27,14 +27,14 @@ std::string line_text(std::string_view document, int64_t number) {
   if (line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
   const auto first = line.find_first_not_of(" \t");
   if (first == std::string_view::npos) return "";
-  line = line.substr(first, 40);
+  line = line.substr(first, cut);
   return std::string(line.substr(0, line.find_last_not_of(" \t\r") + 1));
 }
 
 // "model = net", "data = /tmp/x": a word where a value goes, which toml++
 // refuses in its own words ("expected 'nan'"). The key and the word, if so.
 std::optional<TomlBadValue> bare_word(std::string_view document, int64_t line) {
-  const std::string text = line_text(document, line);
+  const std::string text = line_text(document, line, /*cut=*/1000);
   const auto eq = text.find('=');
   if (eq == std::string::npos) return std::nullopt;
   const auto trim = [](std::string s) {
@@ -42,13 +42,24 @@ std::optional<TomlBadValue> bare_word(std::string_view document, int64_t line) {
     s.erase(s.find_last_not_of(" \t\r") + 1);
     return s;
   };
-  const std::string key = trim(text.substr(0, eq));
-  const std::string value = trim(text.substr(eq + 1, text.find('#') - eq - 1));
+  std::string key = trim(text.substr(0, eq));
+  if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front()) {
+    key = key.substr(1, key.size() - 2);  // "model" = net
+  }
+  if (key.find_first_of(".\"'") != std::string::npos) return std::nullopt;  // dotted: toml++ says
+  // A comment starts at a '#' after a space; one inside the word is the word's.
+  const auto comment = std::min(text.find(" #", eq), text.find("\t#", eq));
+  const std::string value =
+      trim(text.substr(eq + 1, comment == std::string::npos ? comment : comment - eq));
   const bool word = !value.empty() &&
                     (std::isalpha(static_cast<unsigned char>(value[0])) ||
                      std::string_view("/.~_").find(value[0]) != std::string_view::npos) &&
                     value.find_first_of(" \t\"'[{") == std::string::npos;
-  if (key.empty() || !word || value == "true" || value == "false") return std::nullopt;
+  // TOML's own words: the error on this line is another one.
+  for (const char* own : {"true", "false", "inf", "nan"}) {
+    if (value == own) return std::nullopt;
+  }
+  if (key.empty() || !word) return std::nullopt;
   return TomlBadValue{.kind = TomlBadValue::kBareWord, .key = key, .word = value};
 }
 

@@ -19,9 +19,6 @@
 
 namespace cifar {
 
-// A document that is not flat TOML; what() starts "line N" (and a column for
-// syntax errors): the caller adds the file's name, and says whose mistake it
-// is (config/config_file.h: a config file's is the user's).
 // A value a flat document cannot hold, so that the caller can say what its
 // key takes instead.
 struct TomlBadValue {
@@ -30,6 +27,9 @@ struct TomlBadValue {
   std::string word;  // kBareWord: the unquoted word ("model = net": net)
 };
 
+// A document that is not flat TOML; what() starts "line N" (and a column for
+// syntax errors): the caller adds the file's name, and says whose mistake it
+// is (config/config_file.h: a config file's is the user's).
 class TomlError : public std::runtime_error {
  public:
   TomlError(int64_t line, const std::string& what, TomlBadValue bad = {})

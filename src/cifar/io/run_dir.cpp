@@ -3,8 +3,11 @@
 #include "cifar/io/run_dir.h"
 
 #include <fmt/format.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cctype>
 
 #include <chrono>
 #include <cstring>
@@ -162,11 +165,14 @@ std::string checkpoint_replace_problem(const fs::path& path, const std::string& 
                                        const fs::path& run_dir, const std::string& run_id) {
   // A checkpoint is cifar-train's own format: under a weights file's name a
   // Python reader would take it for one and fail ("header too large").
-  if (const std::string ext = path.extension().string(); ext == ".safetensors" || ext == ".onnx") {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (ext == ".safetensors" || ext == ".onnx") {
     return fmt::format(
         "{} {}: a checkpoint is cifar-train's own format, not {}: name it .pt (the run folder's "
         "model.safetensors holds the weights for Python; cifar-export writes them anywhere)",
-        option, path.string(), ext);
+        option, path.string(), path.extension().string());
   }
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return "";

@@ -1,5 +1,4 @@
-// cpu_plan.h: how a run uses the CPU: its thread count, by a rule, and
-// oneDNN or not, per phase.
+// cpu_plan.h: how a run uses the CPU: its thread count, by a rule.
 //
 // The rule (no measuring): --threads N (else $OMP_NUM_THREADS) fixes the
 // count, capped at the hardware threads. Otherwise a run takes the physical
@@ -13,9 +12,8 @@
 // saying so in the log. --deterministic fixes the count at the idle
 // machine's. Several processes on one machine (torchrun) each take their
 // share of the cores, fixed: their siblings' work would read as load.
-// oneDNN: small training batches (8 or fewer) run without it, where ATen's
-// im2col + GEMM is faster; larger ones and every evaluation use it
-// (measured: docs/benchmarks.md). The counts are applied through
+// (Whether training uses oneDNN is the model's and the batch's:
+// resolve/machine.h's cpu_training_onednn.) The counts are applied through
 // CpuSettingsGuard (guards.h), so the process's settings come back after.
 #pragma once
 

@@ -39,9 +39,11 @@ std::string format_many_classes(const EvalResult& r, const std::vector<std::stri
   if (worst > 0) {
     out += fmt::format("The {} worst classes:\n", worst);
     for (size_t i = best; i < best + worst; ++i) out += line(order[i]);
-    // A tie across the two lists: which of the tied classes is shown is label order's choice.
+    // A tie across the two lists (a class left out of the best at the last
+    // best one's accuracy): which of the tied classes is shown is label
+    // order's choice. The others are in ascending order: the last is the highest.
     const double edge = acc[order[best - 1]];
-    if (acc[order[best]] == edge) {
+    if (acc[order.back()] == edge) {
       const auto tied =
           std::count_if(order.begin(), order.end(), [&](size_t c) { return acc[c] == edge; });
       out += fmt::format("({} classes tie at {:.1f} %: the lists show the first in label order)\n",

@@ -101,10 +101,11 @@ int64_t planned_side(const ModelSource& source, const TrainConfig& config) {
   return source.resumed ? source.resumed->info.image.image_size : kCifarImageSize;
 }
 
-// --init-weights whose head has another class count than the data: the
-// loaded body in a fresh model for the data's classes, whose head is
-// initialised from --seed as the model's own.
-void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainConfig& config) {
+// --init-weights whose head has other classes than the data (another count,
+// or as many named otherwise): the loaded body in a fresh model for the
+// data's classes, whose head is initialised from --seed as the model's own.
+void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
+                    bool main_rank) {
   const ModelEntry& entry = model_entry(source.model_name);
   const std::vector<std::string> was = source.class_names;
   source.class_names = data.class_names;
@@ -116,6 +117,7 @@ void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainCon
   copy_body(*source.model, *fresh, entry);
   source.model = fresh;
   const size_t n = data.class_names.size();
+  if (!main_rank) return;
   if (was.size() != n) {
     spdlog::info(
         "{}: its head ({}) has {} classes, the data {}: the body is loaded, and a new {}-class "
@@ -124,10 +126,12 @@ void start_new_head(ModelSource& source, const DatasetInfo& data, const TrainCon
   } else {  // as many classes, other ones: said louder, as the head's training is dropped
     spdlog::warn(
         "{}: its head ({}) was trained on {}, the data holds {}: the body is loaded, and a new "
-        "{}-class head starts from --seed {} (for the same classes, name the class folders as "
-        "the file does)",
+        "{}-class head starts from --seed {}{}",
         source.weights_named_by, entry.head, fmt::format("{} classes ({})", n, first_names(was, 4)),
-        fmt::format("others ({})", first_names(data.class_names, 4)), n, config.seed);
+        fmt::format("others ({})", first_names(data.class_names, 4)), n, config.seed,
+        dataset_entry(data.kind).image_files
+            ? " (for the same classes, name the class folders as the file does)"
+            : "");
   }
 }
 
@@ -201,7 +205,7 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
 }
 
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
-                 const std::string& data_source) {
+                 const std::string& data_source, bool main_rank) {
   check_image_size(model_entry(source.model_name), data.image.image_size, named_by(config));
   check_schedule_sizes(model_entry(source.model_name), data.image.image_size, config, source);
   source.image = data.image;
@@ -231,7 +235,7 @@ void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig
     source.class_names = data.class_names;  // a weights file that names no classes
   }
   if (weights && source.class_names != data.class_names) {  // other classes: a head of its own
-    start_new_head(source, data, config);
+    start_new_head(source, data, config, main_rank);
     return;
   }
   check_same_classes(source.class_names,

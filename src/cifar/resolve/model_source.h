@@ -60,12 +60,13 @@ ModelSource model_source(const TrainConfig& config, const std::string& default_n
                          const std::vector<std::filesystem::path>& pretrained_dirs);
 
 // The data decides what a fresh model is (its classes, normalisation and
-// image size); a loaded one must have the data's classes, same names, same
-// order (else std::runtime_error naming both), and a resumed one its image
-// size; every model must take the data's image size (else UsageError).
-// `data_source` names the data in errors.
+// image size); weights (--init-weights) naming other classes than the data's
+// get a new head for them; a resumed model must have the data's classes,
+// same names, same order (else std::runtime_error naming both), and its
+// image size; every model must take the data's image size (else
+// UsageError). `data_source` names the data in errors; `main_rank` logs.
 void fit_to_data(ModelSource& source, const DatasetInfo& data, const TrainConfig& config,
-                 const std::string& data_source);
+                 const std::string& data_source, bool main_rank = true);
 
 // The fresh network, on the CPU, initialised from --seed, with an output per class.
 Classifier build_fresh(const ModelSource& source);

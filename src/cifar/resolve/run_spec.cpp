@@ -105,7 +105,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   sized.batch_size = fitted_batch(config.batch_size, splits.train.size(), dist.world_size());
   log_data(config, data, dist.is_main(), sized.batch_size, context.configs_dir);
   fit_to_data(source, data.dataset, config,
-              fmt::format("--data {} ({})", config.data_dir, data.dataset.id()));
+              fmt::format("--data {} ({})", config.data_dir, data.dataset.id()), dist.is_main());
   sized.image_size = data.dataset.image.image_size;  // what ran, as resolved
   sized.crop_mode = to_string(data.dataset.prep.mode);
   sized.crop_pct = data.dataset.prep.crop_pct;
