@@ -3,10 +3,18 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include <algorithm>
 #include <cstdint>
 
 namespace cifar {
+std::string lower_case(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 std::string first_names(const std::vector<std::string>& names, size_t shown,
                         std::string_view separator, size_t total) {
   const size_t named = std::min(shown, names.size());

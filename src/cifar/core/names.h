@@ -37,6 +37,10 @@ inline std::string shown_name(const std::filesystem::path& path) {
 
 bool python_name_less(std::string_view a, std::string_view b);
 
+// `text` with its ASCII letters in lower case: a file's extension (".PNG"),
+// a folder's name ("Train"), a capability ("AVX2") compared as written.
+std::string lower_case(std::string_view text);
+
 // The first `shown` of `names` joined by `separator`, then " and N more" for
 // the rest of `total` (0: names.size()) when some are left out.
 std::string first_names(const std::vector<std::string>& names, size_t shown,

@@ -89,9 +89,7 @@ std::string split_case_hint(const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string lower = lower_case(name);
     const bool split_name =
         lower == split_folder_name(Split::kTrain) || lower == split_folder_name(Split::kTest) ||
         std::find(kValFolderNames.begin(), kValFolderNames.end(), lower) != kValFolderNames.end();

@@ -21,9 +21,7 @@ namespace cifar {
 namespace fs = std::filesystem;
 
 bool has_image_extension(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string ext = lower_case(path.extension().string());
   return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
 }
 

@@ -3,11 +3,8 @@
 #include "cifar/io/run_dir.h"
 
 #include <fmt/format.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
-#include <algorithm>
-#include <cctype>
 
 #include <chrono>
 #include <cstring>
@@ -16,6 +13,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/io/checkpoint.h"
 
 namespace cifar {
@@ -165,10 +163,8 @@ std::string checkpoint_replace_problem(const fs::path& path, const std::string& 
                                        const fs::path& run_dir, const std::string& run_id) {
   // A checkpoint is cifar-train's own format: under a weights file's name a
   // Python reader would take it for one and fail ("header too large").
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  if (ext == ".safetensors" || ext == ".onnx") {
+  if (const std::string ext = lower_case(path.extension().string());
+      ext == ".safetensors" || ext == ".onnx") {
     return fmt::format(
         "{} {}: a checkpoint is cifar-train's own format, not {}: name it .pt (the run folder's "
         "model.safetensors holds the weights for Python; cifar-export writes them anywhere)",

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cifar/core/names.h"
 #include "cifar/formats/safetensors.h"
 #include "cifar/formats/torch_pickle.h"
 
@@ -17,9 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 std::optional<WeightsFormat> format_of(const fs::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  const std::string ext = lower_case(path.extension().string());
   if (ext == ".safetensors") return WeightsFormat::kSafetensors;
   if (ext == ".pt" || ext == ".pth") return WeightsFormat::kTorch;
   return std::nullopt;

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/names.h"
 #include "cifar/model/model_registry.h"
 
 namespace cifar {
@@ -16,11 +17,8 @@ namespace {
 // kernels than the variable asks for: a value it does not know, or one
 // above the CPU. ATen's own warning says only the first.
 std::string capability_not_taken(const MachineEnv& env, const DeviceNumerics& numerics) {
-  std::string asked = env.aten_cpu_capability;
-  std::string runs = numerics.capability;
-  for (std::string* s : {&asked, &runs}) {
-    for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  const std::string asked = lower_case(env.aten_cpu_capability);
+  const std::string runs = lower_case(numerics.capability);
   if (asked.empty() || asked == runs) return "";
   return fmt::format(
       "; ATEN_CPU_CAPABILITY={} was not taken (ATen runs its {} kernels: the value is none of "
