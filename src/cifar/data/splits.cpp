@@ -43,6 +43,16 @@ ImageSplit cut_test(ImageSplit test, const SplitOptions& options, DatasetKind ki
   keep(test, options.test_limit, kind);
   return test;
 }
+
+// A data set's split read as keep() then cuts it: only its first images
+// prepared (a data set's normalisation is its own, not measured), unless
+// some are held out of the whole training split first.
+DatasetOptions first_images(const SplitOptions& options, Split split) {
+  DatasetOptions data = options.dataset();
+  if (split == Split::kTest) data.first = options.test_limit;
+  if (split == Split::kTrain && options.val_split == 0) data.first = options.train_limit;
+  return data;
+}
 }  // namespace
 
 DatasetOptions SplitOptions::dataset() const {
@@ -109,9 +119,8 @@ TrainValSplit read_train_split(const SplitOptions& options) {
   if (dataset_entry(kind).image_files && lazy_train(options)) {
     return read_folder_train_picked(options, kind);
   }
-  DatasetOptions cut = data;  // the first images, as keep() keeps them, unless some are held out
-  if (options.val_split == 0) cut.first = options.train_limit;
-  return cut_train(read_dataset_split(cut, kind, Split::kTrain), options, kind);
+  return cut_train(read_dataset_split(first_images(options, Split::kTrain), kind, Split::kTrain),
+                   options, kind);
 }
 
 HeldOutSplit read_held_out_split(const SplitOptions& options) {
@@ -134,9 +143,8 @@ ImageSplit read_test_split(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
   if (dataset_entry(kind).image_files) return read_folder_eval_split(options, kind, Split::kTest);
-  DatasetOptions cut = data;  // the first images, as keep() keeps them
-  cut.first = options.test_limit;
-  return cut_test(read_dataset_split(cut, kind, Split::kTest), options, kind);
+  return cut_test(read_dataset_split(first_images(options, Split::kTest), kind, Split::kTest),
+                  options, kind);
 }
 
 std::string val_split_beside_val_folder(const SplitOptions& options) {
@@ -184,18 +192,15 @@ RunData read_run_data(const SplitOptions& options) {
   const DatasetOptions data = options.dataset();
   const DatasetKind kind = dataset_kind(data);
   if (dataset_entry(kind).image_files) return read_folder_run_data(options, kind);
-  // Only the images the run keeps are prepared (a data set's normalisation
-  // is its own, not measured): --train-limit's first ones, unless some are
-  // held out of the whole split, and --test-limit's.
-  DatasetOptions train_cut = data, test_cut = data;
-  if (options.val_split == 0) train_cut.first = options.train_limit;
-  test_cut.first = options.test_limit;
-  const ImageSplit train = read_dataset_split(train_cut, kind, Split::kTrain);
-  RunData run{.dataset = describe_dataset(kind, options.labels, train, options.image.prep),
-              .splits = cut_train(train, options, kind),
-              .test = cut_test(read_dataset_split(test_cut, kind, Split::kTest), options, kind),
-              .val_folder = false,
-              .test_is_val = false};
+  const ImageSplit train =
+      read_dataset_split(first_images(options, Split::kTrain), kind, Split::kTrain);
+  RunData run{
+      .dataset = describe_dataset(kind, options.labels, train, options.image.prep),
+      .splits = cut_train(train, options, kind),
+      .test = cut_test(read_dataset_split(first_images(options, Split::kTest), kind, Split::kTest),
+                       options, kind),
+      .val_folder = false,
+      .test_is_val = false};
   return run;
 }
 
