@@ -32,6 +32,20 @@ grep -q "2 processes (gloo): global batch 32 = 2 x 16" two.0.log ||
 [[ $(grep -c "steps" two/metrics.csv) -le 1 && $(wc -l <two/metrics.csv) -eq 2 ]] ||
   fail "two/metrics.csv should hold one epoch written once"
 
+# Without --run-dir, rank 0 makes the run's folder and the other rank takes its name.
+port=$(free_port)
+for r in 0 1; do
+  env -u LOCAL_RANK -u TORCHELASTIC_USE_AGENT_STORE WORLD_SIZE=2 RANK=$r \
+    MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+    "$TRAIN" "${common[@]}" --train-limit 256 --checkpoint default.pt >default.$r.log 2>&1 &
+  pids[r]=$!
+done
+wait "${pids[0]}"; s0=$?
+wait "${pids[1]}"; s1=$?
+[[ $s0 -eq 0 && $s1 -eq 0 ]] || { tail default.*.log; fail "the 2-process run without --run-dir exited $s0 and $s1"; }
+[[ $(ls runs) == *-net && -s runs/$(ls runs)/metrics.csv ]] ||
+  fail "the 2-process run did not write one default run folder: $(ls -R runs)"
+
 diff=$("$PYTHON" - one/model.safetensors two/model.safetensors <<'PY'
 import sys
 from safetensors.torch import load_file

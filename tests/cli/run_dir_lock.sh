@@ -23,3 +23,21 @@ expect 0 "replacing (/.*/)?a.pt \\(net, epoch 0 and [0-9]+ steps\\) written by a
   "$TRAIN" "${args[@]}" --epochs 1 --train-limit 100 --run-dir run --overwrite --checkpoint a.pt
 [[ $(grep -c '^1,' run/metrics.csv) -eq 1 ]] || fail "--overwrite kept the old metrics rows"
 expect 0 "resuming" -- "$TRAIN" "${args[@]}" --epochs 2 --train-limit 100 --config run/config.toml --resume run/last.pt
+
+# Runs started together without --run-dir each take a folder of their own
+# (claimed as the run is resolved), and a refused start leaves no folder.
+rm -rf runs
+pids=()
+for seed in 1 2 3; do
+  "$TRAIN" "${args[@]}" --epochs 1 --train-limit 100 --seed $seed --checkpoint s$seed.pt \
+    >"s$seed.out" 2>&1 &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || fail "a run started beside two others failed: $(cat s*.out)"; done
+[[ $(ls runs | wc -l) -eq 3 ]] || fail "three runs did not take three folders: $(ls runs)"
+rm -rf runs
+expect 1 "cannot write nodir/x.pt" -- "$TRAIN" "${args[@]}" --epochs 1 --checkpoint nodir/x.pt
+[[ ! -e runs ]] || fail "a refused start left its default folder: $(ls -aR runs)"
+expect 1 "cannot write nodir/x.pt" -- "$TRAIN" "${args[@]}" --epochs 1 --checkpoint nodir/x.pt \
+  --run-dir new/run
+[[ ! -e new ]] || fail "a start refused under the lock left the folder it made: $(ls -aR new)"

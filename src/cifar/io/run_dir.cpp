@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -220,17 +221,37 @@ std::vector<NamedFile> run_output_files(const fs::path& run_dir, const fs::path&
   return files;
 }
 
-fs::path default_run_dir(const std::string& model) {
+RunDirClaim::RunDirClaim(const fs::path& parent, const std::string& model) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-  // Two runs started in the same second get folders of their own.
-  fs::path dir = fs::path("runs") / fmt::format("{}-{}", stamp, model);
-  for (int n = 2; fs::exists(dir); ++n)
-    dir = fs::path("runs") / fmt::format("{}-{}-{}", stamp, model, n);
-  return dir;
+  std::error_code ec;
+  made_parent_ = fs::create_directory(parent, ec);
+  const auto fail = [](const fs::path& folder, const std::error_code& error) {
+    return std::runtime_error(
+        fmt::format("cannot create directory {}: {}; choose a writable --run-dir", folder.string(),
+                    error.message()));
+  };
+  if (ec) throw fail(parent, ec);
+  // mkdir(2) is atomic: of two runs asking for one name, one makes it and
+  // the other goes on to the next.
+  for (int n = 1;; ++n) {
+    dir_ = parent /
+           (n == 1 ? fmt::format("{}-{}", stamp, model) : fmt::format("{}-{}-{}", stamp, model, n));
+    if (::mkdir(dir_.c_str(), 0777) == 0) return;
+    if (errno != EEXIST) {
+      const std::error_code error(errno, std::generic_category());
+      if (made_parent_) ::rmdir(parent.c_str());
+      throw fail(dir_, error);
+    }
+  }
+}
+
+RunDirClaim::~RunDirClaim() {
+  // rmdir(2) removes only an empty folder: a run's files keep it.
+  if (::rmdir(dir_.c_str()) == 0 && made_parent_) ::rmdir(dir_.parent_path().c_str());
 }
 
 }  // namespace cifar

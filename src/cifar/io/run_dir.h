@@ -7,7 +7,10 @@
 //     open for the run's lifetime. The kernel drops it when the process ends
 //     in any way (SIGKILL included), so a lock is never stale; a second run on
 //     the same folder fails at once, naming the folder and the holder's pid.
-//     The lock file stays behind (removing it would race with a waiting run).
+//     The lock file stays behind once the run has opened the folder; a start
+//     refused under the lock removes it, and the folder if it made it.
+//   - RunDirClaim: a default folder is made (claimed) as the run is resolved,
+//     so that runs started together never pick one name.
 //   - run_dir_refusal: why a new (non-resume) run may not write in a folder
 //     that already holds another run's results, or a resumed run in one that
 //     does not provably hold its own run no further than its checkpoint,
@@ -90,7 +93,23 @@ std::string checkpoint_replace_problem(const std::filesystem::path& path, const 
 std::vector<NamedFile> run_output_files(const std::filesystem::path& run_dir,
                                         const std::filesystem::path& checkpoint);
 
-// runs/<date>-<time>-<model>, from the local time now.
-std::filesystem::path default_run_dir(const std::string& model);
+// A new run folder made for one run: runs/<date>-<time>-<model> from the
+// local time now (-2, -3, ... after it when taken), made at once, so that
+// runs started in the same second each take their own. When the claim ends
+// with the folder still empty (a start refused before the run opened it),
+// the folder goes, and runs/ too when the claim made it and it is empty.
+class RunDirClaim {
+ public:
+  // Under `parent` (runs/); throws naming the folder it cannot make.
+  RunDirClaim(const std::filesystem::path& parent, const std::string& model);
+  ~RunDirClaim();
+  RunDirClaim(const RunDirClaim&) = delete;
+  RunDirClaim& operator=(const RunDirClaim&) = delete;
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+  bool made_parent_ = false;
+};
 
 }  // namespace cifar

@@ -40,7 +40,73 @@ std::string run_dir_in_use(const fs::path& dir) {
   return run_folder_in_use(dir) ? in_use_message(dir) : "";
 }
 
-RunDirLock::RunDirLock(const fs::path& dir) {
+namespace {
+// The folders create_directories(dir) would make, innermost first.
+std::vector<fs::path> missing_folders(const fs::path& dir) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path at = dir; !at.empty() && !fs::exists(fs::symlink_status(at, ec));
+       at = at.parent_path()) {
+    missing.push_back(at);
+    if (at == at.parent_path()) break;
+  }
+  return missing;
+}
+
+// Opens `lock` to lock it: never through a link, never a device, FIFO or
+// hard link to another file. Throws naming `dir`.
+int open_lock_file(const fs::path& dir, const fs::path& lock) {
+  // O_NOFOLLOW: a link planted in its place must not make us truncate another file.
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  struct stat st {};
+  const int err = fd < 0 ? errno : ::fstat(fd, &st) != 0 ? errno : 0;
+  if (fd < 0 && err == ELOOP) {
+    throw std::runtime_error(fmt::format(
+        "cannot lock run folder {}: its lock file {} is a symbolic link, which cifar-train "
+        "never follows; remove the link, or choose another --run-dir",
+        dir.string(), lock.string()));
+  }
+  if (fd < 0 || err != 0) {
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(
+        fmt::format("cannot lock run folder {}: {}; choose a writable --run-dir", dir.string(),
+                    std::strerror(err)));
+  }
+  if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {  // a device, a FIFO, or a hard link
+    ::close(fd);
+    throw std::runtime_error(fmt::format(
+        "cannot lock run folder {}: its lock file {} is not a regular file of its own (a "
+        "device, FIFO or hard link to another file); remove it, or "
+        "choose another --run-dir",
+        dir.string(), lock.string()));
+  }
+  return fd;
+}
+
+// flock(LOCK_EX) on `fd`, a few tries (run_dir_in_use's probe holds a shared
+// lock for an instant); 0 or the error.
+int lock_exclusive(int fd) {
+  int err = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    err = ::flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+    if (err == EINTR) continue;  // interrupted: try again (a try of the five)
+    if (err != EWOULDBLOCK) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return err;
+}
+
+// Whether `fd` is still the file at `lock`: a refused start removes its lock
+// file while holding it, and a lock taken on the removed file is no lock.
+bool still_the_lock_file(int fd, const fs::path& lock) {
+  struct stat at_path {
+  }, held{};
+  return ::stat(lock.c_str(), &at_path) == 0 && ::fstat(fd, &held) == 0 &&
+         at_path.st_dev == held.st_dev && at_path.st_ino == held.st_ino;
+}
+}  // namespace
+
+RunDirLock::RunDirLock(const fs::path& dir) : dir_(dir), made_(missing_folders(dir)) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
@@ -48,46 +114,26 @@ RunDirLock::RunDirLock(const fs::path& dir) {
         "cannot create directory {}: {}; choose a writable --run-dir", dir.string(), ec.message()));
   }
   const fs::path lock = dir / kRunDirLockFile;
-  // O_NOFOLLOW: a link planted in its place must not make us truncate another file.
-  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-  struct stat st {};
-  const int err = fd_ < 0 ? errno : ::fstat(fd_, &st) != 0 ? errno : 0;
-  if (fd_ < 0 && err == ELOOP) {
-    throw std::runtime_error(fmt::format(
-        "cannot lock run folder {}: its lock file {} is a symbolic link, which cifar-train "
-        "never follows; remove the link, or choose another --run-dir",
-        dir.string(), lock.string()));
-  }
-  if (fd_ < 0 || err != 0) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-    throw std::runtime_error(
-        fmt::format("cannot lock run folder {}: {}; choose a writable --run-dir", dir.string(),
-                    std::strerror(err)));
-  }
-  if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {  // a device, a FIFO, or a hard link
-    ::close(fd_);
-    fd_ = -1;
-    throw std::runtime_error(fmt::format(
-        "cannot lock run folder {}: its lock file {} is not a regular file of its own (a "
-        "device, FIFO or hard link to another file); remove it, or "
-        "choose another --run-dir",
-        dir.string(), lock.string()));
-  }
-  // A few tries: run_dir_in_use's probe holds a shared lock for an instant.
-  int lock_err = 0;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    lock_err = ::flock(fd_, LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
-    if (lock_err == EINTR) continue;  // interrupted: try again (a try of the five)
-    if (lock_err != EWOULDBLOCK) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (lock_err != 0) {
-    ::close(fd_);
-    fd_ = -1;
-    if (lock_err == EWOULDBLOCK) throw std::runtime_error(in_use_message(dir));
-    throw std::runtime_error(
-        fmt::format("cannot lock run folder {}: {}", dir.string(), std::strerror(lock_err)));
+  for (int attempt = 0; fd_ < 0; ++attempt) {
+    made_lock_file_ = !fs::exists(fs::symlink_status(lock, ec));
+    const int fd = open_lock_file(dir, lock);
+    if (const int err = lock_exclusive(fd); err != 0) {
+      ::close(fd);
+      if (err == EWOULDBLOCK) throw std::runtime_error(in_use_message(dir));
+      throw std::runtime_error(
+          fmt::format("cannot lock run folder {}: {}", dir.string(), std::strerror(err)));
+    }
+    if (still_the_lock_file(fd, lock)) {
+      fd_ = fd;
+    } else {
+      ::close(fd);
+      if (attempt == 4) {
+        throw std::runtime_error(fmt::format(
+            "cannot lock run folder {}: its lock file {} keeps being removed by another "
+            "process; choose another --run-dir",
+            dir.string(), lock.string()));
+      }
+    }
   }
   // Ours now: say who holds it, for the message a second run prints.
   const std::string me = fmt::format("{}\n", ::getpid());
@@ -98,7 +144,15 @@ RunDirLock::RunDirLock(const fs::path& dir) {
 }
 
 RunDirLock::~RunDirLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+  if (fd_ < 0) return;
+  if (!kept_ && made_lock_file_) {
+    ::unlink((dir_ / kRunDirLockFile).c_str());  // while held: see still_the_lock_file
+  }
+  ::close(fd_);  // closing the last descriptor releases the flock
+  if (kept_) return;
+  for (const fs::path& folder : made_) {
+    if (::rmdir(folder.c_str()) != 0) break;  // not empty: another's files stay
+  }
 }
 
 bool run_folder_in_use(const fs::path& dir) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace cifar {
 
@@ -15,12 +16,21 @@ class RunDirLock {
   // Creates `dir` if needed and locks it; throws std::runtime_error naming
   // the folder (and the pid holding it, when known) if another process does.
   explicit RunDirLock(const std::filesystem::path& dir);
+  // Unless kept: the lock file goes if it made it (removed while still
+  // held), then each folder it made, innermost first, each only while empty.
   ~RunDirLock();
   RunDirLock(const RunDirLock&) = delete;
   RunDirLock& operator=(const RunDirLock&) = delete;
 
+  // The run's outputs opened: the folder and its lock file stay.
+  void keep() { kept_ = true; }
+
  private:
   int fd_ = -1;
+  std::filesystem::path dir_;
+  std::vector<std::filesystem::path> made_;  // the folders made, innermost first
+  bool made_lock_file_ = false;              // no run had locked the folder before
+  bool kept_ = false;
 };
 
 inline constexpr const char* kRunDirLockFile = ".cifar-train.lock";

@@ -74,7 +74,9 @@ RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string&
       checkpoint_(std::move(checkpoint)),
       run_id_(resumed ? resumed->run_id : ""),
       csv_(run_dir_ / "metrics.csv", resumed ? std::optional(resumed->epochs) : std::nullopt),
-      board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {}
+      board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {
+  lock_.keep();  // opened: from here the folder is the run's record, kept whatever happens
+}
 
 void RunOutputs::settings_changed(const std::string& config_toml) {
   write_file_atomically(run_dir_ / "config.toml", config_toml, "--run-dir");

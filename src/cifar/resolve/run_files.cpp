@@ -19,10 +19,20 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
+// Rank 0's finding or choice, had by every rank alike (a collective; one process: its
+// own): the others stop with it, rather than read the data and fail in the
+// next exchange.
+std::string from_rank0(Distributed& dist, const std::string& text) {
+  return dist.world_size() == 1 ? text : dist.all_gather_text(text).front();
+}
+
 // --run-dir; else, when resuming, the run folder the checkpoint's run wrote
 // (its saved run-dir), so that a resumed run keeps one history: one
-// metrics.csv, one TensorBoard run; else a new runs/<date>-<time>-<model>.
-fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bool main_rank) {
+// metrics.csv, one TensorBoard run; else a new runs/<date>-<time>-<model>,
+// made now by rank 0 (`claim`) and named to the others.
+fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, Distributed& dist,
+                        std::shared_ptr<const RunDirClaim>& claim) {
+  const bool main_rank = dist.is_main();
   if (!config.run_dir.empty()) return config.run_dir;
   if (source.resumed_settings && !source.resumed_settings->run_dir.empty()) {
     const std::string& was = source.resumed_settings->run_dir;
@@ -37,7 +47,8 @@ fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, bo
           was);
     }
   }
-  return default_run_dir(source.model_name);
+  if (main_rank) claim = std::make_shared<const RunDirClaim>("runs", source.model_name);
+  return from_rank0(dist, claim ? claim->dir().string() : "");
 }
 
 // --checkpoint's default: MODEL.pt for a data set (the tutorial's net.pt),
@@ -136,13 +147,6 @@ std::optional<ResumedRun> resumed_run(const TrainConfig& config, const ModelSour
       .trained_in = source.resumed_settings ? source.resumed_settings->run_dir : std::string()};
 }
 
-// Rank 0's finding, had by every rank alike (a collective; one process: its
-// own): the others stop with it, rather than read the data and fail in the
-// next exchange.
-std::string from_rank0(Distributed& dist, const std::string& text) {
-  return dist.world_size() == 1 ? text : dist.all_gather_text(text).front();
-}
-
 // Every file the run writes (the image cache too, which reading the data
 // may write) against every file it reads, and (rank 0, which writes them)
 // the run folder and --checkpoint (report/run_outputs.h), before anything is
@@ -192,7 +196,7 @@ std::vector<NamedFile> run_input_files(const TrainConfig& c) {
 RunFiles resolve_run_files(const TrainConfig& config, const ModelSource& source,
                            Distributed& dist) {
   RunFiles files;
-  files.run_dir = choose_run_dir(config, source, dist.is_main());
+  files.run_dir = choose_run_dir(config, source, dist, files.claim);
   check_run_dir_outside_data(files.run_dir, config.data_dir);
   files.checkpoint = choose_checkpoint(config, source, files.run_dir);
   if (dist.is_main() && config.checkpoint.empty() && source.resumed) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "cifar/core/file_identity.h"
 #include "cifar/dist/distributed.h"
 #include "cifar/io/resumed_run_dir.h"
+#include "cifar/io/run_dir.h"
 #include "cifar/resolve/model_source.h"
 
 namespace cifar {
@@ -27,6 +29,9 @@ struct RunFiles {
   std::filesystem::path checkpoint;        // --checkpoint, or its default
   std::vector<NamedFile> inputs;           // run_input_files
   std::optional<ResumedRun> resumed = {};  // the run --resume continues
+  // The new folder made for the run when none was named (rank 0's; null
+  // elsewhere): it goes again if the run ends before writing in it.
+  std::shared_ptr<const RunDirClaim> claim = {};
 };
 
 // The files a run reads that no output may replace: the data files and

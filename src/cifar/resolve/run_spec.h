@@ -22,6 +22,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "cifar/data/shard.h"
 #include "cifar/dist/distributed.h"
 #include "cifar/io/resumed_run_dir.h"
+#include "cifar/io/run_dir.h"
 #include "cifar/platform/machine.h"
 #include "cifar/resolve/loop_spec.h"
 #include "cifar/resolve/model_source.h"
@@ -58,6 +60,7 @@ struct RunPaths {
   std::filesystem::path run_dir;
   std::filesystem::path checkpoint;
   RunRecord record;  // config.toml's text, the HPARAMS (config/run_record.h)
+  std::shared_ptr<const RunDirClaim> claim = {};  // RunFiles::claim: held for the run
 };
 
 struct RunSpec {
