@@ -154,3 +154,20 @@ interrupt_decoding few 200 few.err
 grep -q "while decoding few/train: 200 of its 200 images done; this split was not cached" few.err ||
   { cat few.err; fail "the interrupt in the last chunk was not reported"; }
 pass "SIGINT in the last chunk of decoding stops the run too"
+
+# Ctrl-C while the run starts (here during the data's resizing): it stops
+# before its folder opens, says so, exits 130 and leaves no run folder or
+# checkpoint (the default folder made for it goes too).
+start=(--data data --device cpu --threads 1 --model resnet18 --image-size 96 --epochs 1
+       --checkpoint early.pt)
+"$TRAIN" "${start[@]}" >/dev/null 2>early.err &
+pid=$!
+wait_for_log "precision:" early.err $pid
+kill -INT $pid
+wait $pid
+status=$?
+[[ $status -eq 130 ]] || { cat early.err; fail "SIGINT at start: exit status $status, expected 130"; }
+grep -q "interrupted (signal 2) before training started: no run folder or checkpoint was written" \
+  early.err || { cat early.err; fail "SIGINT at start was not said"; }
+[[ ! -e runs && ! -e early.pt ]] || fail "SIGINT at start left files: $(ls -d runs early.pt 2>/dev/null)"
+pass "SIGINT while the run starts: one line, exit 130, nothing left"

@@ -33,18 +33,41 @@
 namespace cifar {
 namespace {
 
+// What the first Ctrl-C prints while the run starts (the data's reading).
+constexpr const char* kStartingNotice =
+    "interrupt: stopping once the data is read, before anything is written (interrupt again to "
+    "quit now)";
+
+// A Ctrl-C while the run started: it stops before its folder opens, every
+// rank alike (one asked, all stop), and the folder made for it goes.
+void stop_if_interrupted(Distributed& dist) {
+  bool asked = stop_requested();
+  if (dist.world_size() > 1) {
+    for (const std::string& rank : dist.all_gather_text(asked ? "1" : "")) {
+      asked = asked || !rank.empty();
+    }
+  }
+  if (!asked) return;
+  throw Interrupted(fmt::format("interrupted (signal {}) before training started: no run folder or "
+                                "checkpoint was written",
+                                stop_signal()),
+                    /*announce=*/dist.is_main());
+}
+
 // The job once the processes have joined: every rank runs all of it, in the
 // same order (collectives must match); only rank 0 writes. From the data on,
 // it runs at the batch size the spec fitted to the training split.
 TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Machine& machine,
                            Distributed& dist, ThreadRule& threads) {
   const torch::Device& device = machine.device;
-  const auto began = RunForecast::Clock::now();  // the data's reading and decoding counts
+  const auto began = RunForecast::Clock::now();    // the data's reading and decoding counts
+  const InterruptGuard starting(kStartingNotice);  // outlives the training's guard (nested)
   const RunSpec spec = resolve_run(given, {.machine = machine,
                                            .dist = dist,
                                            .progress_bar = env.progress_bar,
                                            .pretrained_dirs = env.pretrained_dirs,
                                            .configs_dir = env.configs_dir});
+  stop_if_interrupted(dist);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(spec.paths.run_dir, spec.paths.checkpoint, spec.paths.record.toml(),
