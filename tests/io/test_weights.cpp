@@ -237,6 +237,13 @@ TEST_CASE("weights metadata: what it says, and malformed values named", "[weight
       Catch::Contains("lists 100001 names, more than the 100000"));
   CHECK_THROWS_WITH(parse_weights_metadata({{"classes", "[1, 2]"}}, "m"),
                     Catch::Contains("'classes'"));
+  // image_size: the range --image-size takes (a run would use it as one).
+  CHECK(parse_weights_metadata({{"image_size", "1024"}}, "m").image_size == 1024);
+  CHECK_THROWS_WITH(parse_weights_metadata({{"image_size", "1025"}}, "m"),
+                    Catch::Contains("metadata 'image_size' is '1025'") &&
+                        Catch::Contains("from 8 to 1024, as --image-size takes"));
+  CHECK_THROWS_WITH(parse_weights_metadata({{"image_size", "4"}}, "m"),
+                    Catch::Contains("from 8 to 1024"));
 }
 
 TEST_CASE("weights metadata carries the preparation bit for bit", "[weights]") {

@@ -106,7 +106,10 @@ TEST_CASE("a weights file's problems are the user's to fix, each named", "[resol
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "bare.safetensors", {}); }),
              Catch::Contains("does not say which model it holds; pass --model"));
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "vgg.safetensors", {}); }),
-             Catch::Contains("unknown model 'vgg': choose net, "));
+             Catch::Contains("weights file " + (dir.path() / "vgg.safetensors").string() +
+                             ": its metadata names model 'vgg', which cifar-train does not have "
+                             "(net, ") &&
+                 Catch::Contains("name it with --model"));
   WeightsOptions named;
   named.model = "net";
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "x.onnx", named); }),

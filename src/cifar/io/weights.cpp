@@ -175,7 +175,12 @@ std::string weights_contents_problem(const WeightsContents& contents, const Weig
   const std::optional<std::string>& name = options.model ? options.model : contents.meta.model;
   if (!name) return no_model(path.string());
   if (std::ranges::find(model_names(), *name) == model_names().end()) {
-    return fmt::format("unknown model '{}': choose {}", *name, in_words(model_names()));
+    if (options.model)
+      return fmt::format("unknown model '{}': choose {}", *name, in_words(model_names()));
+    return fmt::format(
+        "weights file {}: its metadata names model '{}', which cifar-train does not have ({}); "
+        "if the weights are one of those, name it with --model",
+        path.string(), *name, in_words(model_names()));
   }
   if (const auto& entry = model_entry(*name);
       options.images.image_size && !entry.takes_image_size(*options.images.image_size)) {

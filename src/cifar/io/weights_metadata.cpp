@@ -13,6 +13,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/version.h"
 #include "cifar/data/dataset.h"
+#include "cifar/data/resolution.h"
 #include "cifar/io/normalization_range.h"
 
 namespace cifar {
@@ -79,12 +80,13 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
   if (const auto side = value_of(metadata, "image_size")) {
     int64_t value = 0;
     const auto [end, ec] = std::from_chars(side->data(), side->data() + side->size(), value);
-    if (ec != std::errc() || end != side->data() + side->size() || value < 1 ||
-        value > kMaxImageSide) {
+    // The range --image-size takes: the size a run would train or evaluate at.
+    if (ec != std::errc() || end != side->data() + side->size() || value < kMinImageSize ||
+        value > kMaxResolution) {
       throw std::runtime_error(
           fmt::format("weights file {}: metadata 'image_size' is '{}': it must be a whole number "
-                      "of pixels from 1 to {}",
-                      source, *side, kMaxImageSide));
+                      "of pixels from {} to {}, as --image-size takes",
+                      source, *side, kMinImageSize, kMaxResolution));
     }
     out.image_size = value;
   }
