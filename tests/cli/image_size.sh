@@ -90,8 +90,12 @@ expect 2 "image-size.*2000" -- "$TRAIN" --data pets --image-size 2000 --device c
 expect 2 "image-size.*whole number" -- "$TRAIN" --data pets --image-size 6.5 --device cpu --run-dir x --checkpoint x.pt
 expect 2 "--resume p64.pt was trained on images of 64 px a side, not the 32 --image-size asks for: pass --image-size 64, or drop it" -- \
   "$TRAIN" "${train64[@]}" --image-size 32 --epochs 2 --resume p64.pt
+# A step that cannot fit the free memory (ResNet-18's 32 px stem holds GBs an
+# image at 1024 px): refused before its first step, not killed by the system.
+expect 1 "a training step at batch 32 and 1024 px would hold about [0-9.]+ GiB \([0-9.]+ GiB an image\), more than the [0-9.]+ GiB this machine has free: lower --batch-size to [0-9]+ or less, or --image-size" -- \
+  "$TRAIN" --data pets --model resnet18 --image-size 1024 --batch-size 32 --device cpu --epochs 1 --run-dir x --checkpoint x.pt
 [[ "$(ls -A)" == "$before" ]] || fail "a refused run wrote files: $(ls -A)"
-pass "the net, sizes out of range and a resume at another size are refused before anything is written"
+pass "the net, sizes out of range, a resume at another size and a step too large for memory are refused before anything is written"
 
 args=(--data pets --model resnet18 --device cpu --threads 2 --batch-size 16 --lr 0.05 --checkpoint p64.pt --run-dir run)
 "$TRAIN" "${args[@]}" --epochs 2 --resume p64.pt >resume.out 2>resume.err ||

@@ -12,6 +12,9 @@
 #include "cifar/core/errors.h"
 
 namespace cifar {
+using options::train_options;
+using options::ValueLister;
+
 namespace {
 
 std::map<std::string, std::string> values_of(std::string_view toml) {

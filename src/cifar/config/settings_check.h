@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cifar/config/setting_role.h"
+#include "cifar/config/train_config.h"
 #include "cifar/core/file_identity.h"
 #include "cifar/io/checkpoint.h"
 

@@ -51,6 +51,7 @@ class DeviceDataset {
   const torch::Tensor& labels() const { return labels_; }
   const torch::Tensor& images() const { return images_; }  // (N, 3, S, S) uint8
   // The side of a batch's images: the model's (S, or a whole image's crop side).
+  bool channels_last() const { return channels_last_; }
   int64_t image_size() const { return whole_ ? whole_->image_size : images_.size(3); }
   torch::Device device() const { return images_.device(); }
 

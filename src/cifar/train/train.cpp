@@ -22,6 +22,7 @@
 #include "cifar/platform/guards.h"
 #include "cifar/platform/heap_reuse.h"
 #include "cifar/platform/interrupt.h"
+#include "cifar/platform/memory.h"
 #include "cifar/report/run_outputs.h"
 #include "cifar/resolve/machine.h"
 #include "cifar/resolve/rank_agreement.h"
@@ -29,6 +30,7 @@
 #include "cifar/train/epoch_loop.h"
 #include "cifar/train/forecast.h"
 #include "cifar/train/session.h"
+#include "cifar/train/step_memory.h"
 
 namespace cifar {
 namespace {
@@ -54,6 +56,29 @@ void stop_if_interrupted(Distributed& dist) {
                     /*announce=*/dist.is_main());
 }
 
+// A CPU step that would not fit the free memory is refused before anything
+// is written (step_memory.h), every rank alike; a large one is said.
+void check_step_memory(ClassifierImpl& model, const RunSpec& spec, const RunEnv& env,
+                       Distributed& dist) {
+  const StepMemoryOptions options{.batch = per_rank_batch(spec.loop.batch_size, dist.world_size()),
+                                  .side = spec.data.train.image_size(),
+                                  .channels_last = spec.data.train.channels_last(),
+                                  .precision = spec.step.precision,
+                                  .processes_here = std::max(1, env.dist.local_world_size)};
+  const StepMemory memory = forecast_step_memory(model, options);
+  std::string problem = step_memory_problem(memory, options, spec.loop.batch_size);
+  if (dist.world_size() > 1) {
+    for (const std::string& rank : dist.all_gather_text(problem)) {
+      if (problem.empty()) problem = rank;
+    }
+  }
+  if (!problem.empty()) throw std::runtime_error(problem);
+  spdlog::log(memory.step > memory.available / 4 ? spdlog::level::info : spdlog::level::debug,
+              "memory: a step holds about {} ({} an image at {} px), of {} free",
+              memory_size(memory.step), memory_size(memory.per_image), options.side,
+              memory_size(memory.available));
+}
+
 // The job once the processes have joined: every rank runs all of it, in the
 // same order (collectives must match); only rank 0 writes. From the data on,
 // it runs at the batch size the spec fitted to the training split.
@@ -67,13 +92,14 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
                                            .progress_bar = env.progress_bar,
                                            .pretrained_dirs = env.pretrained_dirs,
                                            .configs_dir = env.configs_dir});
+  TrainingSession session = make_session(spec, dist, device);
+  if (device.is_cpu()) check_step_memory(*session.model, spec, env, dist);
   stop_if_interrupted(dist);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(spec.paths.run_dir, spec.paths.checkpoint, spec.paths.record.toml(),
                     spec.loop.tensorboard, spec.resumed_run, given.overwrite, spec.inputs);
   }
-  TrainingSession session = make_session(spec, dist, device);
   if (outputs) {
     outputs->own(session.info.run_id);
     outputs->started(spec.paths.record.toml(), spec.paths.record.hparams(),

@@ -1,0 +1,49 @@
+// test_step_memory.cpp: a CPU step's memory, forecast by a probe and scaled.
+#include <catch2/catch.hpp>
+
+#include "cifar/model/models.h"
+#include "cifar/train/step_memory.h"
+
+using namespace cifar;
+
+TEST_CASE("a step's memory grows with the batch and the pixels, the probe changing nothing",
+          "[step_memory]") {
+  torch::manual_seed(0);
+  auto model = make_model(ModelOptions("resnet18"));
+  const auto before = model->parameters()[0].clone();
+  torch::manual_seed(1);
+  const auto rng_before = torch::rand({1});  // the first draw after seed 1
+  torch::manual_seed(1);
+  StepMemoryOptions options{.batch = 4, .side = 64};
+  const StepMemory at64 = forecast_step_memory(*model, options);
+  CHECK(at64.per_image > 1'000'000);  // ResNet-18, 32 px stem: about 18 MB an image at 64 px
+  CHECK(at64.step == 4 * at64.per_image);
+  options.side = 128;  // the probe stays at 64 px; four times the pixels
+  const StepMemory at128 = forecast_step_memory(*model, options);
+  CHECK(at128.per_image == Approx(4.0 * at64.per_image).epsilon(0.05));
+  CHECK(model->is_training());
+  CHECK(torch::equal(model->parameters()[0], before));
+  CHECK(torch::equal(torch::rand({1}), rng_before));  // no random draw
+}
+
+TEST_CASE("a step larger than the free memory is refused naming the batch that fits",
+          "[step_memory]") {
+  const StepMemoryOptions options{.batch = 8, .side = 512};
+  const int64_t gib = int64_t{1} << 30;
+  CHECK(step_memory_problem({.per_image = gib, .step = 8 * gib, .available = 20 * gib}, options, 8)
+            .empty());
+  CHECK(step_memory_problem({.per_image = gib, .step = 8 * gib, .available = 0}, options, 8)
+            .empty());  // unknown: nothing said
+  CHECK(step_memory_problem({.per_image = gib, .step = 8 * gib, .available = 5 * gib + 1}, options,
+                            8) ==
+        "a training step at batch 8 and 512 px would hold about 8.0 GiB (1.0 GiB an image), more "
+        "than the 5.0 GiB this machine has free: lower --batch-size to 5 or less, or --image-size");
+  // Two processes of batch 8 (a global 16), each with its share.
+  const StepMemoryOptions two{.batch = 8, .side = 512, .processes_here = 2};
+  CHECK_THAT(
+      step_memory_problem({.per_image = gib, .step = 8 * gib, .available = 3 * gib}, two, 16),
+      Catch::Contains("free for each of its 2 processes: lower --batch-size to 6 or less"));
+  CHECK_THAT(step_memory_problem({.per_image = 4 * gib, .step = 32 * gib, .available = 2 * gib},
+                                 options, 8),
+             Catch::Contains("lower --image-size (not one image fits)"));
+}
