@@ -119,6 +119,20 @@ expect 2 "--csv look/000.png is the same file as the image look/000.png" -- \
 expect 2 "--csv m.pt is the same file as --checkpoint m.pt" -- \
   "$PREDICT" --checkpoint m.pt --csv m.pt look/000.png
 [[ $(sha256sum look/000.png m.pt) == "$sha" ]] || fail "an input changed"
+# --csv replaces only a CSV that cifar-predict wrote: not a FIFO (or device),
+# another program's file, or a checkpoint that is no input of this run.
+mkfifo pipe.csv && cp m.pt other.pt && echo "name,score" >theirs.csv
+expect 2 "--csv pipe.csv is a FIFO, not a CSV file; cifar-predict replaces only CSV files it wrote" -- \
+  "$PREDICT" --checkpoint m.pt --csv pipe.csv look/000.png
+expect 2 "--csv other.pt holds something cifar-predict did not write" -- \
+  "$PREDICT" --checkpoint m.pt --csv other.pt look/000.png
+expect 2 "--csv theirs.csv holds something cifar-predict did not write" -- \
+  "$PREDICT" --checkpoint m.pt --csv theirs.csv look/000.png
+[[ -p pipe.csv && $(cat theirs.csv) == "name,score" ]] && cmp -s m.pt other.pt ||
+  fail "a refused --csv replaced the file"
+cp look.csv again.csv
+expect 0 "" -- "$PREDICT" --checkpoint m.pt --csv again.csv look/000.png  # its own CSV: replaced
+[[ $(wc -l <again.csv) -eq 2 ]] || fail "--csv did not replace the CSV it wrote before"
 out=$("$PREDICT" --checkpoint m.pt empty look/000.png 2>empty.err)
 status=$?
 [[ $status -eq 1 ]] || fail "a folder without images: exit $status, expected 1"

@@ -20,6 +20,7 @@
 #include "cifar/infer/image_list.h"
 #include "cifar/infer/predict.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/io/run_dir.h"
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/platform/guards.h"
@@ -74,6 +75,30 @@ LabelSet eval_labels(const EvalConfig& config, const CheckpointInfo& info) {
   return *trained;
 }
 
+// What stops --csv from replacing the file at `path` ("" when nothing does):
+// it replaces only a CSV that cifar-predict wrote (its header row), never a
+// device, FIFO or folder, another program's file or a run folder's file.
+std::string csv_replace_problem(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return "";
+  const std::string hint =
+      "cifar-predict replaces only CSV files it wrote: choose another --csv, or move the file "
+      "away yourself";
+  if (const std::string kind = non_file_kind(path); !kind.empty()) {
+    return fmt::format("--csv {} is {}, not a CSV file; {}", path.string(), kind, hint);
+  }
+  if (const auto folder = run_folder_of(path)) {
+    return fmt::format("--csv {} is a file of run folder {}, that run's output; {}", path.string(),
+                       folder->string(), hint);
+  }
+  const std::string header = "path,class_1,probability_1,";
+  if (read_front(path, header.size(), "--csv") != header) {
+    return fmt::format("--csv {} holds something cifar-predict did not write; {}", path.string(),
+                       hint);
+  }
+  return "";
+}
+
 // Before anything is written: --csv is none of the inputs (the model file,
 // the images), and can be written.
 void check_predict_outputs(const PredictConfig& config, const std::vector<std::string>& images) {
@@ -87,6 +112,12 @@ void check_predict_outputs(const PredictConfig& config, const std::vector<std::s
                                 {"--weights", config.weights, ""}};
   for (const auto& image : images) inputs.push_back({"the image", image, ""});
   check_distinct_files(inputs, {{"--csv", config.csv, ""}});
+  if (fs::is_directory(config.csv)) {  // ensure_writable's refusal, which names a file inside
+    ensure_writable(config.csv, "--csv", /*make_folder=*/false);
+  }
+  if (const std::string problem = csv_replace_problem(config.csv); !problem.empty()) {
+    throw UsageError(problem);
+  }
   ensure_writable(config.csv, "--csv", /*make_folder=*/false);  // its folder must exist
 }
 
