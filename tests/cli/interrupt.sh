@@ -40,6 +40,25 @@ wait $pid
 grep -q "interrupted (signal 15)" term.err || fail "SIGTERM was not reported"
 pass "SIGTERM writes a checkpoint too"
 
+# SIGHUP (a closed terminal) too, unless it is ignored, as nohup does.
+"$TRAIN" "${args[@]}" --run-dir run2h --checkpoint net2h.pt >/dev/null 2>hup.err &
+pid=$!
+wait_for_training hup.err $pid
+kill -HUP $pid
+wait $pid
+[[ $? -eq 130 ]] || fail "SIGHUP: expected exit 130"
+grep -q "interrupted (signal 1) .*checkpoint written to net2h.pt" hup.err || { cat hup.err; fail "SIGHUP wrote no checkpoint"; }
+bash -c 'trap "" HUP; exec "$@"' nohup "$TRAIN" "${args[@]}" --run-dir run2n --checkpoint net2n.pt \
+  >/dev/null 2>nohup.err &
+pid=$!
+wait_for_training nohup.err $pid
+kill -HUP $pid
+sleep 1
+kill -INT $pid
+wait $pid
+grep -q "interrupted (signal 2)" nohup.err || { cat nohup.err; fail "an ignored SIGHUP stopped the run"; }
+pass "SIGHUP writes a checkpoint; ignored (nohup), it is left alone"
+
 # Two signals that arrive together are one request: the process is stopped
 # while SIGTERM and SIGINT are sent, so both are delivered at once.
 "$TRAIN" "${args[@]}" --run-dir run3 --checkpoint net3.pt >/dev/null 2>together.err &

@@ -65,16 +65,22 @@ TEST_CASE("a fresh run refuses a folder with another run's results unless overwr
   fs::create_directories(run);
   CHECK(run_dir_refusal(run, std::nullopt).empty());
   CHECK(clear_run_dir(run, std::nullopt).empty());
-  std::ofstream(run / "metrics.csv") << "epoch\n1\n";
-  std::ofstream(run / "best.pt") << "x";
+  std::ofstream(run / "metrics.csv") << "epoch\n";
   std::ofstream(run / "notes.txt") << "mine";
+  // Stopped before its first checkpoint: no --resume of a last.pt not there.
+  CHECK_THAT(run_dir_refusal(run, std::nullopt),
+             Catch::Contains(run.string() + " already holds another run's results (metrics.csv); "
+                                            "that run stopped before its first checkpoint") &&
+                 Catch::Contains("--overwrite") && !Catch::Contains("--resume"));
+  std::ofstream(run / "last.pt") << "x";
+  std::ofstream(run / "best.pt") << "x";
   CHECK_THAT(run_dir_refusal(run, std::nullopt),
              Catch::Contains(run.string() + " already holds another run's results "
-                                            "(metrics.csv, best.pt)") &&
-                 Catch::Contains("--overwrite") && Catch::Contains("--resume"));
+                                            "(metrics.csv, last.pt, best.pt)") &&
+                 Catch::Contains("--overwrite") && Catch::Contains("--resume RUN_DIR/last.pt"));
   CHECK(fs::exists(run / "metrics.csv"));
   const auto removed = clear_run_dir(run, std::nullopt);
-  CHECK(removed == std::vector<std::string>{"metrics.csv", "best.pt"});
+  CHECK(removed == std::vector<std::string>{"metrics.csv", "last.pt", "best.pt"});
   CHECK_FALSE(fs::exists(run / "metrics.csv"));
   CHECK_FALSE(fs::exists(run / "best.pt"));
   CHECK(fs::exists(run / "notes.txt"));  // only a run's own results go

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -62,11 +63,14 @@ std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>
   if (!resumed) {
     const std::vector<std::string> found = results_in(dir);
     if (found.empty()) return "";
+    // A run stopped before its first checkpoint has nothing to continue.
+    const bool resumable = std::ranges::find(found, "last.pt") != found.end();
     return fmt::format(
-        "--run-dir {} already holds another run's results ({}); continue that run with "
-        "--config RUN_DIR/config.toml --resume RUN_DIR/last.pt, choose another --run-dir, or "
+        "--run-dir {} already holds another run's results ({}); {}choose another --run-dir, or "
         "pass --overwrite to replace them",
-        dir.string(), listed_entries(found));
+        dir.string(), listed_entries(found),
+        resumable ? "continue that run with --config RUN_DIR/config.toml --resume RUN_DIR/last.pt, "
+                  : "that run stopped before its first checkpoint, so there is none to continue: ");
   }
   const ResumedDirProblem problem = resumed_run_dir_problem(dir, *resumed);
   if (problem.text.empty()) return "";

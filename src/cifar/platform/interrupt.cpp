@@ -1,4 +1,4 @@
-// interrupt.cpp: async-signal-safe handling of SIGINT and SIGTERM.
+// interrupt.cpp: async-signal-safe handling of SIGINT, SIGTERM and SIGHUP.
 #include "cifar/platform/interrupt.h"
 
 #include <time.h>
@@ -60,14 +60,19 @@ InterruptGuard::InterruptGuard(const char* notice) : old_notice_(g_notice.exchan
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT);  // one handler at a time
   sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGHUP);
   sa.sa_flags = SA_RESTART;  // reads and writes carry on; the trainer polls the flag
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);
+  // A closed terminal (SIGHUP) too, unless the process was told to ignore it (nohup).
+  sigaction(SIGHUP, nullptr, &old_hup_);
+  if (old_hup_.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, nullptr);
 }
 
 InterruptGuard::~InterruptGuard() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGHUP, &old_hup_, nullptr);
   g_notice.store(old_notice_);
 }
 

@@ -1,6 +1,7 @@
 // interrupt.h: Ctrl-C and SIGTERM during training (and decoding).
 //
-// While an InterruptGuard lives, the first SIGINT or SIGTERM only sets a flag
+// While an InterruptGuard lives, the first SIGINT or SIGTERM (or SIGHUP, a
+// closed terminal, unless it is ignored, as under nohup) only sets a flag
 // and prints the guard's notice: the trainer finishes its current step, writes
 // a checkpoint, says how to resume and exits non-zero; decoding stops after
 // its current few hundred images. Signals that arrive together are one request:
@@ -36,6 +37,7 @@ class InterruptGuard {
  private:
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
+  struct sigaction old_hup_ {};
   const char* old_notice_ = nullptr;
 };
 
