@@ -158,4 +158,7 @@ TEST_CASE("settings text that is not flat TOML is the user's to fix in config/",
     CHECK(e.line() == 2);
   }
   CHECK_THROWS_AS(from_toml("epochs = 3\nlr = [1, 2]\n"), UsageError);  // a saved settings' text
+  // A NUL in a string would cut a path short at the system (victim.pt\0.new wrote victim.pt).
+  CHECK_THROWS_WITH(read_settings_toml("epochs = 1\ncheckpoint = \"victim.pt\\u0000.new\"\n"),
+                    Catch::Contains("line 2: 'checkpoint' holds a NUL character"));
 }

@@ -68,7 +68,15 @@ constexpr const char* kFlat = "keys are all at the top level, e.g. batch-size = 
 // One top-level value as text, or why it cannot be one.
 std::string value_text(const toml::node& node, const std::string& key, int64_t line,
                        std::string_view document) {
-  if (const auto* s = node.as_string()) return s->get();
+  if (const auto* s = node.as_string()) {
+    // "\u0000": no name or path holds it (the system would cut the path there).
+    if (s->get().find('\0') != std::string::npos) {
+      throw TomlError(line, fmt::format("line {}: '{}' holds a NUL character (\\u0000), which no "
+                                        "name or path may hold; remove it",
+                                        line, key));
+    }
+    return s->get();
+  }
   if (const auto* i = node.as_integer()) return std::to_string(i->get());
   if (const auto* f = node.as_floating_point()) return fmt::format("{}", f->get());
   if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
