@@ -129,11 +129,16 @@ pass "valid/ and validation/ serve as val/ does, named in the log; two of them r
 pass "a photo run's default checkpoint is DIR-MODEL.pt"
 
 # --- a run folder inside the image folder: refused before it is made ----------------
-expect 2 "--run-dir photos/train/runs is inside the image folder --data photos: the next run would read the run's folder as data" -- \
+expect 2 "--run-dir photos/train/runs is inside the image folder --data photos: the next run would read it as data" -- \
   "$TRAIN" --data photos "${quick[@]}" --run-dir photos/train/runs --checkpoint inside.pt
 [[ ! -e photos/train/runs && ! -e inside.pt ]] || fail "the refused run made its folder or checkpoint"
 expect 2 "--run-dir photos/validation is inside the image folder" -- \
   "$TRAIN" --data photos "${quick[@]}" --run-dir photos/validation --checkpoint inside.pt
+# So is a checkpoint (the next run took photos/train/a/x.jpg for a broken image).
+cls=$(ls photos/train | head -1)
+expect 2 "--checkpoint photos/train/$cls/x.jpg is inside the image folder --data photos: the next run would read it as data .*choose a --checkpoint outside its splits" -- \
+  "$TRAIN" --data photos "${quick[@]}" --run-dir outside --checkpoint "photos/train/$cls/x.jpg"
+[[ ! -e photos/train/$cls/x.jpg && ! -e outside ]] || fail "the refused run wrote its checkpoint or folder"
 # Beside the splits, as the default runs/ of `cd photos && cifar-train --data .`: read by nothing.
 (cd photos && "$TRAIN" --data . "${quick[@]}" --epochs 1 --checkpoint ../beside.pt >/dev/null 2>../beside.err) ||
   { cat beside.err; fail "a run folder beside the splits was refused"; }

@@ -105,31 +105,33 @@ void warn_if_fork_takes_checkpoint(const TrainConfig& config, const ModelSource&
       files.checkpoint.string(), was.run_dir, files.run_dir.string(), was.run_dir);
 }
 
-// A run folder that is an image folder or lies in one of its splits would
-// be read as data by the next run (a class folder of train/, say): refused
-// before it is made. One beside the splits (DIR/runs/) is read by nothing.
-void check_run_dir_outside_data(const fs::path& run_dir, const std::string& data_dir) {
+// An output in one of an image folder's splits would be read as data by
+// the next run (a run folder as a class folder, a checkpoint as an image):
+// refused before it is written. One beside the splits (DIR/runs/, DIR/x.pt)
+// is read by nothing; the run folder may not be the image folder itself.
+void check_outside_data(const fs::path& output, const std::string& option,
+                        const std::string& data_dir) {
   if (!has_image_folder_layout(data_dir)) return;
-  std::error_code data_ec, run_ec;
+  std::error_code data_ec, out_ec;
   const fs::path data = fs::weakly_canonical(data_dir, data_ec);
-  const fs::path run = fs::weakly_canonical(run_dir, run_ec);
-  if (data_ec || run_ec || data.empty()) return;
-  const auto within = [&run](const fs::path& dir) {  // an empty dir (not resolved): no
-    const auto [end, at] = std::mismatch(dir.begin(), dir.end(), run.begin(), run.end());
+  const fs::path out = fs::weakly_canonical(output, out_ec);
+  if (data_ec || out_ec || data.empty()) return;
+  const auto within = [&out](const fs::path& dir) {  // an empty dir (not resolved): no
+    const auto [end, at] = std::mismatch(dir.begin(), dir.end(), out.begin(), out.end());
     return !dir.empty() && end == dir.end();
   };
   std::vector<std::string> splits{split_folder_name(Split::kTrain),
                                   split_folder_name(Split::kTest)};
   splits.insert(splits.end(), kValFolderNames.begin(), kValFolderNames.end());
-  bool inside = run == data;
+  bool inside = out == data;
   for (const std::string& split : splits) {
     inside = inside || within(fs::weakly_canonical(data / split, data_ec));
   }
   if (!inside) return;
   throw UsageError(fmt::format(
-      "--run-dir {} is inside the image folder --data {}: the next run would read the run's "
-      "folder as data (a class folder, or a split); choose a --run-dir outside its splits",
-      run_dir.string(), data_dir));
+      "{} {} is inside the image folder --data {}: the next run would read it as data (a class "
+      "folder, a split or an image); choose a {} outside its splits",
+      option, output.string(), data_dir, option));
 }
 
 // The run a --resume continues, for the run folder's check (resumed_run_dir.h).
@@ -197,8 +199,9 @@ RunFiles resolve_run_files(const TrainConfig& config, const ModelSource& source,
                            Distributed& dist) {
   RunFiles files;
   files.run_dir = choose_run_dir(config, source, dist, files.claim);
-  check_run_dir_outside_data(files.run_dir, config.data_dir);
+  check_outside_data(files.run_dir, "--run-dir", config.data_dir);
   files.checkpoint = choose_checkpoint(config, source, files.run_dir);
+  check_outside_data(files.checkpoint, "--checkpoint", config.data_dir);
   if (dist.is_main() && config.checkpoint.empty() && source.resumed) {
     spdlog::info(
         "checkpoint: {}{}", files.checkpoint.string(),
