@@ -4,6 +4,8 @@
 // message as the tools print it.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include <string>
 
 #include "cifar/core/errors.h"
@@ -102,6 +104,14 @@ TEST_CASE("a weights file's problems are the user's to fix, each named", "[resol
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "net.pt", {}); }),
              Catch::Contains("weights file " + (dir.path() / "net.pt").string() +
                              " does not say which model it holds; pass --model (net, "));
+  // A .pt that torch.save did not write says so, not that it names no model.
+  std::ofstream(dir.path() / "empty.pt").flush();
+  std::ofstream(dir.path() / "text.pt") << "root:x:0:0\n";
+  for (const char* name : {"empty.pt", "text.pt"}) {
+    CHECK_THAT(refusal([&] { resolve_weights(dir.path() / name, {}); }),
+               Catch::Contains(std::string(name) + " is not a PyTorch file: it starts with neither "
+                                                   "a zip archive's header"));
+  }
   // A .safetensors without metadata: refused once read.
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "bare.safetensors", {}); }),
              Catch::Contains("does not say which model it holds; pass --model"));
