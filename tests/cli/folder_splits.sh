@@ -144,3 +144,14 @@ expect 2 "--checkpoint photos/train/$cls/x.jpg is inside the image folder --data
   { cat beside.err; fail "a run folder beside the splits was refused"; }
 rm -rf photos/runs
 pass "a --run-dir in the image folder's splits is refused, one beside them is not"
+
+# --- links that would read the split's images twice, or train on the held-out ones ----
+write_folder loops cat,dog train,val
+ln -s .. loops/train/cat/all
+expect 1 "loops/train/cat/all leads back to .*loops/train, a folder that holds loops/train/cat: its images would be read again under cat; remove the link" -- \
+  "$TRAIN" --data loops "${quick[@]}" --run-dir run-loops --checkpoint loops.pt
+rm loops/train/cat/all && rm -rf loops/val && ln -s train loops/val
+expect 1 "loops/val is the folder loops/train itself \(a link\): its images are trained on, so they cannot measure the model" -- \
+  "$TRAIN" --data loops "${quick[@]}" --run-dir run-loops --checkpoint loops.pt
+[[ ! -e run-loops && ! -e loops.pt ]] || fail "a refused run wrote its folder or checkpoint"
+pass "a link back into the split, and a val/ that is train/, are refused"

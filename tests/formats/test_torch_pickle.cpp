@@ -15,12 +15,14 @@ using namespace std::string_literals;  // the pickles below hold NUL bytes
 namespace {
 
 // A torch.save-layout zip holding `pickle` as data.pkl.
-std::string zip_with_pickle(const std::string& pickle) {
+// (`version`: the archive's format version, as a newer PyTorch would write.)
+std::string zip_with_pickle(const std::string& pickle, uint64_t version = 0) {
   std::string out;
   caffe2::serialize::PyTorchStreamWriter writer([&out](const void* data, size_t size) {
     out.append(static_cast<const char*>(data), size);
     return size;
   });
+  if (version > 0) writer.setMinVersion(version);
   writer.writeRecord("data.pkl", pickle.data(), pickle.size());
   writer.writeEndOfFile();
   return out;
@@ -69,6 +71,15 @@ TEST_CASE(".pt files that are not state dicts are refused by name", "[pickle]") 
   refuse("hello", "not a torch.save file");
   const std::string good = encode_torch_state_dict({{"w", torch::ones({64})}});
   refuse(good.substr(0, good.size() / 2), "truncated or damaged");
+  // LibTorch's reader's own words are cut to their first sentence (miniz's
+  // "If you are seeing this error..." and the "[enforce fail at ...]" go).
+  CHECK_THROWS_WITH(decode_torch_state_dict(good.substr(0, good.size() / 2), "bad.pt"),
+                    !Catch::Contains("If you are seeing") && !Catch::Contains("enforce fail"));
+  CHECK_THROWS_WITH(decode_torch_state_dict(zip_with_pickle("\x80\x02}q\x00."s, 99), "new.pt"),
+                    Catch::Contains("new.pt: Attempted to read a PyTorch file with version 99") &&
+                        Catch::Contains("save the weights as .safetensors") &&
+                        !Catch::Contains("enforce fail") &&
+                        !Catch::Contains("truncated or damaged"));
   refuse(zip_with_pickle("\x80\x02]q\x00."s), "holds a list, not a dict");  // []
   refuse(zip_with_pickle("\x80\x02"
                          "cos\nsystem\nq\x00."s),

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -104,19 +105,32 @@ std::vector<std::string> read_name_lines(const fs::path& path, const char* what)
   // Checked before it is opened: a FIFO or device there is an error, not a wait.
   std::istringstream in(read_file(path, kMaxMetaFileBytes, what));
   std::vector<std::string> names;
+  std::vector<int> lines;  // where each name is
   int line_number = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_number;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (line.empty()) continue;
     // Names go into checkpoints (JSON), confusion.csv and messages: bytes
-    // that are not UTF-8 are kept visible as \xFF text instead.
-    if (!is_utf8(line)) {
-      line = show_bytes(line);
-      spdlog::warn("{}: line {} is not UTF-8 text; the class name is used as '{}'", path.string(),
-                   line_number, line);
+    // that are not UTF-8, and control characters (an escape sequence would
+    // act on the terminal), are kept visible as \xFF text instead.
+    std::string shown;
+    for (const char c : is_utf8(line) ? line : show_bytes(line)) {
+      const auto byte = static_cast<unsigned char>(c);
+      shown += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02X}", byte) : std::string(1, c);
     }
-    names.push_back(line);
+    if (shown != line) {
+      spdlog::warn("{}: line {} is not plain UTF-8 text; the class name is used as '{}'",
+                   path.string(), line_number, shown);
+    }
+    if (const auto same = std::ranges::find(names, shown); same != names.end()) {
+      throw std::runtime_error(fmt::format(
+          "{}: the class name '{}' is there twice (lines {} and {}): each class needs a name of "
+          "its own; rename one",
+          path.string(), shown, lines[static_cast<size_t>(same - names.begin())], line_number));
+    }
+    names.push_back(shown);
+    lines.push_back(line_number);
   }
   return names;
 }
@@ -127,7 +141,10 @@ std::vector<std::string> read_class_names(const fs::path& dir) {
   if (!fs::exists(fs::symlink_status(path, ec))) return default_class_names();
   const auto names = read_name_lines(path, "CIFAR-10 class-name file");
   // A meta file that does not hold exactly ten names is not trusted.
-  return names.size() == static_cast<size_t>(kCifar10Classes) ? names : default_class_names();
+  if (names.size() == static_cast<size_t>(kCifar10Classes)) return names;
+  spdlog::warn("{} lists {} names, not CIFAR-10's {}: its standard class names are used",
+               path.string(), names.size(), kCifar10Classes);
+  return default_class_names();
 }
 
 }  // namespace cifar

@@ -161,8 +161,24 @@ const char* split_folder_name(Split split) {
   return "?";
 }
 
+namespace {
+// A held-out split that is train/ itself (a link, val -> train) would be
+// evaluated as if held out, though it is trained on.
+fs::path apart_from_train(const fs::path& dir, const fs::path& folder) {
+  std::error_code ec;
+  if (fs::is_directory(folder, ec) && fs::equivalent(folder, dir / "train", ec)) {
+    throw std::runtime_error(fmt::format(
+        "{} is the folder {}/train itself (a link): its images are trained on, so they cannot "
+        "measure the model; make it a folder of images of its own, or remove it",
+        folder.string(), dir.string()));
+  }
+  return folder;
+}
+}  // namespace
+
 fs::path split_folder(const fs::path& dir, Split split) {
-  if (split != Split::kVal) return dir / split_folder_name(split);
+  if (split == Split::kTrain) return dir / split_folder_name(split);
+  if (split == Split::kTest) return apart_from_train(dir, dir / split_folder_name(split));
   std::vector<std::string> found;
   for (const char* name : kValFolderNames) {
     std::error_code ec;
@@ -174,7 +190,7 @@ fs::path split_folder(const fs::path& dir, Split split) {
         "renaming or moving the other away",
         dir.string(), found[0], found[1]));
   }
-  return dir / (found.empty() ? "val" : found[0]);
+  return apart_from_train(dir, dir / (found.empty() ? "val" : found[0]));
 }
 
 bool has_image_folder_layout(const fs::path& dir) {

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -28,7 +29,10 @@ bool has_image_extension(const fs::path& path) {
 std::vector<FolderEntry> folder_entries(const fs::path& dir) {
   std::unique_ptr<DIR, int (*)(DIR*)> folder(::opendir(dir.c_str()), ::closedir);
   if (!folder) {
-    throw std::runtime_error(fmt::format("cannot list {}: {}", dir.string(), std::strerror(errno)));
+    const int err = errno;
+    throw std::runtime_error(fmt::format(
+        "cannot list {}: {}{}", dir.string(), std::strerror(err),
+        err == EACCES ? "; let this user read it (chmod a+rx), or move it out of the folder" : ""));
   }
   std::vector<FolderEntry> out;
   for (;;) {
@@ -53,6 +57,23 @@ std::vector<FolderEntry> folder_entries(const fs::path& dir) {
   return out;
 }
 
+namespace {
+// The folders that hold `dir` (its parent, and so on up to the root), by
+// device and inode.
+std::map<std::pair<dev_t, ino_t>, fs::path> holders_of(const fs::path& dir) {
+  std::map<std::pair<dev_t, ino_t>, fs::path> holders;
+  std::error_code ec;
+  fs::path at = fs::weakly_canonical(dir, ec);
+  if (ec) return holders;
+  while (at.has_parent_path() && at.parent_path() != at) {
+    at = at.parent_path();
+    struct stat st {};
+    if (::stat(at.c_str(), &st) == 0) holders.emplace(std::pair{st.st_dev, st.st_ino}, at);
+  }
+  return holders;
+}
+}  // namespace
+
 ImageWalk walk_images(const fs::path& dir, const std::string& prefix) {
   struct Found {
     std::string folder;  // relative to the walk's start, as os.walk's root
@@ -62,6 +83,10 @@ ImageWalk walk_images(const fs::path& dir, const std::string& prefix) {
   ImageWalk walk;
   std::set<std::pair<dev_t, ino_t>> seen;
   std::vector<std::pair<fs::path, std::string>> todo{{dir, prefix}};
+  // A link back to a folder that holds this one (class -> .., say) would
+  // read the whole split again under this name: training images in every
+  // class, validation images among them.
+  const auto holders = holders_of(dir);
   while (!todo.empty()) {
     auto [folder, rel] = todo.back();
     todo.pop_back();
@@ -73,6 +98,13 @@ ImageWalk walk_images(const fs::path& dir, const std::string& prefix) {
       if (hidden) {
         walk.skipped.push_back({std::move(e), std::move(relative), true});
       } else if (e.is_dir()) {
+        if (const auto holder = holders.find({e.st.st_dev, e.st.st_ino}); holder != holders.end()) {
+          throw std::runtime_error(fmt::format(
+              "{} leads back to {}, a folder that holds {}: its images would be read again "
+              "under {}; remove the link",
+              e.path.string(), holder->second.string(), dir.string(),
+              prefix.empty() ? dir.string() : prefix));
+        }
         todo.emplace_back(e.path, std::move(relative));
       } else if (!has_image_extension(e.path) || (e.ok && !S_ISREG(e.st.st_mode))) {
         walk.skipped.push_back({std::move(e), std::move(relative), false});

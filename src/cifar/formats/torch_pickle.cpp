@@ -56,6 +56,29 @@ TensorMap state_dict_of(const Value& root, const Fail& fail) {
                          fmt::join(state_dict_keys(), ", ")));
 }
 
+// LibTorch's zip reader's error as one clause of ours: without its
+// "[enforce fail at file:line] . " and the advice after its first sentence
+// (miniz's "If you are seeing this error...", "Could this error message be
+// improved?"), with what it means for the file.
+std::string zip_problem(std::string text) {
+  if (const auto at = text.find("] . "); text.starts_with("[enforce fail") && at != text.npos) {
+    text.erase(0, at + 4);
+  }
+  if (text.find("hasRecord(\"version\")") != text.npos) {
+    return "the zip holds no version record: it is not a torch.save archive";
+  }
+  if (text.starts_with("Couldn't parse the version")) {
+    return "the zip's version record is not a number: the file is damaged";
+  }
+  const bool newer = text.starts_with("Attempted to read a PyTorch file with version");
+  if (const auto end = text.find(". "); end != text.npos) text.erase(end);
+  if (newer) {  // a PyTorch newer than this tool's LibTorch
+    return text + "; save the weights as .safetensors (safetensors.torch.save_file), which any " +
+           "version reads";
+  }
+  return fmt::format("the zip cannot be read ({}); the file is truncated or damaged", text);
+}
+
 }  // namespace
 
 const std::vector<std::string>& state_dict_keys() {
@@ -122,8 +145,7 @@ TensorMap decode_torch_state_dict(const std::string& bytes, const std::string& s
         std::string_view(static_cast<const char*>(data.get()), size), load_storage, limits);
     return state_dict_of(*root, fail);
   } catch (const c10::Error& e) {
-    throw fail(fmt::format("the zip cannot be read ({}); the file is truncated or damaged",
-                           e.what_without_backtrace()));
+    throw fail(zip_problem(e.what_without_backtrace()));
   } catch (const std::runtime_error& e) {
     if (std::string_view(e.what()).starts_with("weights file ")) throw;
     throw fail(e.what());
