@@ -20,9 +20,24 @@ chmod 755 noperm/sub
 # A split that does not fit the free memory once resized (50,000 images at
 # 1024 px: 146.5 GiB) is refused before the allocation, not with LibTorch's
 # "can't allocate memory" (or, smaller, the system's out-of-memory killer).
-expect 1 "50000 images at 1024 px take 146.5 GiB in memory, more than the [0-9.]+ [GM]iB this machine has free: lower --image-size, or use fewer images" -- \
-  "$TRAIN" --data data --model resnet18 --image-size 1024 --device cpu --epochs 1 --run-dir big --checkpoint big.pt
+# (Capped at 8 GB of address space, so that a larger machine refuses it too.)
+expect 1 "50000 images at 1024 px take 146.5 GiB in memory, more than the [0-9.]+ [GM]iB free for this process: a smaller image size, or fewer images, would fit" -- \
+  bash -c 'ulimit -v 8000000 && exec "$@"' big "$TRAIN" --data data --model resnet18 --image-size 1024 --device cpu --epochs 1 --run-dir big --checkpoint big.pt
 [[ ! -e big && ! -e big.pt ]] || fail "the refused run wrote files"
+# batches.meta.txt: a name twice is refused naming both lines; another count
+# than ten is said, and the standard names used; an escape sequence is shown
+# as text, never sent to the terminal.
+mkdir names && cp -L data/*.bin names/
+printf 'a\nb\nc\nd\ne\nf\ng\nh\ni\na\n' >names/batches.meta.txt
+expect 1 "names/batches.meta.txt: the class name 'a' is there twice \(lines 1 and 10\): each class needs a name of its own" -- \
+  "$TRAIN" "${ok[@]}" --data names --run-dir names-run --checkpoint names.pt
+printf 'a\nb\nc\n' >names/batches.meta.txt
+expect 0 "names/batches.meta.txt lists 3 names, not CIFAR-10's 10: its standard class names are used" -- \
+  "$TRAIN" "${ok[@]}" --data names --run-dir names-run --checkpoint names.pt
+printf 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\033[31mRED\n' >names/batches.meta.txt
+out=$("$EVAL" --checkpoint names.pt --data names --device cpu 2>&1)
+grep -q $'\033' <<<"$out" && fail "an escape sequence in a class name reached the terminal"
+grep -q 'j\\x1B\[31mRED' <<<"$out" || { echo "$out"; fail "the escape sequence was not shown as text"; }
 mkdir part && cp -L data/data_batch_1.bin data/data_batch_2.bin part/
 expect 1 "data_batch_3.bin is missing from part" -- "$TRAIN" --data part --device cpu
 mkdir trunc && cp -L data/* trunc/ && truncate -s 20000000 trunc/data_batch_4.bin
@@ -135,7 +150,7 @@ pass "unwritable outputs are refused before any training ($(( $(date +%s) - star
 # A training step this large is refused by the memory forecast before the
 # first step (train/step_memory.h); the allocation's own advice is the
 # evaluation's, below.
-expect 1 "a training step at batch 20000 and 32 px would hold about [0-9.]+ GiB \([0-9.]+ MiB an image\), more than the [0-9.]+ GiB this machine has free: lower --batch-size to [0-9]+ or less" -- \
+expect 1 "a training step at batch 20000 and 32 px would hold about [0-9.]+ GiB \([0-9.]+ MiB an image\), more than the [0-9.]+ [GM]iB free for this process: lower --batch-size to [0-9]+ or less" -- \
   bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
   --batch-size 20000 --train-limit 20000 --epochs 1 --run-dir run6 --checkpoint oom.pt -q
 # (A training batch beyond the data is lowered to it before the run starts, so

@@ -130,6 +130,11 @@ expect 2 "--csv theirs.csv holds something cifar-predict did not write" -- \
   "$PREDICT" --checkpoint m.pt --csv theirs.csv look/000.png
 [[ -p pipe.csv && $(cat theirs.csv) == "name,score" ]] && cmp -s m.pt other.pt ||
   fail "a refused --csv replaced the file"
+: >blank.csv  # an empty file is replaced; a device (/dev/null) never, --csv - named
+expect 0 "" -- "$PREDICT" --checkpoint m.pt --csv blank.csv look/000.png
+[[ -s blank.csv ]] || fail "--csv did not replace an empty file"
+expect 2 "--csv /dev/null is a character device, not a CSV file; .*\(--csv - prints on the standard output\)" -- \
+  "$PREDICT" --checkpoint m.pt --csv /dev/null look/000.png
 cp look.csv again.csv
 expect 0 "" -- "$PREDICT" --checkpoint m.pt --csv again.csv look/000.png  # its own CSV: replaced
 [[ $(wc -l <again.csv) -eq 2 ]] || fail "--csv did not replace the CSV it wrote before"

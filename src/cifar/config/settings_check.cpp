@@ -12,9 +12,6 @@
 #include "cifar/core/errors.h"
 
 namespace cifar {
-using options::train_options;
-using options::ValueLister;
-
 namespace {
 
 std::map<std::string, std::string> values_of(std::string_view toml) {
@@ -47,10 +44,10 @@ std::string as_before(const std::vector<SettingChange>& changes) {
 }  // namespace
 
 std::vector<RunSetting> run_settings(const TrainConfig& settings) {
-  ValueLister lister;
-  train_options(settings, lister);
+  options::ValueLister lister;
+  options::train_options(settings, lister);
   std::vector<RunSetting> out;
-  for (ValueLister::Value& v : lister.values) {
+  for (options::ValueLister::Value& v : lister.values) {
     if (v.role != SettingRole::kLocal) {
       out.push_back({.key = std::move(v.key), .value = std::move(v.text), .role = v.role});
     }
@@ -85,10 +82,10 @@ std::vector<SettingChange> changed_settings(std::string_view before_toml,
 
 std::vector<SettingChange> changed_settings(const TrainConfig& before, const TrainConfig& after) {
   const auto values = [](const TrainConfig& c) {
-    ValueLister lister;
-    train_options(c, lister);
-    std::map<std::string, ValueLister::Value> by_key;
-    for (ValueLister::Value& v : lister.values) by_key[v.key] = std::move(v);
+    options::ValueLister lister;
+    options::train_options(c, lister);
+    std::map<std::string, options::ValueLister::Value> by_key;
+    for (options::ValueLister::Value& v : lister.values) by_key[v.key] = std::move(v);
     return by_key;
   };
   const auto b = values(before);

@@ -16,8 +16,8 @@ void check_prepared_fit(int64_t n, int64_t side) {
   const int64_t free = available_memory_bytes();
   if (free <= 0 || bytes <= free) return;
   throw std::runtime_error(fmt::format(
-      "{} images at {} px take {} in memory, more than the {} this machine has free: lower "
-      "--image-size, or use fewer images",
+      "{} images at {} px take {} in memory, more than the {} free for this process: a smaller "
+      "image size, or fewer images, would fit",
       n, side, memory_size(bytes), memory_size(free)));
 }
 

@@ -50,8 +50,8 @@ class DeviceDataset {
   int64_t size() const { return labels_.size(0); }
   const torch::Tensor& labels() const { return labels_; }
   const torch::Tensor& images() const { return images_; }  // (N, 3, S, S) uint8
+  bool channels_last() const { return channels_last_; }    // batches in channels-last layout
   // The side of a batch's images: the model's (S, or a whole image's crop side).
-  bool channels_last() const { return channels_last_; }
   int64_t image_size() const { return whole_ ? whole_->image_size : images_.size(3); }
   torch::Device device() const { return images_.device(); }
 

@@ -231,20 +231,25 @@ RunDirClaim::RunDirClaim(const fs::path& parent, const std::string& model) {
   localtime_r(&now, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-  std::error_code ec;
-  made_parent_ = fs::create_directory(parent, ec);
   const auto fail = [](const fs::path& folder, const std::error_code& error) {
     return std::runtime_error(
         fmt::format("cannot create directory {}: {}; choose a writable --run-dir", folder.string(),
                     error.message()));
   };
-  if (ec) throw fail(parent, ec);
   // mkdir(2) is atomic: of two runs asking for one name, one makes it and
-  // the other goes on to the next.
-  for (int n = 1;; ++n) {
+  // the other goes on to the next. runs/ is made again if a refused start
+  // took it away (empty) in between.
+  for (int n = 1, tries = 0;; ++n) {
+    std::error_code ec;
+    made_parent_ = fs::create_directory(parent, ec) || made_parent_;
+    if (ec) throw fail(parent, ec);
     dir_ = parent /
            (n == 1 ? fmt::format("{}-{}", stamp, model) : fmt::format("{}-{}-{}", stamp, model, n));
     if (::mkdir(dir_.c_str(), 0777) == 0) return;
+    if (errno == ENOENT && ++tries < 5) {
+      --n;  // the same name again
+      continue;
+    }
     if (errno != EEXIST) {
       const std::error_code error(errno, std::generic_category());
       if (made_parent_) ::rmdir(parent.c_str());

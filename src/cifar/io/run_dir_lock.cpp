@@ -45,7 +45,9 @@ namespace {
 std::vector<fs::path> missing_folders(const fs::path& dir) {
   std::vector<fs::path> missing;
   std::error_code ec;
-  for (fs::path at = dir; !at.empty() && !fs::exists(fs::symlink_status(at, ec));
+  fs::path start = dir.lexically_normal();
+  if (!start.has_filename()) start = start.parent_path();  // "new/run/": new/run, then new
+  for (fs::path at = start; !at.empty() && !fs::exists(fs::symlink_status(at, ec));
        at = at.parent_path()) {
     missing.push_back(at);
     if (at == at.parent_path()) break;
@@ -113,27 +115,11 @@ RunDirLock::RunDirLock(const fs::path& dir) : dir_(dir), made_(missing_folders(d
     throw std::runtime_error(fmt::format(
         "cannot create directory {}: {}; choose a writable --run-dir", dir.string(), ec.message()));
   }
-  const fs::path lock = dir / kRunDirLockFile;
-  for (int attempt = 0; fd_ < 0; ++attempt) {
-    made_lock_file_ = !fs::exists(fs::symlink_status(lock, ec));
-    const int fd = open_lock_file(dir, lock);
-    if (const int err = lock_exclusive(fd); err != 0) {
-      ::close(fd);
-      if (err == EWOULDBLOCK) throw std::runtime_error(in_use_message(dir));
-      throw std::runtime_error(
-          fmt::format("cannot lock run folder {}: {}", dir.string(), std::strerror(err)));
-    }
-    if (still_the_lock_file(fd, lock)) {
-      fd_ = fd;
-    } else {
-      ::close(fd);
-      if (attempt == 4) {
-        throw std::runtime_error(fmt::format(
-            "cannot lock run folder {}: its lock file {} keeps being removed by another "
-            "process; choose another --run-dir",
-            dir.string(), lock.string()));
-      }
-    }
+  try {
+    fd_ = locked_file(dir, made_lock_file_);
+  } catch (...) {
+    remove_made_folders();  // a refused lock leaves no folder it made either
+    throw;
   }
   // Ours now: say who holds it, for the message a second run prints.
   const std::string me = fmt::format("{}\n", ::getpid());
@@ -143,16 +129,43 @@ RunDirLock::RunDirLock(const fs::path& dir) : dir_(dir), made_(missing_folders(d
       ::pwrite(fd_, me.data(), me.size(), 0) == static_cast<ssize_t>(me.size());
 }
 
+int RunDirLock::locked_file(const fs::path& dir, bool& made) {
+  const fs::path lock = dir / kRunDirLockFile;
+  std::error_code ec;
+  for (int attempt = 0;; ++attempt) {
+    made = !fs::exists(fs::symlink_status(lock, ec));
+    const int fd = open_lock_file(dir, lock);
+    if (const int err = lock_exclusive(fd); err != 0) {
+      ::close(fd);
+      if (err == EWOULDBLOCK) throw std::runtime_error(in_use_message(dir));
+      throw std::runtime_error(
+          fmt::format("cannot lock run folder {}: {}", dir.string(), std::strerror(err)));
+    }
+    if (still_the_lock_file(fd, lock)) return fd;
+    ::close(fd);
+    if (attempt == 4) {
+      throw std::runtime_error(
+          fmt::format("cannot lock run folder {}: its lock file {} keeps being removed by another "
+                      "process; choose another --run-dir",
+                      dir.string(), lock.string()));
+    }
+  }
+}
+
+void RunDirLock::remove_made_folders() const {
+  for (const fs::path& folder : made_) {
+    // Not empty: another's files stay; gone already ("new/run/" and "new/run"): on.
+    if (::rmdir(folder.c_str()) != 0 && errno != ENOENT) break;
+  }
+}
+
 RunDirLock::~RunDirLock() {
   if (fd_ < 0) return;
   if (!kept_ && made_lock_file_) {
     ::unlink((dir_ / kRunDirLockFile).c_str());  // while held: see still_the_lock_file
   }
   ::close(fd_);  // closing the last descriptor releases the flock
-  if (kept_) return;
-  for (const fs::path& folder : made_) {
-    if (::rmdir(folder.c_str()) != 0) break;  // not empty: another's files stay
-  }
+  if (!kept_) remove_made_folders();
 }
 
 bool run_folder_in_use(const fs::path& dir) {

@@ -26,6 +26,10 @@ class RunDirLock {
   void keep() { kept_ = true; }
 
  private:
+  // The lock file of `dir` opened and locked (`made`: this call created it).
+  static int locked_file(const std::filesystem::path& dir, bool& made);
+  void remove_made_folders() const;
+
   int fd_ = -1;
   std::filesystem::path dir_;
   std::vector<std::filesystem::path> made_;  // the folders made, innermost first

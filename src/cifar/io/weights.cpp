@@ -134,13 +134,7 @@ std::string weights_path_problem(const fs::path& path, const WeightsOptions& opt
   if (std::string problem = weights_format_problem(path); !problem.empty()) return problem;
   if (weights_format(path) == WeightsFormat::kTorch && !options.model) {  // no metadata
     // A file torch.save did not write is that first, not a question of its model.
-    const std::string front = read_front(path, 4, "the weights file");
-    if (!front.starts_with("PK\x03\x04") && !front.starts_with("\x80")) {
-      return fmt::format(
-          "weights file {} is not a PyTorch file: it starts with neither a zip archive's header "
-          "(torch.save) nor a pickle's (an empty, damaged or other program's file)",
-          path.string());
-    }
+    if (std::string problem = torch_file_problem(path); !problem.empty()) return problem;
     return no_model(path.string());
   }
   return "";

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
 #include "cifar/formats/safetensors.h"
 #include "cifar/formats/torch_pickle.h"
@@ -29,6 +30,16 @@ std::string weights_format_problem(const fs::path& path) {
   if (format_of(path)) return "";
   return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth",
                      path.string(), path.extension().string());
+}
+
+std::string torch_file_problem(const fs::path& path) {
+  const std::string front = read_front(path, 4, "the weights file");
+  if (front.starts_with("PK\x03\x04") || front.starts_with("\x80")) return "";
+  return fmt::format(
+      "weights file {} is not a PyTorch file: it starts with neither a zip archive's header "
+      "(torch.save) nor a pickle's (an empty, damaged or other program's file); in Python, "
+      "torch.save(model.state_dict(), path) writes one",
+      path.string());
 }
 
 WeightsFormat weights_format(const fs::path& path) {

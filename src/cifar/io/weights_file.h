@@ -29,6 +29,11 @@ WeightsFormat weights_format(const std::filesystem::path& path);
 // extensions that work; "" when it names one.
 std::string weights_format_problem(const std::filesystem::path& path);
 
+// Why a .pt/.pth file cannot be torch.save's (it starts with neither a zip
+// archive's header nor a pickle's: empty, damaged or another program's), or
+// "" when it may be; read from its first bytes only.
+std::string torch_file_problem(const std::filesystem::path& path);
+
 // A weights file's tensors and (safetensors only) its metadata.
 struct WeightsFile {
   TensorMap tensors;

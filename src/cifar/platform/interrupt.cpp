@@ -76,6 +76,10 @@ InterruptGuard::~InterruptGuard() {
   g_notice.store(old_notice_);
 }
 
+void InterruptGuard::notice(const char* text) {
+  g_notice.store(text);
+}
+
 bool stop_requested() {
   return g_request.load(std::memory_order_relaxed) != 0;
 }

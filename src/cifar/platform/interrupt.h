@@ -33,6 +33,9 @@ class InterruptGuard {
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
+  // What the first signal prints from now on (a string literal), as the
+  // guarded work moves on (a run's start, then its training).
+  void notice(const char* text);
 
  private:
   struct sigaction old_int_ {};

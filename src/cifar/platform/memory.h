@@ -9,8 +9,10 @@
 
 namespace cifar {
 
-// MemAvailable of /proc/meminfo: what the system can give without swapping
-// (free memory and reclaimable caches), in bytes; 0 when unknown.
+// The bytes this process can still take without swapping or failing: the
+// least of /proc/meminfo's MemAvailable (free memory and reclaimable
+// caches), its cgroup's memory.max less memory.current (a container's cap),
+// and its address-space limit (ulimit -v) less what it maps; 0 when unknown.
 int64_t available_memory_bytes();
 
 // The bytes malloc has handed out and not yet taken back (glibc's mallinfo2:

@@ -20,7 +20,7 @@
 #include "cifar/infer/image_list.h"
 #include "cifar/infer/predict.h"
 #include "cifar/io/checkpoint.h"
-#include "cifar/io/run_dir.h"
+#include "cifar/io/run_dir.h"  // non_file_kind
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/platform/guards.h"
@@ -76,8 +76,9 @@ LabelSet eval_labels(const EvalConfig& config, const CheckpointInfo& info) {
 }
 
 // What stops --csv from replacing the file at `path` ("" when nothing does):
-// it replaces only a CSV that cifar-predict wrote (its header row), never a
-// device, FIFO or folder, another program's file or a run folder's file.
+// it replaces only a CSV that cifar-predict wrote (its header row) or an
+// empty file, never a device, FIFO or folder, or another program's file
+// (a run folder's metrics.csv and checkpoints among them).
 std::string csv_replace_problem(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return "";
@@ -85,14 +86,13 @@ std::string csv_replace_problem(const fs::path& path) {
       "cifar-predict replaces only CSV files it wrote: choose another --csv, or move the file "
       "away yourself";
   if (const std::string kind = non_file_kind(path); !kind.empty()) {
-    return fmt::format("--csv {} is {}, not a CSV file; {}", path.string(), kind, hint);
-  }
-  if (const auto folder = run_folder_of(path)) {
-    return fmt::format("--csv {} is a file of run folder {}, that run's output; {}", path.string(),
-                       folder->string(), hint);
+    return fmt::format(
+        "--csv {} is {}, not a CSV file; {}{}", path.string(), kind, hint,
+        kind == "a character device" ? " (--csv - prints on the standard output)" : "");
   }
   const std::string header = "path,class_1,probability_1,";
-  if (read_front(path, header.size(), "--csv") != header) {
+  if (const std::string front = read_front(path, header.size(), "--csv");
+      !front.empty() && front != header) {
     return fmt::format("--csv {} holds something cifar-predict did not write; {}", path.string(),
                        hint);
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "cifar/core/errors.h"
@@ -29,26 +30,42 @@ std::string from_rank0(Distributed& dist, const std::string& text) {
 // --run-dir; else, when resuming, the run folder the checkpoint's run wrote
 // (its saved run-dir), so that a resumed run keeps one history: one
 // metrics.csv, one TensorBoard run; else a new runs/<date>-<time>-<model>,
-// made now by rank 0 (`claim`) and named to the others.
-fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, Distributed& dist,
-                        std::shared_ptr<const RunDirClaim>& claim) {
-  const bool main_rank = dist.is_main();
+// made now (`claim`). Rank 0's choice: it alone writes the folder.
+fs::path rank0_run_dir(const TrainConfig& config, const ModelSource& source,
+                       std::shared_ptr<const RunDirClaim>& claim) {
   if (!config.run_dir.empty()) return config.run_dir;
   if (source.resumed_settings && !source.resumed_settings->run_dir.empty()) {
     const std::string& was = source.resumed_settings->run_dir;
     if (fs::is_directory(was)) {
-      if (main_rank) spdlog::info("run folder: {}, the resumed run's", was);
+      spdlog::info("run folder: {}, the resumed run's", was);
       return was;
     }
-    if (main_rank) {
-      spdlog::warn(
-          "the resumed run's folder {} is gone: this run's history starts in a new folder "
-          "(give --run-dir to choose it)",
-          was);
+    spdlog::warn(
+        "the resumed run's folder {} is gone: this run's history starts in a new folder "
+        "(give --run-dir to choose it)",
+        was);
+  }
+  claim = std::make_shared<const RunDirClaim>("runs", source.model_name);
+  return claim->dir();
+}
+
+// rank0_run_dir, had by every rank (one collective, whatever the ranks'
+// own settings and files say), or its refusal.
+fs::path choose_run_dir(const TrainConfig& config, const ModelSource& source, Distributed& dist,
+                        std::shared_ptr<const RunDirClaim>& claim) {
+  if (dist.world_size() == 1) return rank0_run_dir(config, source, claim);
+  constexpr std::string_view kRefused = "\x1frefused\x1f";  // no path starts so
+  std::string sent;
+  if (dist.is_main()) {
+    try {
+      sent = rank0_run_dir(config, source, claim).string();
+    } catch (const std::exception& e) {
+      sent = std::string(kRefused) + e.what();
     }
   }
-  if (main_rank) claim = std::make_shared<const RunDirClaim>("runs", source.model_name);
-  return from_rank0(dist, claim ? claim->dir().string() : "");
+  sent = from_rank0(dist, sent);
+  if (sent.starts_with(kRefused)) throw std::runtime_error(sent.substr(kRefused.size()));
+  return sent;
 }
 
 // --checkpoint's default: MODEL.pt for a data set (the tutorial's net.pt),

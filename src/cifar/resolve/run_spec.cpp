@@ -213,7 +213,7 @@ RunSpec resolve_run(const TrainConfig& config, const RunContext& context) {
   spec.loop.cpu_onednn = cpu_training_onednn(
       spec.source.model_name, per_rank_batch(fit.batch_size, context.dist.world_size()),
       spec.precision, context.machine.device, /*quiet=*/!context.dist.is_main());
-  check_ranks_agree(context.dist, spec);  // before any collective and before the run folder
+  check_ranks_agree(context.dist, spec);  // before the run folder opens (a default one is claimed)
   const bool graphed = config.cuda_graph && context.machine.device.is_cuda();
   spec.shape = checked_epochs(spec, graphed, context.dist);
   return spec;

@@ -47,10 +47,11 @@ int64_t held_per_image(ClassifierImpl& model, const StepMemoryOptions& options, 
 
 StepMemory forecast_step_memory(ClassifierImpl& model, const StepMemoryOptions& options) {
   const int64_t probe = std::min(options.side, kProbeSide);
-  const double pixels = static_cast<double>(options.side) * options.side / (probe * probe);
+  const double side_ratio = static_cast<double>(options.side) / static_cast<double>(probe);
   StepMemory memory;
   memory.per_image =
-      static_cast<int64_t>(kPeakPerHeld * pixels * held_per_image(model, options, probe));
+      static_cast<int64_t>(kPeakPerHeld * side_ratio * side_ratio *
+                           static_cast<double>(held_per_image(model, options, probe)));
   memory.step = memory.per_image * options.batch;
   memory.available = available_memory_bytes() / std::max(1, options.processes_here);
   return memory;
@@ -61,17 +62,19 @@ std::string step_memory_problem(const StepMemory& memory, const StepMemoryOption
   if (memory.available <= 0 || memory.per_image <= 0 || memory.step <= memory.available) return "";
   const int64_t fits = memory.available / memory.per_image;  // images per process
   const int64_t per_process = global_batch / std::max<int64_t>(1, options.batch);
-  const std::string what = fits >= 1
-                               ? fmt::format("lower --batch-size to {} or less, or --image-size",
+  std::string what = fits >= 1 ? fmt::format("lower --batch-size to {} or less, or --image-size",
                                              fits * std::max<int64_t>(1, per_process))
                                : "lower --image-size (not one image fits)";
+  if (options.resumed) {  // its image size is the run's, its batch too within an epoch
+    what = "free memory (other programs hold it), or continue on a machine with more";
+  }
   return fmt::format(
       "a training step at batch {} and {} px would hold about {} ({} an image), more than the {} "
-      "this machine has free{}: {}",
+      "free for this process{}: {}",
       options.batch, options.side, memory_size(memory.step), memory_size(memory.per_image),
       memory_size(memory.available),
       options.processes_here > 1
-          ? fmt::format(" for each of its {} processes", options.processes_here)
+          ? fmt::format(" (each of the {} processes on this machine)", options.processes_here)
           : "",
       what);
 }

@@ -8,7 +8,9 @@
 // later without a word. So before the first step one image's forward is
 // measured (at most kProbeSide px, scaled by the pixels to the training
 // side), its graph dropped unrun, and a step that would need more than the
-// free memory is refused, naming the batch that fits.
+// free memory is refused, naming the batch that fits. (Not covered: the
+// evaluation's batches, which hold no graph; and the heap figure is glibc's,
+// so under another malloc the forecast reads 0 and says nothing.)
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,7 @@ struct StepMemoryOptions {
   bool channels_last = false;
   Precision precision = {};  // the step's autocast
   int processes_here = 1;    // processes sharing this machine's memory
+  bool resumed = false;      // a --resume: its image size and batch are the run's
 };
 
 struct StepMemory {
@@ -41,7 +44,8 @@ struct StepMemory {
 StepMemory forecast_step_memory(ClassifierImpl& model, const StepMemoryOptions& options);
 
 // "" when the step fits (or the free memory is unknown); else why not, and
-// the --batch-size that fits (`global_batch` is what the user gave).
+// the --batch-size that fits (`global_batch` is what the user gave), or,
+// resumed, to free memory.
 std::string step_memory_problem(const StepMemory& memory, const StepMemoryOptions& options,
                                 int64_t global_batch);
 

@@ -3,8 +3,9 @@
 //   check_run_settings(config, env.dist)                refusals that need no file
 //   machine = resolve_machine(...)                      device, threads, native precision
 //   spec    = resolve_run(config, ...)                  the run resolved (resolve/run_spec.h)
-//   outputs = RunOutputs(...)                           the run folder (rank 0)
 //   session = make_session(spec, ...)                   model, parameter groups, position
+//   stop_if_interrupted, check_step_memory              a Ctrl-C or a step too large: stop here
+//   outputs = RunOutputs(...)                           the run folder (rank 0)
 //   for each epoch: train_one_epoch; evaluate; record  the loop (epoch_loop.h)
 #include "cifar/train/train.h"
 
@@ -41,18 +42,19 @@ constexpr const char* kStartingNotice =
     "quit now)";
 
 // A Ctrl-C while the run started: it stops before its folder opens, every
-// rank alike (one asked, all stop), and the folder made for it goes.
+// rank alike (one asked, all stop, naming the first signal any rank had),
+// and the folder made for it goes.
 void stop_if_interrupted(Distributed& dist) {
-  bool asked = stop_requested();
+  int signal = stop_requested() ? stop_signal() : 0;
   if (dist.world_size() > 1) {
-    for (const std::string& rank : dist.all_gather_text(asked ? "1" : "")) {
-      asked = asked || !rank.empty();
+    for (const std::string& rank : dist.all_gather_text(signal ? std::to_string(signal) : "")) {
+      if (signal == 0 && !rank.empty()) signal = std::stoi(rank);
     }
   }
-  if (!asked) return;
+  if (signal == 0) return;
   throw Interrupted(fmt::format("interrupted (signal {}) before training started: no run folder or "
                                 "checkpoint was written",
-                                stop_signal()),
+                                signal),
                     /*announce=*/dist.is_main());
 }
 
@@ -64,7 +66,8 @@ void check_step_memory(ClassifierImpl& model, const RunSpec& spec, const RunEnv&
                                   .side = spec.data.train.image_size(),
                                   .channels_last = spec.data.train.channels_last(),
                                   .precision = spec.step.precision,
-                                  .processes_here = std::max(1, env.dist.local_world_size)};
+                                  .processes_here = std::max(1, env.dist.local_world_size),
+                                  .resumed = spec.source.resumed.has_value()};
   const StepMemory memory = forecast_step_memory(model, options);
   std::string problem = step_memory_problem(memory, options, spec.loop.batch_size);
   if (dist.world_size() > 1) {
@@ -73,6 +76,7 @@ void check_step_memory(ClassifierImpl& model, const RunSpec& spec, const RunEnv&
     }
   }
   if (!problem.empty()) throw std::runtime_error(problem);
+  if (memory.available <= 0) return;  // unknown: nothing to compare with
   spdlog::log(memory.step > memory.available / 4 ? spdlog::level::info : spdlog::level::debug,
               "memory: a step holds about {} ({} an image at {} px), of {} free",
               memory_size(memory.step), memory_size(memory.per_image), options.side,
@@ -85,16 +89,17 @@ void check_step_memory(ClassifierImpl& model, const RunSpec& spec, const RunEnv&
 TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Machine& machine,
                            Distributed& dist, ThreadRule& threads) {
   const torch::Device& device = machine.device;
-  const auto began = RunForecast::Clock::now();    // the data's reading and decoding counts
-  const InterruptGuard starting(kStartingNotice);  // outlives the training's guard (nested)
+  const auto began = RunForecast::Clock::now();     // the data's reading and decoding counts
+  InterruptGuard interrupt_guard(kStartingNotice);  // the training's notice once it starts
   const RunSpec spec = resolve_run(given, {.machine = machine,
                                            .dist = dist,
                                            .progress_bar = env.progress_bar,
                                            .pretrained_dirs = env.pretrained_dirs,
                                            .configs_dir = env.configs_dir});
   TrainingSession session = make_session(spec, dist, device);
-  if (device.is_cpu()) check_step_memory(*session.model, spec, env, dist);
   stop_if_interrupted(dist);
+  if (device.is_cpu()) check_step_memory(*session.model, spec, env, dist);
+  interrupt_guard.notice(kTrainingNotice);
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(spec.paths.run_dir, spec.paths.checkpoint, spec.paths.record.toml(),
@@ -112,7 +117,6 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
   RunForecast forecast(steps, spec.slow_hint, now,
                        std::chrono::duration<double>(now - began).count());
   const TimeBudget budget{.seconds = spec.loop.time_s, .started = env.started, .first_step = now};
-  const InterruptGuard interrupt_guard;
   const TrainingJob job{.loop = spec.loop,
                         .step = spec.step,
                         .env = env,
