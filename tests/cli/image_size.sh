@@ -92,7 +92,7 @@ expect 2 "--resume p64.pt was trained on images of 64 px a side, not the 32 --im
   "$TRAIN" "${train64[@]}" --image-size 32 --epochs 2 --resume p64.pt
 # A step that cannot fit the free memory (ResNet-18's 32 px stem holds GBs an
 # image at 1024 px): refused before its first step, not killed by the system.
-expect 1 "a training step at batch 32 and 1024 px would hold about [0-9.]+ GiB \([0-9.]+ GiB an image\), more than the [0-9.]+ [GM]iB free for this process: lower --batch-size to [0-9]+ or less, or --image-size" -- \
+expect 1 "a training step at batch 32 and 1024 px would hold about [0-9.]+ GiB \([0-9.]+ GiB an image\), more than the [0-9.]+ [GM]iB free for this process: lower (--batch-size to [0-9]+ or less, or --image-size|--image-size \(not one image fits\))" -- \
   bash -c 'ulimit -v 8000000 && exec "$@"' big "$TRAIN" --data pets --model resnet18 --image-size 1024 --batch-size 32 --device cpu --epochs 1 --run-dir x --checkpoint x.pt
 [[ "$(ls -A)" == "$before" ]] || fail "a refused run wrote files: $(ls -A)"
 pass "the net, sizes out of range, a resume at another size and a step too large for memory are refused before anything is written"

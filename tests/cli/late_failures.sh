@@ -26,7 +26,7 @@ pass "263-byte --checkpoint refused before training: $(grep -Eo 'File name too l
 # --- class names that are not UTF-8 -------------------------------------------------
 mkdir meta && cp -P data/* meta/
 printf 'airplane\nautomobile\nbird\ncaf\xe9\ndeer\ndog\nfrog\nhorse\nship\ntruck\n' >meta/batches.meta.txt
-expect 0 "batches.meta.txt: line 4 is not UTF-8 text; the class name is used as 'caf\\\\xE9'" -- \
+expect 0 "batches.meta.txt: line 4 is not plain UTF-8 text; the class name is used as 'caf\\\\xE9'" -- \
   "$TRAIN" --data meta --device cpu --train-limit 100 --epochs 1 --batch-size 50 --run-dir r3 --checkpoint meta.pt
 [[ -f meta.pt && -f r3/best.pt ]] || fail "no checkpoint after a run with a non-UTF-8 class name"
 "$EVAL" --checkpoint meta.pt --data meta --device cpu -q --json >meta.json || fail "cifar-eval --json failed"
