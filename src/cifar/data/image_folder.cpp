@@ -166,11 +166,12 @@ namespace {
 // evaluated as if held out, though it is trained on.
 fs::path apart_from_train(const fs::path& dir, const fs::path& folder) {
   std::error_code ec;
-  if (fs::is_directory(folder, ec) && fs::equivalent(folder, dir / "train", ec)) {
+  const fs::path train = dir / split_folder_name(Split::kTrain);
+  if (fs::is_directory(folder, ec) && fs::equivalent(folder, train, ec)) {
     throw std::runtime_error(fmt::format(
-        "{} is the folder {}/train itself (a link): its images are trained on, so they cannot "
+        "{} is the folder {} itself (a link): its images are trained on, so they cannot "
         "measure the model; make it a folder of images of its own, or remove it",
-        folder.string(), dir.string()));
+        folder.string(), train.string()));
   }
   return folder;
 }

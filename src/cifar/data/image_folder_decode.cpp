@@ -116,7 +116,7 @@ torch::Tensor prepare_kept(const std::vector<torch::Tensor>& kept,
   const auto n = static_cast<int64_t>(kept.size());
   const ImageShape shape{.channels = 3, .image_size = stored_side(options)};
   const int64_t bytes = shape.bytes();
-  check_prepared_fit(n, shape.image_size);
+  check_prepared_fit(n, shape);
   auto images =
       torch::empty({n, shape.channels, shape.image_size, shape.image_size}, torch::kUInt8);
   auto* out = images.data_ptr<uint8_t>();

@@ -11,14 +11,14 @@
 
 namespace cifar {
 
-void check_prepared_fit(int64_t n, int64_t side) {
-  const int64_t bytes = n * 3 * side * side;
+void check_prepared_fit(int64_t n, const ImageShape& shape) {
+  const int64_t bytes = n * shape.bytes();
   const int64_t free = available_memory_bytes();
   if (free <= 0 || bytes <= free) return;
   throw std::runtime_error(fmt::format(
       "{} images at {} px take {} in memory, more than the {} free for this process: a smaller "
       "image size, or fewer images, would fit",
-      n, side, memory_size(bytes), memory_size(free)));
+      n, shape.image_size, memory_size(bytes), memory_size(free)));
 }
 
 torch::Tensor prepare_split(const torch::Tensor& images, int64_t side, const ImagePrep& prep) {
@@ -27,7 +27,7 @@ torch::Tensor prepare_split(const torch::Tensor& images, int64_t side, const Ima
     return images;
   }
   const int64_t n = images.size(0);
-  check_prepared_fit(n, side);
+  check_prepared_fit(n, {.channels = images.size(1), .image_size = side});
   auto out = torch::empty({n, images.size(1), side, side}, torch::kUInt8);
   at::parallel_for(0, n, 64, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) out[i].copy_(prepare_image(images[i], side, prep));

@@ -76,11 +76,11 @@ ImageSplit take(const ImageSplit& data, const torch::Tensor& index);
 // when that leaves them as they are (their size, taken whole).
 torch::Tensor prepare_split(const torch::Tensor& images, int64_t side, const ImagePrep& prep);
 
-// Throws, before the memory is taken, when `n` prepared images of `side` px
-// (3 channels, a byte each) would need more than the memory the machine has
-// free (the allocation would fail, or swap until the system ends the
-// process), saying how much and what to lower.
-void check_prepared_fit(int64_t n, int64_t side);
+// Throws, before the memory is taken, when `n` prepared images of `shape`
+// (a byte each) would need more than the memory free for this process (the
+// allocation would fail, or swap until the system ends the process), saying
+// how much and what to lower.
+void check_prepared_fit(int64_t n, const ImageShape& shape);
 
 // A training split divided in two: `val` holds n images chosen at random by
 // `seed` alone (the same n images for the same seed and data, whatever else
