@@ -59,6 +59,15 @@ wait $pid
 grep -q "interrupted (signal 2)" nohup.err || { cat nohup.err; fail "an ignored SIGHUP stopped the run"; }
 pass "SIGHUP writes a checkpoint; ignored (nohup), it is left alone"
 
+# SIGPIPE (the log piped to a reader that is gone: `2>&1 | tee log`, tee
+# closed) stops the run with a checkpoint too, not at once without one; each
+# later log line raises it again and is not a second request.
+{ env --default-signal=PIPE "$TRAIN" "${args[@]}" --run-dir run2p --checkpoint net2p.pt 2>&1 >/dev/null
+  echo $? >pipe.status; } | grep -m1 -q "epoch 1/2 step"
+[[ $(cat pipe.status) -eq 130 ]] || fail "a closed log pipe: exit $(cat pipe.status), expected 130"
+"$EVAL" --checkpoint net2p.pt --data data --device cpu --json >/dev/null 2>&1 || fail "a closed log pipe wrote no checkpoint"
+pass "a closed log pipe (SIGPIPE) writes a checkpoint and exits 130"
+
 # Two signals that arrive together are one request: the process is stopped
 # while SIGTERM and SIGINT are sent, so both are delivered at once.
 "$TRAIN" "${args[@]}" --run-dir run3 --checkpoint net3.pt >/dev/null 2>together.err &

@@ -1,4 +1,4 @@
-// interrupt.cpp: async-signal-safe handling of SIGINT, SIGTERM and SIGHUP.
+// interrupt.cpp: async-signal-safe handling of SIGINT, SIGTERM, SIGHUP and SIGPIPE.
 #include "cifar/platform/interrupt.h"
 
 #include <time.h>
@@ -41,6 +41,9 @@ extern "C" void on_signal(int sig) {
     say("\n", 1);
     return;
   }
+  // A closed pipe raises SIGPIPE again on every later write (the log's lines):
+  // never a second request.
+  if (sig == SIGPIPE) return;
   const uint64_t first = seen >> 8;
   if (now < first + kSameRequestMs) return;  // the same request, delivered twice
   constexpr char kMsg[] = "\nsecond interrupt: exiting now, without a checkpoint\n";
@@ -61,18 +64,29 @@ InterruptGuard::InterruptGuard(const char* notice) : old_notice_(g_notice.exchan
   sigaddset(&sa.sa_mask, SIGINT);  // one handler at a time
   sigaddset(&sa.sa_mask, SIGTERM);
   sigaddset(&sa.sa_mask, SIGHUP);
+  sigaddset(&sa.sa_mask, SIGPIPE);
   sa.sa_flags = SA_RESTART;  // reads and writes carry on; the trainer polls the flag
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);
-  // A closed terminal (SIGHUP) too, unless the process was told to ignore it (nohup).
+  // A closed terminal (SIGHUP) and a closed log pipe (SIGPIPE: `2>&1 | tee
+  // log`, tee gone) too, unless the process was told to ignore them (nohup).
   sigaction(SIGHUP, nullptr, &old_hup_);
   if (old_hup_.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, nullptr);
+  sigaction(SIGPIPE, nullptr, &old_pipe_);
+  if (old_pipe_.sa_handler != SIG_IGN) sigaction(SIGPIPE, &sa, nullptr);
 }
 
 InterruptGuard::~InterruptGuard() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
   sigaction(SIGHUP, &old_hup_, nullptr);
+  // After a closed pipe, the remaining writes (the stop's message) fail
+  // quietly rather than kill the process before it exits with its status.
+  if (stop_signal() == SIGPIPE) {
+    signal(SIGPIPE, SIG_IGN);
+  } else {
+    sigaction(SIGPIPE, &old_pipe_, nullptr);
+  }
   g_notice.store(old_notice_);
 }
 

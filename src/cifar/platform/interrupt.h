@@ -1,14 +1,16 @@
 // interrupt.h: Ctrl-C and SIGTERM during training (and decoding).
 //
 // While an InterruptGuard lives, the first SIGINT or SIGTERM (or SIGHUP, a
-// closed terminal, unless it is ignored, as under nohup) only sets a flag
+// closed terminal, or SIGPIPE, a closed log pipe, unless ignored, as under
+// nohup) only sets a flag
 // and prints the guard's notice: the trainer finishes its current step, writes
 // a checkpoint, says how to resume and exits non-zero; decoding stops after
 // its current few hundred images. Signals that arrive together are one request:
 // `timeout` and a terminal's Ctrl-C can deliver the same request twice within
 // microseconds (to the process and to its process group). Only a signal that
 // comes more than kSameRequestSeconds after the first, measured on the
-// monotonic clock, means "exit now": status 130 at once, without a checkpoint.
+// monotonic clock, means "exit now": status 130 at once, without a checkpoint
+// (never a SIGPIPE: each write to the closed pipe raises it again).
 //
 // The process-wide state is one atomic word (the signal number and the time
 // of the first signal): a signal handler can reach nothing else. Guards nest:
@@ -41,6 +43,7 @@ class InterruptGuard {
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
   struct sigaction old_hup_ {};
+  struct sigaction old_pipe_ {};
   const char* old_notice_ = nullptr;
 };
 
