@@ -21,6 +21,13 @@ if [[ -w /dev/full ]]; then
       fail "'$tool >/dev/full' does not say why: $out"
     pass "$(basename "${tool%% *}") >/dev/full -> 1: cannot write the results to standard output"
   done
+  for tool in "$TRAIN --help" "$EVAL --version"; do
+    out=$($tool 2>&1 >/dev/full)
+    status=$?
+    [[ $status -eq 1 ]] || fail "'$tool >/dev/full' exited $status, expected 1: $out"
+    grep -q "cannot write the help or version to standard output" <<<"$out" || fail "'$tool >/dev/full' does not say why: $out"
+  done
+  pass "--help and --version >/dev/full -> 1"
 fi
 
 # --- standard output and error closed at start ------------------------------------------

@@ -221,6 +221,17 @@ int failed(int status, const std::string& given) {
   return status;
 }
 
+// The status of --help or --version, unless their text never reached the
+// standard output (a full disk): that is no success.
+int printed(int status) {
+  try {
+    check_stdout_written("the help or version");
+  } catch (const std::exception& e) {
+    return failed(1, e.what());
+  }
+  return status;
+}
+
 }  // namespace
 
 int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
@@ -240,11 +251,11 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return printed(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return printed(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return printed(app.exit(e));
   } catch (const CLI::ExtrasError& e) {
     const std::string unknown = unknown_option_message(app, argc, argv);
     return failed(2, fmt::format("{}; see {} --help", unknown.empty() ? tidy(e.what()) : unknown,

@@ -25,7 +25,7 @@ void open_closed_standard_fds() {
   }
 }
 
-void check_stdout_written() {
+void check_stdout_written(const char* what) {
   errno = 0;
   std::cout.flush();
   const bool stream_failed = !std::cout;
@@ -38,9 +38,8 @@ void check_stdout_written() {
   std::clearerr(stdout);
   std::cout.clear();
   throw std::runtime_error(fmt::format(
-      "cannot write the results to standard output: {}; check where it goes (a full disk, a "
-      "closed pipe)",
-      err != 0 ? std::strerror(err) : "write failed"));
+      "cannot write {} to standard output: {}; check where it goes (a full disk, a closed pipe)",
+      what, err != 0 ? std::strerror(err) : "write failed"));
 }
 
 }  // namespace cifar

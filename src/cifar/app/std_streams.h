@@ -16,7 +16,7 @@ void open_closed_standard_fds();
 
 // Flushes std::cout and stdout; std::runtime_error when any write to
 // standard output failed ("cannot write the results to standard output: No
-// space left on device").
-void check_stdout_written();
+// space left on device"); `what` names what was written.
+void check_stdout_written(const char* what = "the results");
 
 }  // namespace cifar
