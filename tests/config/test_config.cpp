@@ -119,6 +119,10 @@ TEST_CASE("numbers are read in base 10 as typed, on the command line and in conf
              Catch::Contains("--epochs") && Catch::Contains("base 10") && Catch::Contains("0x10"));
   CHECK_THAT(parse_error({"--seed", " -1"}), Catch::Contains("--seed") && Catch::Contains("' -1'"));
   CHECK_THAT(parse_error({"--seed", "+5"}), Catch::Contains("--seed"));
+  CHECK_THAT(parse_error({"--seed", "18446744073709551616"}),
+             Catch::Contains("--seed: must be at most 18446744073709551615, got 1844"));
+  CHECK_THAT(parse_error({"--epochs", "99999999999999999999"}),
+             Catch::Contains("--epochs: must be at most 1000000, got 9999"));
   CHECK_THAT(parse_error({"--epochs", "3 "}), Catch::Contains("--epochs"));
   CHECK_THAT(parse_error({"--epochs", "1.5"}), Catch::Contains("base 10"));
   CHECK_THAT(parse_error({"--lr", "0x1p-3"}), Catch::Contains("--lr") && Catch::Contains("0x1p-3"));

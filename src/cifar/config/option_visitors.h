@@ -57,8 +57,10 @@ TypedNumber<T> read_number(const std::string& text, const Range<T>& r) {
     return out;
   }
   const auto [end, ec] = std::from_chars(first, last, out.value);
-  if (ec == std::errc::result_out_of_range) {
-    out.error = fmt::format("must be {}, got {}", describe(r), text);
+  if (ec == std::errc::result_out_of_range) {  // past the type: below or above the range
+    const bool above = std::is_integral_v<T> && text[0] != '-';
+    out.error = above ? fmt::format("must be at most {}, got {}", r.hi_open ? r.hi - 1 : r.hi, text)
+                      : fmt::format("must be {}, got {}", describe(r), text);
   } else if (ec != std::errc() || end != last) {
     out.error = std::is_integral_v<T>
                     ? fmt::format(
