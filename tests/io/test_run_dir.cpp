@@ -157,7 +157,7 @@ Killed leave_folder(const fs::path& dir, const std::vector<Save>& history, size_
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto model = make_model(ModelOptions("net"));
-  std::string rows = "epoch,train_loss\n";
+  std::string rows = std::string(kMetricsCsvHeader) + "\n";
   Killed killed;
   for (size_t i = 0; i < kill_after; ++i) {
     const Save& s = history[i];
@@ -266,6 +266,26 @@ TEST_CASE("a resumed run's folder behind its checkpoint is refused, naming where
   CHECK_THAT(resumed_run_dir_problem(dir, step).text,
              Catch::Contains("behind a.pt") && !Catch::Contains("goes on there"));
   CHECK(clear_run_dir(dir, ahead).size() > 0);  // --overwrite replaces them
+}
+
+TEST_CASE("a resumed run's folder whose metrics.csv cifar-train did not write is refused",
+          "[run_dir]") {
+  // The run would append its rows to whatever the file holds.
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  const std::vector<Save> history = run_history();
+  leave_folder(dir, history, history.size(), "run A");
+  const auto last = peek_checkpoint_info(dir / "last.pt");
+  REQUIRE(last);
+  const ResumedRun run{.run_id = "run A", .epochs = last->epoch, .checkpoint = "last.pt"};
+  REQUIRE(resumed_run_dir_problem(dir, run).text.empty());
+  std::ofstream(dir / "metrics.csv") << "\x1b[2Jname,score\nalice,3\n";
+  CHECK_THAT(run_dir_refusal(dir, run),
+             Catch::Contains("holds a metrics.csv that cifar-train did not write (it starts "
+                             "'?[2Jname,score'") &&
+                 Catch::Contains("--run-dir NEW_DIR") && Catch::Contains("--overwrite"));
+  std::ofstream(dir / "metrics.csv", std::ios::trunc);  // an empty one gets the header
+  CHECK(resumed_run_dir_problem(dir, run).text.empty());
 }
 
 TEST_CASE("a resumed run's folder without a last.pt of its own is refused, or replaced",

@@ -53,6 +53,27 @@ std::vector<int64_t> metrics_epochs(const fs::path& dir) {
   return epochs;
 }
 
+// Why `dir`'s metrics.csv is no file to append to ("" when it is missing,
+// empty or starts with the header): its first line, shown.
+std::string foreign_metrics(const fs::path& dir) {
+  std::string text;
+  try {
+    text = read_file(dir / "metrics.csv", uint64_t{1} << 30, "the run's metrics.csv");
+  } catch (const std::runtime_error&) {
+    return "";  // none (a read that fails again when the run opens it says why)
+  }
+  if (text.empty() || text.starts_with(kMetricsCsvHeader)) return "";
+  std::string first = text.substr(0, std::min(text.find('\n'), size_t{60}));
+  for (char& c : first) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
+  return fmt::format(
+      "--run-dir {} holds a metrics.csv that cifar-train did not write (it starts "
+      "'{}', not its header 'epoch,train_loss,...'), which the resumed run would "
+      "append to",
+      dir.string(), first);
+}
+
 // What a run folder holds, for a message: "run \"ID\": last.pt at the end of
 // epoch 3, metrics.csv epochs 1-3".
 std::string folder_run(const std::optional<CheckpointInfo>& last,
@@ -89,6 +110,7 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
                     "checkpoint, not provably those of the run being resumed ({})",
                     dir.string(), listed(found), resumed)};
   }
+  if (std::string foreign = foreign_metrics(dir); !foreign.empty()) return {foreign};
   const std::vector<int64_t> epochs = metrics_epochs(dir);
   const std::string holds = folder_run(last, epochs);
   if (!last || run.run_id.empty() || last->run_id != run.run_id) {

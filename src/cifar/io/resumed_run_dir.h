@@ -20,8 +20,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace cifar {
+
+// metrics.csv's header row (a run of more than ten classes adds a top-5
+// column); a file that does not start with it is not one cifar-train wrote.
+inline constexpr std::string_view kMetricsCsvHeader =
+    "epoch,train_loss,train_accuracy,test_loss,test_accuracy,lr,seconds,images_per_second,"
+    "eval_seconds,peak_memory_bytes,val_loss,val_accuracy";
 
 // The run a resumed run continues: its id and where its checkpoint stands.
 struct ResumedRun {
@@ -44,8 +51,9 @@ struct ResumedDirProblem {
 
 // Why `dir` is not provably the folder to go on with run `run` in: one line
 // naming the folder's run and epochs (its last.pt's position, metrics.csv's
-// epochs) and the checkpoint's; empty when the folder holds no results or
-// is the run's own, as above.
+// epochs) and the checkpoint's, or a metrics.csv that is not one cifar-train
+// wrote (a run appends to it); empty when the folder holds no results or is
+// the run's own, as above.
 ResumedDirProblem resumed_run_dir_problem(const std::filesystem::path& dir, const ResumedRun& run);
 
 }  // namespace cifar

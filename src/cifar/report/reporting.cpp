@@ -14,6 +14,7 @@
 #include "cifar/report/class_report.h"
 
 #include "cifar/core/file_io.h"
+#include "cifar/io/resumed_run_dir.h"
 
 namespace cifar {
 
@@ -190,9 +191,7 @@ void MetricsCsv::write(const EpochMetrics& m) {
   const std::string test =
       m.has_test() ? fmt::format("{:.6f},{:.6f}", m.test_loss, m.test_accuracy) : std::string(",");
   if (header_due_) {
-    out_ << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,lr,seconds,"
-            "images_per_second,eval_seconds,peak_memory_bytes,val_loss,val_accuracy"
-         << (m.top5_column ? ",test_top5_accuracy\n" : "\n");
+    out_ << kMetricsCsvHeader << (m.top5_column ? ",test_top5_accuracy\n" : "\n");
     header_due_ = false;
   }
   // Top-5 last, where the run has the column (empty on an epoch without a test).
@@ -201,9 +200,8 @@ void MetricsCsv::write(const EpochMetrics& m) {
                                               : std::string(",");
   // Not measured, empty too: the evaluation's time on an epoch without one,
   // the peak memory on a CPU.
-  const std::string eval_seconds = m.has_test() || m.has_validation()
-                                       ? fmt::format("{:.3f}", m.eval_seconds)
-                                       : std::string();
+  const std::string eval_seconds =
+      m.has_test() || m.has_validation() ? fmt::format("{:.3f}", m.eval_seconds) : std::string();
   const std::string peak =
       m.peak_memory_bytes > 0 ? std::to_string(m.peak_memory_bytes) : std::string();
   out_ << fmt::format("{},{:.6f},{:.6f},{},{:.8g},{:.3f},{:.1f},{},{},{}{}\n", m.epoch,
