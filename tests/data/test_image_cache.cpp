@@ -150,6 +150,9 @@ TEST_CASE("a damaged image cache is ignored with a warning and rebuilt", "[data]
   SECTION("truncated") {
     bytes.resize(bytes.size() - 100);
   }
+  SECTION("a changed byte in the header's manifest: damaged, not out of date") {
+    bytes[16 + 8 + 2] = '\x1b';  // after the magic and the manifest's length
+  }
   bool other_version = false;
   SECTION("another format version: out of date, not damaged") {
     bytes[15] = 7;

@@ -107,6 +107,19 @@ class CacheReader {
     return s;
   }
   uint32_t crc() const { return crc_; }
+  // Whether the rest of the file checksums to its last four bytes: a header
+  // that differs from the expected one was then written so (out of date),
+  // not damaged.
+  bool rest_matches_checksum() {
+    if (left() < sizeof(uint32_t)) return false;
+    std::vector<char> piece(std::min<uint64_t>(left(), kPiece));
+    while (left() > sizeof(uint32_t)) {
+      read(piece.data(), std::min<uint64_t>(left() - sizeof(uint32_t), piece.size()));
+    }
+    uint32_t stored = 0;
+    read(&stored, sizeof stored, /*hash=*/false);
+    return stored == crc_;
+  }
 
  private:
   fs::path path_;
@@ -183,6 +196,7 @@ CacheLookup load_image_cache(const fs::path& path, const std::string& manifest, 
     ImageCacheContents& c = result.contents;
     c.manifest = in.text(in.u64(), kMaxManifestBytes);
     if (c.manifest != manifest) {
+      if (!in.rest_matches_checksum()) throw std::runtime_error("its checksum does not match");
       return {CacheStatus::kStale, describe_cache_change(c.manifest, manifest), {}};
     }
     const uint64_t n = in.u64();

@@ -5,14 +5,12 @@
 // (kept_side: its shorter side at most 256 px for every side up to 224 at
 // crop 0.875), not prepared: every image size and preparation of the same
 // tier is made from it on each read, so a change of --image-size or
-// --crop-mode decodes nothing again; each tier has a file of its own. The key is a manifest: a text naming
-// the cache format, how images are decoded and reduced (and the LibTorch
-// version doing it), the options that change the result, the class names,
-// and every image file with its size, modification time (nanoseconds) and
-// label. A cache is used only when its
-// manifest equals the one made from the folder now; so a changed, added or
-// removed image (or a renamed class) invalidates it, and the log says what
-// changed. The file:
+// --crop-mode decodes nothing again; each tier has a file of its own. The key is a manifest: a text
+// naming the cache format, how images are decoded and reduced (and the LibTorch version doing it),
+// the options that change the result, the class names, and every image file with its size,
+// modification time (nanoseconds) and label. A cache is used only when its manifest equals the one
+// made from the folder now; so a changed, added or removed image (or a renamed class) invalidates
+// it, and the log says what changed. The file:
 //
 //   "CIFARIMGCACHE" 0 0 3   16 bytes: magic and format version 3
 //   u64 manifest bytes, the manifest
@@ -25,9 +23,9 @@
 // in the machine's byte order (little-endian; the file is a cache, never
 // exchanged). It is written atomically (core/file_io.h); a file that is
 // truncated or whose checksum does not match is reported as damaged, one of
-// another format version as out of date; the caller decodes again and
-// replaces it. A
-// file that is not an image cache at all (not a regular file, or not
+// another format version, or whose manifest differs (the whole file checked
+// first: a changed byte there is damage), as out of date; the caller decodes
+// again and replaces it. A file that is not an image cache at all (not a regular file, or not
 // starting with "CIFARIMGCACHE") is foreign: the caller decodes and leaves
 // it as it is (a cache file is rewritten only when it is the tool's own). A
 // hit's copies are the file's pages mapped into memory (copied on write),

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "cifar/core/names.h"
 #include "cifar/core/version.h"
 #include "cifar/data/image_cache.h"
 #include "cifar/formats/image.h"  // image_decoding_version
@@ -82,6 +83,15 @@ std::string image_cache_manifest(const ImageFolderListing& listing,
 }
 
 // What changed between the manifest a cache was made from and today's.
+namespace {
+// A manifest line in a message: between single quotes, or as shown_name
+// writes a name that is not printable UTF-8 (quoted, with escapes).
+std::string quoted(const std::string& text) {
+  const std::string shown = shown_name(text);
+  return shown == text ? "'" + text + "'" : shown;
+}
+}  // namespace
+
 std::string describe_cache_change(const std::string& before, const std::string& now) {
   const auto old_lines = split_manifest(before);
   const auto new_lines = split_manifest(now);
@@ -92,7 +102,7 @@ std::string describe_cache_change(const std::string& before, const std::string& 
       ++i;
     }
     auto at = [](const std::vector<std::string>& v, size_t k) {
-      return k < v.size() ? "'" + v[k] + "'" : std::string("nothing");
+      return k < v.size() ? quoted(v[k]) : std::string("nothing");
     };
     return fmt::format("made with other settings or classes ({} then, {} now)",
                        at(old_lines.settings, i), at(new_lines.settings, i));
@@ -110,7 +120,8 @@ std::string describe_cache_change(const std::string& before, const std::string& 
   }
   for (const auto& [name, rest] : old_lines.files) removed += new_lines.files.count(name) == 0;
   return fmt::format("{} image(s) added, {} removed, {} changed (size or modification time){}",
-                     added, removed, changed, example.empty() ? "" : ", e.g. " + example);
+                     added, removed, changed,
+                     example.empty() ? "" : ", e.g. " + shown_name(example));
 }
 
 }  // namespace cifar
