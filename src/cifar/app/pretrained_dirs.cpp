@@ -11,7 +11,8 @@ namespace cifar {
 
 std::vector<std::filesystem::path> pretrained_dirs_from_environment() {
   std::vector<std::filesystem::path> dirs;
-  if (const char* path = std::getenv("CIFAR_PRETRAINED_PATH"); path != nullptr) {
+  // Set but empty counts as unset, as PYTHONPATH does.
+  if (const char* path = std::getenv("CIFAR_PRETRAINED_PATH"); path != nullptr && *path != '\0') {
     std::istringstream in(path);
     for (std::string dir; std::getline(in, dir, ':');) {
       if (!dir.empty()) dirs.emplace_back(dir);

@@ -8,8 +8,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
+#include <stdexcept>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
+#include "cifar/formats/checksum.h"
 #include "cifar/io/weights.h"
 #include "cifar/model/model_body.h"
 #include "cifar/resolve/model_input.h"
@@ -30,13 +34,40 @@ const ModelEntry& pretrained_entry(const std::string& model) {
       model, fmt::join(with, ", "), with.empty() ? "" : with.front()));
 }
 
+namespace {
+
+// torch.hub's check (check_hash): a file named NAME-HASH.EXT, HASH in hex,
+// holds bytes whose SHA-256 starts with HASH. `file`, or an error naming
+// the package to install again.
+fs::path check_hub_hash(const fs::path& file, const std::string& package) {
+  const std::string name = file.filename().string();
+  const size_t dot = name.find('.');
+  const size_t dash = dot == std::string::npos ? dot : name.rfind('-', dot);
+  if (dash == std::string::npos || dot <= dash + 1) return file;
+  const std::string hash = name.substr(dash + 1, dot - dash - 1);
+  if (!std::ranges::all_of(hash, [](char c) { return std::isxdigit(c) && !std::isupper(c); })) {
+    return file;
+  }
+  const std::string bytes = read_file(file, uint64_t{1} << 32, "--pretrained's weights");
+  const std::string digest =
+      to_hex(sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+  if (digest.starts_with(hash)) return file;
+  throw std::runtime_error(fmt::format(
+      "--pretrained: {} is damaged: its SHA-256 starts {}, not {} as its name says (torch.hub's "
+      "check); install it again: pip uninstall {}, then pip install {} (in the Python "
+      "environment of the LibTorch this tool uses)",
+      file.string(), digest.substr(0, hash.size()), hash, package, package));
+}
+
+}  // namespace
+
 fs::path find_pretrained(const ModelEntry& entry, const std::vector<fs::path>& dirs) {
   const PretrainedWeights& weights = *entry.pretrained;
   std::vector<std::string> looked;
   for (const fs::path& dir : dirs) {
     const fs::path file = dir / weights.file;
     std::error_code ec;
-    if (fs::is_regular_file(file, ec)) return file;
+    if (fs::is_regular_file(file, ec)) return check_hub_hash(file, weights.package);
     looked.push_back(dir.string());
   }
   throw UsageError(fmt::format(
