@@ -39,6 +39,9 @@ expect 2 "stopped in epoch 1 after step $step, .*\(--seed 0 -> 5\)" -- \
   "$TRAIN" --config run/config.toml --resume mid.pt --seed 5
 expect 2 "--resume mid.pt cannot continue with --recipe classic -> airbench94: .* Resume with --recipe classic" -- \
   "$TRAIN" --config run/config.toml --resume mid.pt --recipe airbench94
+# --pretrained chooses a run's first weights: a resumed run has its own.
+expect 2 "--pretrained chooses the weights a run starts from, but --resume mid.pt goes on from its checkpoint's, of a run started without it: drop --pretrained" -- \
+  "$TRAIN" --config run/config.toml --resume mid.pt --pretrained
 # Named by what changed, not blamed on the model or recipe (issue 54).
 expect 2 "--resume mid.pt cannot continue with --optimizer sgd -> adamw: .* Resume with --optimizer sgd" -- \
   "$TRAIN" --config run/config.toml --resume mid.pt --optimizer adamw
@@ -75,6 +78,26 @@ speed = next(v for k, v in last.items() if "img" in k or "images" in k)
 assert float(speed) > 0 and float(last["seconds"]) > 0, last  # steps were trained
 PY
 pass "between epochs, --batch-size 4 -> 64 is continued and named"
+
+# A schedule that counts steps goes on from the same epoch at the new pace:
+# with 8 steps an epoch instead of 100, epochs 3 and 4 of a cosine schedule
+# once ran past its end, at a learning rate of 0 (nothing trained).
+cos=(--data data --device cpu --threads 1 --train-limit 400 --schedule cosine --lr 0.01)
+"$TRAIN" "${cos[@]}" --epochs 2 --batch-size 4 --run-dir cos --checkpoint cos.pt >/dev/null 2>&1 ||
+  fail "the cosine run failed"
+"$TRAIN" --config cos/config.toml --resume cos.pt --epochs 4 --batch-size 50 >cos.out 2>cos.err ||
+  { cat cos.err; fail "resuming the cosine run with another --batch-size failed"; }
+grep -q "resume: an epoch is 8 steps now, not 100 as before: the schedule goes on from the end of epoch 2" cos.err ||
+  { cat cos.err; fail "the new pace is not said"; }
+python3 - cos/metrics.csv <<'PY' || fail "epoch 3's learning rate is not the cosine's at 3 of 4 epochs"
+import csv, math, sys
+rows = {r["epoch"]: r for r in csv.DictReader(open(sys.argv[1]))}
+# The rate of epoch 3's last step: step 23 of 32 (8 an epoch).
+lr3, want = float(rows["3"]["lr"]), 0.01 * (1 + math.cos(math.pi * 23 / 32)) / 2
+print(f"epoch 3 lr {lr3:.6g}, the cosine's {want:.6g}")
+assert abs(lr3 - want) < 1e-3 * want, lr3
+PY
+pass "another steps per epoch on resume: the schedule goes on from the same epoch"
 
 # The same settings (the run's config.toml) resume without a word of change.
 cp mid.keep again.pt

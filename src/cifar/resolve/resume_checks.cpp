@@ -2,6 +2,7 @@
 #include "cifar/resolve/resume_checks.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "cifar/config/config.h"
 #include "cifar/config/settings_check.h"
@@ -28,6 +29,13 @@ void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
       throw UsageError(fmt::format(
           "--resume {} was started with --freeze-body: pass --freeze-body again (a run's body is "
           "frozen or trained from its start)",
+          c.resume));
+    }
+    if (change.key == "pretrained" && change.after == "true") {
+      throw UsageError(fmt::format(
+          "--pretrained chooses the weights a run starts from, but --resume {} goes on from its "
+          "checkpoint's, of a run started without it: drop --pretrained (or drop --resume to "
+          "start again from the ImageNet weights)",
           c.resume));
     }
     if (change.key == "body-lr-scale") {
@@ -65,6 +73,20 @@ void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64
         resume, info.epoch + 1, info.step_in_epoch, asked,
         pass((info.epoch + 1) * steps_per_epoch)));
   }
+}
+
+void refit_resumed_steps(CheckpointInfo& info, int64_t steps_per_epoch, bool announce) {
+  if (info.step_in_epoch > 0 || steps_per_epoch <= 0) return;  // mid-epoch: the same epochs
+  const int64_t at = info.epoch * steps_per_epoch;
+  if (at == info.global_step) return;
+  if (announce) {
+    spdlog::warn(
+        "resume: an epoch is {} steps now, not {} as before: the schedule goes on from the end of "
+        "epoch {} at the new pace (from step {}, not {}; TensorBoard's steps follow)",
+        steps_per_epoch, info.epoch > 0 ? info.global_step / info.epoch : 0, info.epoch, at,
+        info.global_step);
+  }
+  info.global_step = at;
 }
 
 std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {

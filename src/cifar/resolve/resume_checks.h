@@ -24,4 +24,12 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c);
 void check_resume_length(const TrainConfig& config, const CheckpointInfo& info, int64_t epochs,
                          int64_t steps_per_epoch);
 
+// A checkpoint resumed at an epoch's end whose epochs now take another
+// number of steps (another --batch-size or --train-limit): its position in
+// the schedule becomes its epochs times `steps_per_epoch`, so the schedule,
+// which counts steps, goes on from the same epoch (kept as it was, shorter
+// epochs ran past the schedule's end and trained at a learning rate of 0).
+// Said in the log when `announce`.
+void refit_resumed_steps(CheckpointInfo& info, int64_t steps_per_epoch, bool announce);
+
 }  // namespace cifar

@@ -131,6 +131,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   spdlog::debug("settings:\n{}", record.toml());
   std::string fingerprint = train_data_fingerprint(splits.train);
   check_resumed(config, source, record, splits.train.size(), fingerprint, dist.is_main());
+  if (source.resumed) refit_resumed_steps(source.resumed->info, steps_per_epoch, dist.is_main());
   SlowRunHint slow_hint = slow_run_hint(dataset_entry(data.dataset.kind), source.fresh(),
                                         device.is_cpu(), context.configs_dir);
   return RunSpec{
