@@ -70,6 +70,11 @@ for _ in $(seq 300); do [[ -s shared.pt ]] && break; sleep 0.1; done
 [[ -s shared.pt ]] || { kill "$long"; fail "the long run wrote no checkpoint in 30 s"; }
 expect 2 "--checkpoint shared.pt is being written by another run, still training \(run folder .*long\)" -- \
   "$TRAIN" "${ok[@]}" --run-dir second -o shared.pt
+# The same run resumed from it into another folder, while it trains: the
+# two would replace each other's checkpoint too (its run id is the same).
+expect 2 "--checkpoint shared.pt is being written by another run, still training \(run folder .*long\)" -- \
+  timeout 120 "$TRAIN" "${ok[@]}" --epochs 100000 --resume shared.pt --run-dir third -o shared.pt
+[[ ! -e third ]] || fail "the refused resume left its run folder"
 kill -TERM "$long"
 wait "$long"
 

@@ -198,7 +198,9 @@ std::string checkpoint_replace_problem(const fs::path& path, const std::string& 
     return fmt::format("{} {} is not a cifar-train checkpoint (it holds something else); {}",
                        option, path.string(), hint);
   }
-  if (!info || info->run_id.empty() || info->run_id == run_id) return "";
+  if (!info || info->run_id.empty()) return "";
+  // Another run, or the same run resumed twice: the folder its checkpoint
+  // names is in use by a run that is not this one.
   const fs::path writer = run_folder_of_id(info->run_id);
   if (!writer.empty() && !fs::equivalent(writer, run_dir, ec) && run_folder_in_use(writer)) {
     return fmt::format(
