@@ -3,6 +3,7 @@
 
 #include "cifar/data/cifar10.h"
 #include "cifar/data/loader.h"
+#include "cifar/data/shard.h"
 
 using namespace cifar;
 
@@ -82,4 +83,16 @@ TEST_CASE("channels-last batches keep their values", "[loader]") {
   const auto b = nhwc.batch(plan, 0, 8).images;
   CHECK(b.is_contiguous(torch::MemoryFormat::ChannelsLast));
   CHECK(torch::equal(b, nchw.batch(plan, 0, 8).images));
+}
+
+TEST_CASE("an epoch's shape: its steps, the last batch dropped when it must be", "[loader]") {
+  CHECK(epoch_shape(100, 8, /*drop_last=*/false, /*graphed=*/false).steps == 13);  // 12 x 8 + 4
+  CHECK(epoch_shape(100, 8, /*drop_last=*/true, /*graphed=*/false).steps == 12);
+  CHECK(epoch_shape(100, 8, /*drop_last=*/false, /*graphed=*/true).steps == 12);
+  // A last batch of one image is dropped: batch norm cannot train on it.
+  CHECK(epoch_shape(33, 8, /*drop_last=*/false, /*graphed=*/false).steps == 4);
+  CHECK(epoch_shape(34, 8, /*drop_last=*/false, /*graphed=*/false).steps == 5);
+  // Unless it is the only image there is.
+  CHECK(epoch_shape(1, 8, /*drop_last=*/false, /*graphed=*/false).steps == 1);
+  CHECK(epoch_shape(7, 1, /*drop_last=*/false, /*graphed=*/false).steps == 7);
 }

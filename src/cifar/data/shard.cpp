@@ -25,7 +25,11 @@ int64_t per_rank_batch(int64_t global_batch, int world_size) {
 
 EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed) {
   TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
-  const bool drop = drop_last || graphed;
+  // A last batch of one image is dropped too: batch norm cannot train on one
+  // image once its features are 1x1 (PyTorch's "Expected more than 1 value
+  // per channel when training"), and one image an epoch is no loss.
+  const bool single_left = n > batch_size && n % batch_size == 1;
+  const bool drop = drop_last || graphed || single_left;
   return {.batch_size = batch_size,
           .steps = drop ? n / batch_size : (n + batch_size - 1) / batch_size,
           .graphed = graphed};

@@ -38,7 +38,8 @@ struct EpochShape {
 // The shape of epochs of n samples (this process's share) at batch_size: the
 // last partial batch is dropped when the recipe says so (drop_last) or a
 // CUDA graph replays the step (graphed: true only on a CUDA device), as a
-// graph's shapes are fixed.
+// graph's shapes are fixed, or when it would hold one image (batch norm
+// cannot train on it).
 EpochShape epoch_shape(int64_t n, int64_t batch_size, bool drop_last, bool graphed);
 
 // This rank's share of an epoch plan: order, offsets and flips alike.
