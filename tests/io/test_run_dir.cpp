@@ -300,6 +300,14 @@ TEST_CASE("a resumed run's folder without a last.pt of its own is refused, or re
   CHECK(fs::exists(dir / "metrics.csv"));
   CHECK(clear_run_dir(dir, run) == std::vector<std::string>{"config.toml", "metrics.csv"});
   CHECK_FALSE(fs::exists(dir / "metrics.csv"));
+  // What a start that failed in its first epoch leaves (no checkpoint, no
+  // row) holds nothing to lose: the resumed run goes on there.
+  std::ofstream(dir / "config.toml") << "# cifar-train settings (read back with --config)\n";
+  std::ofstream(dir / "metrics.csv");
+  CHECK(run_dir_refusal(dir, run).empty());
+  std::ofstream(dir / "metrics.csv") << kMetricsCsvHeader << "\n";
+  CHECK(run_dir_refusal(dir, run).empty());
+  fs::remove(dir / "metrics.csv");
   std::ofstream(dir / "last.pt") << "not a checkpoint";
   CHECK_THAT(resumed_run_dir_problem(dir, run).text, Catch::Contains("not a readable checkpoint"));
   // Checkpoints without a run id (format version 1) prove nothing.

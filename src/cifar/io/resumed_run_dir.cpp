@@ -112,6 +112,9 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
   }
   if (std::string foreign = foreign_metrics(dir); !foreign.empty()) return {foreign};
   const std::vector<int64_t> epochs = metrics_epochs(dir);
+  // A run that stopped before its first epoch ended (the resumed run itself,
+  // failed once) left no checkpoint and no row: nothing there to lose.
+  if (!last && epochs.empty() && std::ranges::find(found, "best.pt") == found.end()) return {};
   const std::string holds = folder_run(last, epochs);
   if (!last || run.run_id.empty() || last->run_id != run.run_id) {
     return {
