@@ -105,3 +105,15 @@ cp mid.keep again.pt
   { cat same.err; fail "resuming with the saved settings failed"; }
 ! grep -q "settings changed" same.err || { cat same.err; fail "unchanged settings reported as changed"; }
 pass "the saved settings resume silently"
+
+# The resumed run's own folder, deleted (here with --config naming it): made
+# again, and said, as its history starts there at the checkpoint's epoch.
+"$TRAIN" --data data --device cpu --threads 1 --train-limit 200 --epochs 1 --run-dir gone \
+  --checkpoint gone.pt >/dev/null 2>&1 || fail "the run to delete failed"
+cp gone/config.toml gone.toml && rm -r gone
+"$TRAIN" --config gone.toml --resume gone.pt --epochs 2 >gone.out 2>gone.err ||
+  { cat gone.err; fail "resuming into the deleted folder failed"; }
+grep -q "warning: the resumed run's folder .*gone is gone: made again, its metrics.csv and TensorBoard history start at epoch 2" gone.err ||
+  { cat gone.err; fail "the deleted run folder was made again without a word"; }
+[[ $(cut -d, -f1 gone/metrics.csv | xargs) == "epoch 2" ]] || fail "gone/metrics.csv: $(cat gone/metrics.csv)"
+pass "the resumed run's deleted folder is made again, and said"

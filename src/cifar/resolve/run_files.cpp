@@ -27,13 +27,36 @@ std::string from_rank0(Distributed& dist, const std::string& text) {
   return dist.world_size() == 1 ? text : dist.all_gather_text(text).front();
 }
 
+// A resumed run's --run-dir that does not exist: said, since the run's
+// history (metrics.csv, TensorBoard) starts there at the checkpoint's epoch;
+// a warning when it is the resumed run's own folder, gone.
+void note_new_resumed_folder(const fs::path& dir, const ModelSource& source) {
+  std::error_code ec;
+  if (!source.resumed || fs::exists(fs::symlink_status(dir, ec))) return;
+  const int64_t next = source.resumed->info.epoch + 1;
+  const auto whole = [](const fs::path& p) { return fs::absolute(p).lexically_normal(); };
+  if (source.resumed_settings && !source.resumed_settings->run_dir.empty() &&
+      whole(source.resumed_settings->run_dir) == whole(dir)) {
+    spdlog::warn(
+        "the resumed run's folder {} is gone: made again, its metrics.csv and TensorBoard "
+        "history start at epoch {}",
+        dir.string(), next);
+    return;
+  }
+  spdlog::info("run folder: {}, new: its metrics.csv and TensorBoard history start at epoch {}",
+               dir.string(), next);
+}
+
 // --run-dir; else, when resuming, the run folder the checkpoint's run wrote
 // (its saved run-dir), so that a resumed run keeps one history: one
 // metrics.csv, one TensorBoard run; else a new runs/<date>-<time>-<model>,
 // made now (`claim`). Rank 0's choice: it alone writes the folder.
 fs::path rank0_run_dir(const TrainConfig& config, const ModelSource& source,
                        std::shared_ptr<const RunDirClaim>& claim) {
-  if (!config.run_dir.empty()) return config.run_dir;
+  if (!config.run_dir.empty()) {
+    note_new_resumed_folder(config.run_dir, source);
+    return config.run_dir;
+  }
   if (source.resumed_settings && !source.resumed_settings->run_dir.empty()) {
     const std::string& was = source.resumed_settings->run_dir;
     if (fs::is_directory(was)) {
