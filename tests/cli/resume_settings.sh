@@ -98,6 +98,13 @@ print(f"epoch 3 lr {lr3:.6g}, the cosine's {want:.6g}")
 assert abs(lr3 - want) < 1e-3 * want, lr3
 PY
 pass "another steps per epoch on resume: the schedule goes on from the same epoch"
+# Without --config, the options not given take their defaults: the warning
+# names the file that keeps the run's.
+"$TRAIN" --data data --device cpu --threads 1 --resume cos.pt --epochs 5 --train-limit 400 \
+  --batch-size 50 --run-dir cos5 >cos5.out 2>cos5.err || { cat cos5.err; fail "resuming without --config failed"; }
+grep -q "settings changed since it was written: .*--schedule cosine -> .* (options not given take their defaults: --config .*/cos/config.toml keeps the run's)" cos5.err ||
+  { cat cos5.err; fail "resumed without --config, the warning does not name the run's config.toml"; }
+pass "resumed without --config: the warning names the run's config.toml"
 
 # The same settings (the run's config.toml) resume without a word of change.
 cp mid.keep again.pt

@@ -60,7 +60,14 @@ void check_resumed(const TrainConfig& config, const ModelSource& source, const R
                              source.resumed_settings ? to_toml(*source.resumed_settings)
                                                      : source.resumed->info.config_toml,
                              record.toml());
-  if (!changed.empty() && main_rank) spdlog::warn("{}", changed);
+  // Without --config, what the command line leaves out takes its default.
+  const std::string keep =
+      config.config_file.empty() && source.resumed_settings &&
+              !source.resumed_settings->run_dir.empty()
+          ? fmt::format(" (options not given take their defaults: --config {} keeps the run's)",
+                        (fs::path(source.resumed_settings->run_dir) / "config.toml").string())
+          : "";
+  if (!changed.empty() && main_rank) spdlog::warn("{}{}", changed, keep);
   const std::string data_note =
       check_resumed_data(config.resume, source.resumed->info, train_images, fingerprint);
   if (!data_note.empty() && main_rank) spdlog::warn("{}", data_note);
