@@ -94,6 +94,14 @@ TEST_CASE("reader errors name the file, the problem and the fix", "[data]") {
     REQUIRE_THROWS_WITH(read_cifar10(dir.path(), Split::kTest, small()),
                         Catch::Contains("not a CIFAR-10 binary batch file"));
   }
+  SECTION("the test file a link to a training file") {
+    test::write_small_cifar(dir.path(), kRecords);
+    std::filesystem::remove(dir.path() / "test_batch.bin");
+    std::filesystem::create_symlink("data_batch_1.bin", dir.path() / "test_batch.bin");
+    REQUIRE_THROWS_WITH(read_cifar10(dir.path(), Split::kTest, small()),
+                        Catch::Contains("test_batch.bin is data_batch_1.bin under another name") &&
+                            Catch::Contains("tested on training images"));
+  }
   SECTION("label outside 0-9") {
     test::write_small_cifar(dir.path(), kRecords);
     auto bytes = test::make_records(kRecords);

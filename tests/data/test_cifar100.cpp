@@ -87,6 +87,12 @@ TEST_CASE("CIFAR-100 reader errors name the file, the problem and the fix", "[da
         read_cifar100(dir.path(), Split::kTrain, LabelSet::kCoarse),
         Catch::Contains("train.bin: record 3") && Catch::Contains("fine label 100"));
   }
+  SECTION("test.bin a hard link to train.bin") {
+    std::filesystem::remove(dir.path() / "test.bin");
+    std::filesystem::create_hard_link(dir.path() / "train.bin", dir.path() / "test.bin");
+    REQUIRE_THROWS_WITH(read_cifar100(dir.path(), Split::kTrain, LabelSet::kFine),
+                        Catch::Contains("test.bin is train.bin under another name"));
+  }
   SECTION("a name file with another count") {
     write_names(dir.path() / "coarse_label_names.txt", "c", 19);
     REQUIRE_THROWS_WITH(read_cifar100(dir.path(), Split::kTrain, LabelSet::kCoarse),

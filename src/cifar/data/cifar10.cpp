@@ -10,6 +10,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "cifar/core/file_identity.h"
 #include "cifar/core/file_io.h"
 #include "cifar/formats/toml_text.h"  // is_utf8, show_bytes
 
@@ -81,6 +82,14 @@ ImageSplit read_cifar10(const fs::path& dir, Split split, const Cifar10Options& 
           fmt::format("{} is missing from {}: {}", name, dir.string(), kDownloadHint));
     }
     check_readable_file(dir / name, "CIFAR-10 batch file");
+  }
+
+  std::vector<std::string> all = batch_file_names(Split::kTrain, options);
+  all.push_back("test_batch.bin");
+  if (const std::string twice = same_file_twice(dir, all); !twice.empty()) {
+    throw std::runtime_error(
+        fmt::format("{}: the images would be counted twice, or tested on training images; {}",
+                    twice, kDownloadHint));
   }
 
   const int64_t n = options.records_per_file * static_cast<int64_t>(files.size());

@@ -10,6 +10,7 @@
 
 #include "cifar/core/enum_names.h"
 #include "cifar/core/errors.h"
+#include "cifar/core/file_identity.h"
 #include "cifar/core/file_io.h"
 
 namespace cifar {
@@ -90,6 +91,10 @@ ImageSplit read_cifar100(const fs::path& dir, Split split, LabelSet labels) {
   check_readable_directory(dir, "CIFAR-100 directory", kCifar100DownloadHint);
   const fs::path path = dir / (split == Split::kTrain ? "train.bin" : "test.bin");
   check_present(path);
+  if (const std::string twice = same_file_twice(dir, {"train.bin", "test.bin"}); !twice.empty()) {
+    throw std::runtime_error(fmt::format("{}: the test images would be training images; {}", twice,
+                                         kCifar100DownloadHint));
+  }
   const std::string bytes = read_file(path, kMaxFileBytes, "CIFAR-100 data file");
   const auto size = static_cast<int64_t>(bytes.size());
   if (size == 0 || size % kCifar100RecordBytes != 0) {
