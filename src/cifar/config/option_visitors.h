@@ -83,6 +83,16 @@ CLI::Validator range_validator(Range<T> r) {
   return CLI::Validator([r](std::string& text) { return read_number(text, r).error; }, describe(r));
 }
 
+// The CLI11 check of a text option given: not empty (`--data ''` would
+// name no folder, file or value).
+inline CLI::Validator non_empty_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "is empty: give a value, or leave the option out" : "";
+      },
+      "", "");
+}
+
 // The CLI11 check of a Parsed option: its parse function's UsageError.
 template <class T>
 CLI::Validator parse_validator(Parsed<T> p) {
@@ -138,7 +148,10 @@ struct OptionDeclarer {
         ->group(o.group);
   }
   void text(const Opt& o, std::string& field) {
-    app.add_option(o.names, field, o.help)->required(o.required)->group(o.group);
+    app.add_option(o.names, field, o.help)
+        ->check(non_empty_validator())
+        ->required(o.required)
+        ->group(o.group);
   }
   template <class T>
   void parsed(const Opt& o, T& field, Parsed<T> p) {
