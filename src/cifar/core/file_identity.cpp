@@ -72,18 +72,4 @@ std::string distinct_files_problem(const std::vector<NamedFile>& inputs,
   return "";
 }
 
-std::string same_file_twice(const std::filesystem::path& dir,
-                            const std::vector<std::string>& names) {
-  for (size_t b = 1; b < names.size(); ++b) {
-    for (size_t a = 0; a < b; ++a) {
-      std::error_code ec;
-      if (std::filesystem::equivalent(dir / names[a], dir / names[b], ec) && !ec) {
-        return fmt::format("{} is {} under another name (a link)", (dir / names[b]).string(),
-                           names[a]);
-      }
-    }
-  }
-  return "";
-}
-
 }  // namespace cifar

@@ -42,11 +42,4 @@ inline constexpr const char* kContinuedSettings = "settings";
 std::string distinct_files_problem(const std::vector<NamedFile>& inputs,
                                    const std::vector<NamedFile>& outputs);
 
-// "B is A under another name (a link)" for the first of `names` in `dir`
-// that is the same file as one before it (both present); "" when none is: a
-// data set's test file linked to a training file would test on training
-// images.
-std::string same_file_twice(const std::filesystem::path& dir,
-                            const std::vector<std::string>& names);
-
 }  // namespace cifar

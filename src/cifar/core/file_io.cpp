@@ -1,4 +1,5 @@
-// file_io.cpp: whole-file reads and atomic writes on POSIX, errors from errno.
+// file_io.cpp: whole-file reads on POSIX, errors from errno (the writes:
+// file_write.cpp).
 #include "cifar/core/file_io.h"
 
 #include <fcntl.h>
@@ -31,23 +32,6 @@ fs::path parent_of(const fs::path& path) {
   return path.has_parent_path() ? path.parent_path() : fs::path(".");
 }
 
-// The end of an error writing `path`: why (when its folder is the reason)
-// and what to do, naming the option that chose the path.
-std::string write_advice(const fs::path& path, int err, const std::string& option) {
-  std::string why;
-  std::error_code ec;
-  if (err == ENOENT) {
-    why = fs::is_directory(parent_of(path), ec)
-              ? " (its folder does not accept new files)"
-              : fmt::format(" (its folder {} does not exist)", shown_name(parent_of(path)));
-  } else if (err == ENOTDIR) {
-    why = " (a name on the way to it is a file, not a folder)";
-  }
-  return why + "; " +
-         (option.empty() ? std::string("choose another path, or make its folder writable")
-                         : fmt::format("choose a writable {}", option));
-}
-
 // The first folder on the way to `path` that this process may not enter
 // (no search permission), by its last component, or "" if none is found.
 std::string blocked_folder(const fs::path& path) {
@@ -64,8 +48,13 @@ std::string blocked_folder(const fs::path& path) {
 [[noreturn]] void throw_stat_failure(const fs::path& path, int err, const std::string& what,
                                      const std::string& missing_hint) {
   if (err == ENOENT || err == ENOTDIR) {
-    throw std::runtime_error(fmt::format("{} {} does not exist{}{}", what, shown_name(path),
-                                         missing_hint.empty() ? "" : ": ", missing_hint));
+    std::error_code ec;  // a link whose target is missing: named as such
+    const fs::path target = fs::read_symlink(path, ec);
+    const std::string dangling =
+        ec ? ""
+           : fmt::format(" (it is a symbolic link to {}, which is missing)", shown_name(target));
+    throw std::runtime_error(fmt::format("{} {} does not exist{}{}{}", what, shown_name(path),
+                                         dangling, missing_hint.empty() ? "" : ": ", missing_hint));
   }
   if (err == EACCES) {
     const std::string folder = blocked_folder(path);
@@ -96,6 +85,12 @@ std::string model_files_in(const fs::path& dir) {
   return fmt::format(" (it holds {})", first_names(names, 4));
 }
 
+std::runtime_error not_regular(const fs::path& path, const std::string& what) {
+  return std::runtime_error(
+      fmt::format("{} {} is not a regular file (a device, FIFO or socket); pass a regular file",
+                  what, shown_name(path)));
+}
+
 }  // namespace
 
 uint64_t check_readable_file(const fs::path& path, const std::string& what,
@@ -107,11 +102,7 @@ uint64_t check_readable_file(const fs::path& path, const std::string& what,
         fmt::format("{} {} is a directory, not a file; pass the file inside it{}", what,
                     shown_name(path), model_files_in(path)));
   }
-  if (!S_ISREG(st.st_mode)) {
-    throw std::runtime_error(
-        fmt::format("{} {} is not a regular file (a device, FIFO or socket); pass a regular file",
-                    what, shown_name(path)));
-  }
+  if (!S_ISREG(st.st_mode)) throw not_regular(path, what);
   if (::access(path.c_str(), R_OK) != 0 && errno == EACCES)
     throw_stat_failure(path, EACCES, what, "");
   return static_cast<uint64_t>(st.st_size);
@@ -144,9 +135,7 @@ int open_regular_file(const fs::path& path, const std::string& what,
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw std::runtime_error(
-        fmt::format("{} {} is not a regular file (a device, FIFO or socket); pass a regular file",
-                    what, shown_name(path)));
+    throw not_regular(path, what);
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
@@ -194,109 +183,6 @@ std::string read_front(const fs::path& path, uint64_t max_bytes, const std::stri
   }
   bytes.resize(done);
   return bytes;
-}
-
-// A new temporary file beside `path`, named ".<name>.tmp<random>" with the
-// name cut to 64 bytes, so that any name the folder accepts leaves room for
-// it. Created exclusively: an existing file or a planted link is never
-// followed or truncated. -1 with errno on failure.
-int create_temp_beside(const fs::path& path, fs::path& tmp) {
-  std::random_device rd;
-  const std::string name = path.filename().string().substr(0, 64);
-  for (int attempt = 0;; ++attempt) {
-    tmp = parent_of(path) / fmt::format(".{}.tmp{:08x}", name, rd());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0 || errno != EEXIST || attempt == 8) return fd;
-  }
-}
-
-void write_file_atomically(const fs::path& path, const std::string& bytes,
-                           const std::string& option) {
-  write_file_atomically(path, {std::span<const char>(bytes.data(), bytes.size())}, option);
-}
-
-void write_file_atomically(const fs::path& path, const std::vector<std::span<const char>>& pieces,
-                           const std::string& option) {
-  const fs::path dir = parent_of(path);
-  fs::path tmp;
-  const int fd = create_temp_beside(path, tmp);
-  if (fd < 0) {
-    const int err = errno;
-    throw std::runtime_error(fmt::format("cannot write {}: {}{}", shown_name(path), errno_text(err),
-                                         write_advice(path, err, option)));
-  }
-  for (const std::span<const char> bytes : pieces) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        const auto why = errno_text(errno);
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error(
-            fmt::format("writing {} failed: {} (disk full?)", shown_name(path), why));
-      }
-      done += static_cast<size_t>(n);
-    }
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const auto why = errno_text(errno);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("flushing {} to disk failed: {}", shown_name(path), why));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const auto why = errno_text(errno);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot replace {}: {}", shown_name(path), why));
-  }
-  // Make the rename itself durable.
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
-void ensure_writable(const fs::path& path, const std::string& option, bool make_folder) {
-  const fs::path dir = parent_of(path);
-  std::error_code ec;
-  if (make_folder) fs::create_directories(dir, ec);
-  if (ec) {
-    throw std::runtime_error(fmt::format("cannot create directory {}: {}{}", shown_name(dir),
-                                         ec.message(), write_advice(path, 0, option)));
-  }
-  if (fs::is_directory(path, ec)) {
-    // Named by the option that chose it (issue 47: "--csv DIR" was told
-    // about a checkpoint name).
-    const std::string example = option == "--csv"   ? "predictions.csv"
-                                : option == "--out" ? "model.safetensors"
-                                                    : "net.pt";
-    throw UsageError(fmt::format("{}{} is a folder, not a file: name a file inside it ({})",
-                                 option.empty() ? "" : option + " ", shown_name(path),
-                                 shown_name(path / example)));
-  }
-  // The names really used: the temporary file write_file_atomically makes,
-  // renamed to `path` when nothing is there yet (then removed again).
-  fs::path tmp;
-  const int fd = create_temp_beside(path, tmp);
-  int err = fd < 0 ? errno : 0;
-  if (fd >= 0) {
-    ::close(fd);
-    struct stat st {};
-    const bool exists = ::lstat(path.c_str(), &st) == 0;
-    err = exists || errno == ENOENT ? 0 : errno;
-    if (!exists && err == 0 && ::rename(tmp.c_str(), path.c_str()) == 0) {
-      ::unlink(path.c_str());
-    } else {
-      if (!exists && err == 0) err = errno;
-      ::unlink(tmp.c_str());
-    }
-  }
-  if (err != 0) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}{}", shown_name(path), errno_text(err),
-                                         write_advice(path, err, option)));
-  }
 }
 
 }  // namespace cifar

@@ -165,7 +165,7 @@ fs::path run_folder_of_id(const std::string& run_id) {
 }
 
 std::string checkpoint_replace_problem(const fs::path& path, const std::string& option,
-                                       const fs::path& run_dir, const std::string& run_id) {
+                                       const fs::path& run_dir) {
   // A checkpoint is cifar-train's own format: under a weights file's name a
   // Python reader would take it for one and fail ("header too large").
   if (const std::string ext = lower_case(path.extension().string());

@@ -80,13 +80,13 @@ std::optional<std::filesystem::path> run_folder_of(const std::filesystem::path& 
 std::filesystem::path run_folder_of_id(const std::string& run_id);
 
 // Why cifar-train may not replace the file at `path` with a checkpoint of
-// run `run_id` in run folder `run_dir` (`option` names the path for the
+// the run in run folder `run_dir` (`option` names the path for the
 // message, e.g. "--checkpoint"), or "" when it may: nothing is there, or
 // one of cifar-train's checkpoints that is not another run folder's file
-// and not being written by a run still training.
+// and not being written by a run still training in another folder (the
+// same run resumed elsewhere included).
 std::string checkpoint_replace_problem(const std::filesystem::path& path, const std::string& option,
-                                       const std::filesystem::path& run_dir,
-                                       const std::string& run_id);
+                                       const std::filesystem::path& run_dir);
 
 // Every file a run writes, by role: the run folder's files (lock file
 // included), then --checkpoint.

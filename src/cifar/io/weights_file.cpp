@@ -28,6 +28,11 @@ std::optional<WeightsFormat> format_of(const fs::path& path) {
 
 std::string weights_format_problem(const fs::path& path) {
   if (format_of(path)) return "";
+  if (const std::string name = path.filename().string();
+      path.extension().empty() && format_of("x" + name)) {  // ".safetensors": no name before it
+    return fmt::format("weights file {}: a name that is only an extension; name it NAME{}",
+                       path.string(), name);
+  }
   return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth",
                      path.string(), path.extension().string());
 }

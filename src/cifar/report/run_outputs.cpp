@@ -20,8 +20,7 @@ std::string run_outputs_problem(const fs::path& run_dir, const fs::path& checkpo
   if (std::string problem = distinct_files_problem(inputs, outputs); !problem.empty()) {
     return problem;
   }
-  const std::string run_id = resumed ? resumed->run_id : "";
-  if (std::string problem = checkpoint_replace_problem(checkpoint, "--checkpoint", run_dir, run_id);
+  if (std::string problem = checkpoint_replace_problem(checkpoint, "--checkpoint", run_dir);
       !problem.empty()) {
     return problem;
   }
@@ -72,7 +71,6 @@ RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string&
     : lock_(run_dir),
       run_dir_(prepared(std::move(run_dir), checkpoint, config_toml, resumed, overwrite, inputs)),
       checkpoint_(std::move(checkpoint)),
-      run_id_(resumed ? resumed->run_id : ""),
       csv_(run_dir_ / "metrics.csv", resumed ? std::optional(resumed->epochs) : std::nullopt),
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {
   lock_.keep();  // opened: from here the folder is the run's record, kept whatever happens
@@ -108,16 +106,11 @@ void RunOutputs::finished(bool success) {
   board_->flush();
 }
 
-void RunOutputs::own(const std::string& run_id) {
-  run_id_ = run_id;
-}
-
 void RunOutputs::save_latest(const std::string& bytes) {
   write_file_atomically(run_dir_ / "last.pt", bytes, "--run-dir");
   if (!write_checkpoint_) return;
   // Checked before every write: another run may have started on it since.
-  if (const std::string problem =
-          checkpoint_replace_problem(checkpoint_, "--checkpoint", run_dir_, run_id_);
+  if (const std::string problem = checkpoint_replace_problem(checkpoint_, "--checkpoint", run_dir_);
       !problem.empty()) {
     write_checkpoint_ = false;
     spdlog::warn("{}; this run no longer writes it (its latest state is {})", problem,

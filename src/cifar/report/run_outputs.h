@@ -48,11 +48,6 @@ class RunOutputs {
              const std::optional<ResumedRun>& resumed, bool overwrite,
              const std::vector<NamedFile>& inputs);
 
-  // The run's id (CheckpointInfo::run_id), once known: the --checkpoint file
-  // is written only while it holds this run's checkpoint (or nothing); one
-  // that another run wrote since is left to it, with one warning.
-  void own(const std::string& run_id);
-
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const std::filesystem::path& checkpoint() const { return checkpoint_; }
   std::filesystem::path best() const { return run_dir_ / "best.pt"; }
@@ -85,7 +80,6 @@ class RunOutputs {
   RunDirLock lock_;  // first: taken before anything in the folder is touched
   std::filesystem::path run_dir_;
   std::filesystem::path checkpoint_;
-  std::string run_id_;
   bool write_checkpoint_ = true;  // false once another run took --checkpoint over
   MetricsCsv csv_;
   std::unique_ptr<TensorBoardWriter> board_;  // null with --no-tensorboard

@@ -106,7 +106,6 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
                     spec.loop.tensorboard, spec.resumed_run, given.overwrite, spec.inputs);
   }
   if (outputs) {
-    outputs->own(session.info.run_id);
     outputs->started(spec.paths.record.toml(), spec.paths.record.hparams(),
                      session.position.global_step,
                      /*has_test_split=*/spec.data.test.size() > 0);
