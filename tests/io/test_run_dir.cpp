@@ -177,6 +177,15 @@ Killed leave_folder(const fs::path& dir, const std::vector<Save>& history, size_
   }
   return killed;
 }
+
+// The folder run "run A" leaves once it has made every save; its last.pt's info.
+std::optional<CheckpointInfo> finished_folder(const fs::path& dir) {
+  const std::vector<Save> history = run_history();
+  leave_folder(dir, history, history.size(), "run A");
+  auto last = peek_checkpoint_info(dir / "last.pt");
+  REQUIRE(last);
+  return last;
+}
 }  // namespace
 
 TEST_CASE("a resumed run goes on only in its own folder, no further than its checkpoint",
@@ -240,10 +249,7 @@ TEST_CASE("a resumed run's folder behind its checkpoint is refused, naming where
   // for epochs 3 and 4 would be missing.
   TempDir tmp;
   const fs::path dir = tmp.path() / "run";
-  const std::vector<Save> history = run_history();
-  leave_folder(dir, history, history.size(), "run A");
-  const auto last = peek_checkpoint_info(dir / "last.pt");
-  REQUIRE(last);
+  const auto last = finished_folder(dir);
   const ResumedRun ahead{.run_id = "run A",
                          .epochs = last->epoch + 2,
                          .step_in_epoch = 0,
@@ -273,10 +279,7 @@ TEST_CASE("a resumed run's folder whose metrics.csv cifar-train did not write is
   // The run would append its rows to whatever the file holds.
   TempDir tmp;
   const fs::path dir = tmp.path() / "run";
-  const std::vector<Save> history = run_history();
-  leave_folder(dir, history, history.size(), "run A");
-  const auto last = peek_checkpoint_info(dir / "last.pt");
-  REQUIRE(last);
+  const auto last = finished_folder(dir);
   const ResumedRun run{.run_id = "run A", .epochs = last->epoch, .checkpoint = "last.pt"};
   REQUIRE(resumed_run_dir_problem(dir, run).text.empty());
   std::ofstream(dir / "metrics.csv") << "\x1b[2Jname,score\nalice,3\n";
