@@ -69,7 +69,7 @@ expect 2 "--batch-size must be at least 1, got -8" -- "$TRAIN" "${ok[@]}" --batc
 expect 2 "--lr must be positive, got 0" -- "$TRAIN" "${ok[@]}" --lr 0
 expect 2 "--lr must be positive, got -0.1" -- "$TRAIN" "${ok[@]}" --lr -0.1
 expect 2 "--threads must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --threads -1
-expect 2 "--epochs must be at least 1, got 99999999999999999999|--epochs must be in .*got 99999999999999999999" -- "$TRAIN" "${ok[@]}" --epochs 99999999999999999999
+expect 2 "--epochs:? must be at most 1000000, got 99999999999999999999" -- "$TRAIN" "${ok[@]}" --epochs 99999999999999999999
 expect 2 "--seed must be at least 0, got -1" -- "$TRAIN" "${ok[@]}" --seed -1
 # Found only as the data is read, refused as the settings' (resolve/run_spec.cpp).
 expect 2 "a validation split of 50000 images is impossible: the training set holds 50000" -- \

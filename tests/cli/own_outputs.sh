@@ -64,7 +64,9 @@ expect 2 "--run-dir B holds another run's results .*not those of the run being r
 expect 0 "" -- "$TRAIN" "${ok[@]}" --epochs 2 --resume A/last.pt --run-dir A -o a.pt
 
 # --- two runs on one -o ---------------------------------------------------------------
-"$TRAIN" "${ok[@]}" --epochs 100000 --run-dir long -o shared.pt >long.log 2>&1 &
+# The long run is a.pt's run (started in A) resumed into long: the folder
+# that writes shared.pt is long, not the one its run id names.
+"$TRAIN" "${ok[@]}" --epochs 100000 --resume a.pt --run-dir long -o shared.pt >long.log 2>&1 &
 long=$!
 for _ in $(seq 300); do [[ -s shared.pt ]] && break; sleep 0.1; done
 [[ -s shared.pt ]] || { kill "$long"; fail "the long run wrote no checkpoint in 30 s"; }

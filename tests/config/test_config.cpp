@@ -120,8 +120,8 @@ TEST_CASE("numbers are read in base 10 as typed, on the command line and in conf
   CHECK_THAT(parse_error({"--seed", " -1"}), Catch::Contains("--seed") && Catch::Contains("' -1'"));
   CHECK_THAT(parse_error({"--seed", "+5"}), Catch::Contains("--seed"));
   // A text option given empty names nothing (it once read "data folder  does not exist").
-  CHECK_THAT(parse_error({"--data", ""}), Catch::Contains("--data: is empty"));
-  CHECK_THAT(parse_error({"--checkpoint", ""}), Catch::Contains("--checkpoint: is empty"));
+  CHECK_THAT(parse_error({"--data", ""}), Catch::Contains("--data: must not be empty"));
+  CHECK_THAT(parse_error({"--checkpoint", ""}), Catch::Contains("--checkpoint: must not be empty"));
   CHECK_THAT(parse_error({"--seed", "18446744073709551616"}),
              Catch::Contains("--seed: must be at most 18446744073709551615, got 1844"));
   CHECK_THAT(parse_error({"--epochs", "99999999999999999999"}),

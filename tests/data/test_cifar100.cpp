@@ -7,7 +7,6 @@
 #include "cifar/data/cifar100.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/splits.h"
-#include "data/image_files.h"
 #include "test_helpers.h"
 
 using namespace cifar;
@@ -87,13 +86,6 @@ TEST_CASE("CIFAR-100 reader errors name the file, the problem and the fix", "[da
     REQUIRE_THROWS_WITH(
         read_cifar100(dir.path(), Split::kTrain, LabelSet::kCoarse),
         Catch::Contains("train.bin: record 3") && Catch::Contains("fine label 100"));
-  }
-  SECTION("test.bin a hard link to train.bin") {
-    std::filesystem::remove(dir.path() / "test.bin");
-    std::filesystem::create_hard_link(dir.path() / "train.bin", dir.path() / "test.bin");
-    test::LogCapture log;
-    read_cifar100(dir.path(), Split::kTest, LabelSet::kFine);
-    CHECK_THAT(log.text(), Catch::Contains("test.bin is train.bin under another name"));
   }
   SECTION("a name file with another count") {
     write_names(dir.path() / "coarse_label_names.txt", "c", 19);

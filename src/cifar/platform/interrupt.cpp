@@ -80,9 +80,10 @@ InterruptGuard::~InterruptGuard() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
   sigaction(SIGHUP, &old_hup_, nullptr);
-  // After a closed pipe, the remaining writes (the stop's message) fail
-  // quietly rather than kill the process before it exits with its status.
-  if (stop_signal() == SIGPIPE) {
+  // After a stop (a closed pipe, or a Ctrl-C that also ended `| tee`), the
+  // remaining writes (the stop's message) fail quietly rather than kill the
+  // process before it exits with its status.
+  if (stop_requested()) {
     signal(SIGPIPE, SIG_IGN);
   } else {
     sigaction(SIGPIPE, &old_pipe_, nullptr);

@@ -61,11 +61,14 @@ void check_resumed(const TrainConfig& config, const ModelSource& source, const R
                                                      : source.resumed->info.config_toml,
                              record.toml());
   // Without --config, what the command line leaves out takes its default.
+  const fs::path saved = source.resumed_settings && !source.resumed_settings->run_dir.empty()
+                             ? fs::path(source.resumed_settings->run_dir) / "config.toml"
+                             : fs::path();
+  std::error_code ec;
   const std::string keep =
-      config.config_file.empty() && source.resumed_settings &&
-              !source.resumed_settings->run_dir.empty()
+      config.config_file.empty() && !saved.empty() && fs::is_regular_file(saved, ec)
           ? fmt::format(" (options not given take their defaults: --config {} keeps the run's)",
-                        (fs::path(source.resumed_settings->run_dir) / "config.toml").string())
+                        saved.string())
           : "";
   if (!changed.empty() && main_rank) spdlog::warn("{}{}", changed, keep);
   const std::string data_note =

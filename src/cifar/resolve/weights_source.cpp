@@ -45,7 +45,8 @@ fs::path check_hub_hash(const fs::path& file, const std::string& package) {
   const size_t dash = dot == std::string::npos ? dot : name.rfind('-', dot);
   if (dash == std::string::npos || dot <= dash + 1) return file;
   const std::string hash = name.substr(dash + 1, dot - dash - 1);
-  if (!std::ranges::all_of(hash, [](char c) { return std::isxdigit(c) && !std::isupper(c); })) {
+  if (!std::ranges::all_of(hash,
+                           [](unsigned char c) { return std::isxdigit(c) && !std::isupper(c); })) {
     return file;
   }
   const std::string bytes = read_file(file, uint64_t{1} << 32, "--pretrained's weights");
