@@ -2,10 +2,9 @@
 //
 // While an InterruptGuard lives, the first SIGINT or SIGTERM (or SIGHUP, a
 // closed terminal, or SIGPIPE, a closed log pipe, unless ignored, as under
-// nohup) only sets a flag
-// and prints the guard's notice: the trainer finishes its current step, writes
-// a checkpoint, says how to resume and exits non-zero; decoding stops after
-// its current few hundred images. Signals that arrive together are one request:
+// nohup) only sets a flag and prints the guard's notice: the trainer
+// finishes its current step, writes a checkpoint, says how to resume and
+// exits non-zero; decoding stops after its current few hundred images. Signals that arrive together are one request:
 // `timeout` and a terminal's Ctrl-C can deliver the same request twice within
 // microseconds (to the process and to its process group). Only a signal that
 // comes more than kSameRequestSeconds after the first, measured on the
