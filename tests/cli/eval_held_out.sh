@@ -5,7 +5,8 @@
 # and accuracy, of an image folder (photos prepared by random resized crops
 # for training) and of CIFAR's files (with --train-limit); a training split
 # that changed since is refused, as is --split val of CIFAR's files for a
-# run that held none out.
+# run that held none out; --split train of such a run says it is the whole
+# split, not what the run trained on.
 source "$(dirname "$0")/lib/common.bash"
 
 # last_val METRICS: "loss accuracy" of the last row of a run's metrics.csv.
@@ -28,6 +29,10 @@ grep -q "validation split: the 45 images the run held out of pets's training spl
 [[ $(json_field val.json total) -eq 45 && $(json_field val.json split) == val ]] || fail "evaluated $(json_field val.json total) images of split $(json_field val.json split), not 45 of val"
 pass "an image folder's held-out images evaluated again: $(eval_val val.json), as the run's last epoch"
 
+# --split train is the whole split: said, since the run trained on less of it.
+expect 0 "warning: --split train evaluates all of pets's training split, but the run of checkpoint pets.pt trained on 135 of its images and held 45 out for validation \(cifar-train --val-split 45\): --split val evaluates those alone" -- \
+  "$EVAL" --checkpoint pets.pt --data pets --split train --device cpu
+
 cp pets/train/cat/000.png pets/train/cat/new.png
 expect 1 "pets's training split now holds 181 images, but the run of checkpoint pets.pt held 45 out of 180: .*drop --split" -- \
   "$EVAL" --checkpoint pets.pt --data pets --split val --device cpu
@@ -42,6 +47,8 @@ make_fake_data bin
 [[ $(eval_val valc.json) == "$(last_val runc/metrics.csv)" ]] ||
   fail "CIFAR-10 --split val gave $(eval_val valc.json), the run's $(last_val runc/metrics.csv)"
 pass "CIFAR-10's held-out images evaluated again: $(eval_val valc.json), as the run's"
+expect 0 "warning: --split train evaluates all of bin's training split, but the run of checkpoint c.pt trained on 500 of its images \(cifar-train --train-limit 500\) and held 200 out" -- \
+  "$EVAL" --checkpoint c.pt --data bin --split train --device cpu
 
 "$TRAIN" --data bin --train-limit 500 --test-limit 100 --epochs 1 --batch-size 50 --device cpu \
   --threads 2 --run-dir run0 --checkpoint none.pt >/dev/null 2>&1 || fail "training without --val-split failed"

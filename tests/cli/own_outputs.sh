@@ -49,6 +49,8 @@ expect 2 "--out fifo.pt is a FIFO, not a weights file" -- "$EXPORT" --checkpoint
 printf 'not weights' >notmine.safetensors
 expect 2 "--out notmine.safetensors holds something cifar-export did not write" -- \
   "$EXPORT" --checkpoint a.pt --out notmine.safetensors
+: >empty.safetensors  # an empty file (touch, mktemp) holds nothing to lose
+expect 0 "wrote empty.safetensors" -- "$EXPORT" --checkpoint a.pt --out empty.safetensors
 for ext in safetensors pt; do  # its own output it replaces
   expect 0 "wrote mine.$ext" -- "$EXPORT" --checkpoint a.pt --out mine.$ext
   expect 0 "wrote mine.$ext" -- "$EXPORT" --checkpoint a.pt --out mine.$ext

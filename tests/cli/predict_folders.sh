@@ -7,7 +7,8 @@
 # applied by default (an image and its mirror image get the same answer at
 # level 1, not at --tta 0), level 3 as level 2; --csv is refused onto an
 # input; a folder without images is one error line and its own --csv and
-# --json row; --logits without --json is said to do nothing.
+# --json row; --logits without --json is said to do nothing;
+# --top-k past the classes says so.
 source "$(dirname "$0")/lib/common.bash"
 PREDICT=$(cd "$(dirname "$TRAIN")" && pwd)/cifar-predict
 
@@ -174,3 +175,9 @@ cmp -s dash.out look.csv || { diff dash.out look.csv; fail "--csv - printed anot
 expect 2 "--csv - \(the standard output\) and --json both print there" -- \
   "$PREDICT" --checkpoint m.pt --csv - --json look
 pass "--csv - prints the CSV on the standard output"
+
+# --top-k past the model's classes says so, and lists every class once.
+expect 0 "warning: --top-k 4: the model knows only 3 classes, so each image lists all 3" -- \
+  "$PREDICT" --checkpoint m.pt --top-k 4 --csv k4.csv look
+head -1 k4.csv | grep -qx "path,class_1,probability_1,class_2,probability_2,class_3,probability_3,error" ||
+  fail "--top-k 4 of 3 classes: the CSV's columns are $(head -1 k4.csv)"

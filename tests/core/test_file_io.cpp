@@ -136,6 +136,27 @@ TEST_CASE("ensure_writable and atomic writes name the user's path, once", "[file
   }
 }
 
+TEST_CASE("an immutable output is refused before anything is written", "[file_io]") {
+  TempDir dir;
+  const fs::path file = dir.path() / "net.pt";
+  test::write_bytes(file, {1});
+  const std::string chattr = "chattr +i '" + file.string() + "' 2>/dev/null";
+  if (std::system(chattr.c_str()) != 0) {  // needs root and a file system with the flag
+    WARN("chattr +i is not allowed here: the immutable-output check was not run");
+    return;
+  }
+  std::string message;
+  try {
+    ensure_writable(file, "--checkpoint");
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  std::system(("chattr -i '" + file.string() + "'").c_str());
+  CHECK_THAT(message, Catch::Contains("cannot write " + file.string() +
+                                      ": Operation not permitted (the file is immutable or "
+                                      "append-only, as lsattr shows: chattr -i or -a lifts it)"));
+}
+
 // Issue 47, class 6: names as the file system has them.
 TEST_CASE("a name in a message reads back exactly and keeps its line whole", "[file_io]") {
   CHECK(shown_name(std::string("photos/cat 1.png")) == "photos/cat 1.png");

@@ -79,6 +79,23 @@ TEST_CASE("CIFAR-100 reader errors name the file, the problem and the fix", "[da
                         Catch::Contains("test.bin is 30735 bytes") &&
                             Catch::Contains("3074-byte records") && Catch::Contains("truncated"));
   }
+  SECTION("bytes past the official file's records") {  // never called truncated
+    auto bytes = cifar100_records(10000);
+    bytes.resize(bytes.size() + 5, 0);
+    test::write_bytes(dir.path() / "test.bin", bytes);
+    REQUIRE_THROWS_WITH(read_cifar100(dir.path(), Split::kTest, LabelSet::kFine),
+                        Catch::Contains("5 bytes follow its last whole record (bytes were "
+                                        "appended)") &&
+                            !Catch::Contains("truncated"));
+  }
+  SECTION("a fine label in two coarse classes") {
+    auto bytes = cifar100_records(150);  // record 142's fine label is 42, as record 42's
+    bytes[142 * kCifar100RecordBytes] = 3;
+    test::write_bytes(dir.path() / "train.bin", bytes);
+    REQUIRE_THROWS_WITH(read_cifar100(dir.path(), Split::kTrain, LabelSet::kFine),
+                        Catch::Contains("train.bin: record 142 puts fine label 42 in coarse class "
+                                        "3, record 42 in coarse class 2"));
+  }
   SECTION("a fine label outside 0-99") {
     auto bytes = cifar100_records(10);
     bytes[3 * kCifar100RecordBytes + 1] = 100;

@@ -43,19 +43,18 @@ void setup_logging(const LogOptions& options) {
 }
 
 namespace {
-// --data as $CIFAR10_DIR gave it, if it did: a failure that names it says so.
-std::string& data_from_env() {
-  static std::string value;
-  return value;
+// --data as $CIFAR10_DIR gives it: the variable's value when the tool has
+// --data and neither the command line nor the config file set it; else "".
+std::string data_from_env(const CLI::App& app) {
+  const char* env = std::getenv("CIFAR10_DIR");
+  const bool has_data = app.get_option_no_throw("--data") != nullptr;
+  if (!has_data || app.count("--data") != 0 || env == nullptr) return "";
+  return env;
 }
 }  // namespace
 
 void resolve_data_env(const CLI::App& app, std::string& data_dir) {
-  const char* env = std::getenv("CIFAR10_DIR");
-  if (app.count("--data") == 0 && env != nullptr && *env != '\0') {
-    data_dir = env;
-    data_from_env() = env;
-  }
+  if (std::string env = data_from_env(app); !env.empty()) data_dir = std::move(env);
 }
 
 DistEnv dist_env_from_environment() {
@@ -205,9 +204,9 @@ bool names_path(const std::string& message, const std::string& path) {
   return false;
 }
 
-int failed(int status, const std::string& given) {
+int failed(const CLI::App& app, int status, const std::string& given) {
   // A failure about the data folder $CIFAR10_DIR named says where it came from.
-  const std::string& env = data_from_env();
+  const std::string env = data_from_env(app);
   const bool about_env_data =
       !env.empty() && names_path(given, env) && given.find("$CIFAR10_DIR") == std::string::npos;
   const std::string message =
@@ -223,11 +222,11 @@ int failed(int status, const std::string& given) {
 
 // The status of --help or --version, unless their text never reached the
 // standard output (a full disk): that is no success.
-int printed(int status) {
+int printed(const CLI::App& app, int status) {
   try {
     check_stdout_written("the help or version");
   } catch (const std::exception& e) {
-    return failed(1, e.what());
+    return failed(app, 1, e.what());
   }
   return status;
 }
@@ -251,27 +250,30 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return printed(app.exit(e));
+    return printed(app, app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return printed(app.exit(e));
+    return printed(app, app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return printed(app.exit(e));
+    return printed(app, app.exit(e));
   } catch (const CLI::ExtrasError& e) {
     const std::string unknown = unknown_option_message(app, argc, argv);
-    return failed(2, fmt::format("{}; see {} --help", unknown.empty() ? tidy(e.what()) : unknown,
-                                 app.get_name()));
+    return failed(app, 2,
+                  fmt::format("{}; see {} --help", unknown.empty() ? tidy(e.what()) : unknown,
+                              app.get_name()));
   } catch (const ConfigTypeError& e) {  // the file's line, given on the command line or not
-    return failed(2, fmt::format("{} (--config {}, line {}); see {} --help", tidy(e.what()),
-                                 config_argument(argc, argv), e.line(), app.get_name()));
+    return failed(app, 2,
+                  fmt::format("{} (--config {}, line {}); see {} --help", tidy(e.what()),
+                              config_argument(argc, argv), e.line(), app.get_name()));
   } catch (const CLI::ParseError& e) {
     // Name the config file: its errors otherwise read like command-line ones.
     const std::string message = tidy(e.what());
-    return failed(2, fmt::format("{}{}; see {} --help", message,
-                                 config_place(app, message, argc, argv), app.get_name()));
+    return failed(app, 2,
+                  fmt::format("{}{}; see {} --help", message,
+                              config_place(app, message, argc, argv), app.get_name()));
   } catch (const ConfigFileError& e) {  // the config file's syntax, sections or keys
-    return failed(2, fmt::format("--config {}: {}", config_argument(argc, argv), e.what()));
+    return failed(app, 2, fmt::format("--config {}: {}", config_argument(argc, argv), e.what()));
   } catch (const UsageError& e) {
-    return failed(2, e.what());
+    return failed(app, 2, e.what());
   }
   setup_logging(log);  // now with the parsed --quiet/--verbose
   try {
@@ -279,16 +281,16 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
     check_stdout_written();  // a result that never arrived is no success
     return status;
   } catch (const UsageError& e) {
-    return failed(2, e.what() + file_place(app, e.what(), argc, argv));
+    return failed(app, 2, e.what() + file_place(app, e.what(), argc, argv));
   } catch (const Interrupted& e) {
     spdlog::log(e.announce() ? spdlog::level::warn : spdlog::level::debug, "{}", e.what());
     return 130;
   } catch (const c10::Error& e) {
-    const int status = failed(1, first_line(e.what()));
+    const int status = failed(app, 1, first_line(e.what()));
     spdlog::debug("full error:\n{}", e.what());
     return status;
   } catch (const std::exception& e) {
-    const int status = failed(1, first_line(e.what()));
+    const int status = failed(app, 1, first_line(e.what()));
     spdlog::debug("full error:\n{}", e.what());
     return status;
   }

@@ -61,6 +61,7 @@ struct Parsed {
 };
 
 constexpr int64_t kMaxCount = 1'000'000'000;  // images, steps, batch sizes
+constexpr int64_t kMaxEpochs = 1'000'000;     // --epochs, and what --steps asks for
 constexpr double kMaxReal = 1e30;             // fits a float with room to spare
 
 // --- Range checks ------------------------------------------------------------------

@@ -128,7 +128,7 @@ void train_device(Config& c, V&& v) {
 template <class Config, class V>
 void train_optimisation(Config& c, V&& v) {
   v.number(Opt{"-e,--epochs", "Optimisation", "Epochs to train (in total, when resuming)"},
-           c.epochs, Range<int64_t>{1, 1'000'000});
+           c.epochs, Range<int64_t>{1, kMaxEpochs});
   v.number(Opt{"--steps", "Optimisation",
                "Train for at least N optimiser steps: when --epochs' epochs take fewer, the "
                "fewest epochs that take N (a small folder trains as many steps as a large one; "

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -73,6 +74,10 @@ Normalization cifar100_normalization() {
 void parse_cifar100_records(std::span<const uint8_t> bytes, const std::string& source,
                             LabelSet labels, uint8_t* images, int64_t* label_out) {
   const auto records = static_cast<int64_t>(bytes.size()) / kCifar100RecordBytes;
+  // Each fine class belongs to one coarse class: the record that first gave
+  // a fine label its coarse one, checked against every later record.
+  std::array<int64_t, 100> first_with_fine{};
+  first_with_fine.fill(-1);
   for (int64_t r = 0; r < records; ++r) {
     const uint8_t* record = bytes.data() + r * kCifar100RecordBytes;
     if (record[0] >= 20 || record[1] >= 100) {
@@ -80,6 +85,15 @@ void parse_cifar100_records(std::span<const uint8_t> bytes, const std::string& s
           "{}: record {} has coarse label {} and fine label {}, outside 0-19 and 0-99; the file "
           "is corrupt or not CIFAR-100 (CIFAR-10 files have another layout): {}",
           source, r, record[0], record[1], kCifar100DownloadHint));
+    }
+    int64_t& first = first_with_fine[record[1]];
+    if (first < 0) first = r;
+    const uint8_t first_coarse = bytes[first * kCifar100RecordBytes];
+    if (record[0] != first_coarse) {
+      throw std::runtime_error(fmt::format(
+          "{}: record {} puts fine label {} in coarse class {}, record {} in coarse class {}; "
+          "in CIFAR-100 each fine class belongs to one coarse class, so the file is corrupt: {}",
+          source, r, record[1], record[0], first, first_coarse, kCifar100DownloadHint));
     }
     label_out[r] = labels == LabelSet::kFine ? record[1] : record[0];
     std::memcpy(images + r * kCifarImageBytes, record + 2, kCifarImageBytes);
@@ -93,11 +107,18 @@ ImageSplit read_cifar100(const fs::path& dir, Split split, LabelSet labels) {
   const std::string bytes = read_file(path, kMaxFileBytes, "CIFAR-100 data file");
   const auto size = static_cast<int64_t>(bytes.size());
   if (size == 0 || size % kCifar100RecordBytes != 0) {
+    // Past the official file's length, bytes were added; short of it, the
+    // file may be cut or a subset with bytes added: say both.
+    const int64_t whole = size / kCifar100RecordBytes;
+    const std::string why =
+        size == 0 ? ""
+        : whole >= official_records(split)
+            ? fmt::format("; {} bytes follow its last whole record (bytes were appended)",
+                          size % kCifar100RecordBytes)
+            : "; the file looks truncated (an interrupted download?) or has bytes added";
     throw std::runtime_error(
         fmt::format("{} is {} bytes, not a whole number of {}-byte records{}: {}", path.string(),
-                    size, kCifar100RecordBytes,
-                    size == 0 ? "" : "; the file looks truncated (an interrupted download?)",
-                    kCifar100DownloadHint));
+                    size, kCifar100RecordBytes, why, kCifar100DownloadHint));
   }
   const int64_t n = size / kCifar100RecordBytes;
   if (n != official_records(split)) {

@@ -100,6 +100,8 @@ std::string export_replace_problem(const fs::path& path) {
     return fmt::format("--out {} is a file of run folder {}, that run's output; {}", path.string(),
                        folder->string(), hint);
   }
+  // An empty file (touch, mktemp) holds nothing to lose.
+  if (fs::file_size(path, ec) == 0 && !ec) return "";
   if (!written_by_export(path)) {
     return fmt::format("--out {} holds something cifar-export did not write; {}", path.string(),
                        hint);

@@ -168,6 +168,26 @@ std::optional<HeldOutImages> held_out_images(const EvalConfig& config, const Eva
                        .skip_bad_images = run.skip_bad_images};
 }
 
+// --split train of a run that held images out of it (--val-split) or cut it
+// (--train-limit): the whole split is evaluated, which is not what the run
+// trained on; said, so that its accuracy is not read as the training one.
+void note_train_split(const EvalConfig& config, const EvalData& data, const CheckpointInfo& info) {
+  if (config.split != Split::kTrain || data.whole || info.config_toml.empty()) return;
+  const TrainConfig run = from_toml(info.config_toml);
+  if (run.val_split == 0 && run.train_limit == 0) return;
+  spdlog::warn(
+      "--split train evaluates all of {}'s training split, but the run of {} trained on {} of "
+      "its images{}{}",
+      data.dir.string(), data.model_file,
+      info.train_images >= 0 ? std::to_string(info.train_images) : "some",
+      run.train_limit > 0 ? fmt::format(" (cifar-train --train-limit {})", run.train_limit) : "",
+      run.val_split > 0
+          ? fmt::format(" and held {} out for validation (cifar-train --val-split {}): "
+                        "--split val evaluates those alone",
+                        run.val_split, run.val_split)
+          : "");
+}
+
 }  // namespace
 
 EvalRun resolve_eval(const EvalConfig& config) {
@@ -198,6 +218,7 @@ EvalRun resolve_eval(const EvalConfig& config) {
   }
   LoadedCheckpoint checkpoint = load_model_input(config);
   data.held_out = held_out_images(config, data, checkpoint.info);
+  note_train_split(config, data, checkpoint.info);
   const int64_t tta = config.tta == -1 ? checkpoint.info.tta : config.tta;
   data.labels = eval_labels(config, checkpoint.info);
   const Machine machine = resolve_machine({.device = config.device,
@@ -250,6 +271,11 @@ PredictRun resolve_predict(const PredictConfig& config) {
   }
   run.checkpoint = load_model_input(config);  // on the CPU
   run.options.tta = predict_tta(config, run.checkpoint);
+  if (const int64_t classes = run.checkpoint.info.num_classes; config.top_k > classes) {
+    spdlog::warn("--top-k {}: the model knows only {} classes, so each image lists all {}",
+                 config.top_k, classes, classes);
+    run.options.top_k = classes;
+  }
   const auto batch = std::min(static_cast<int64_t>(run.images.files.size()), config.batch_size);
   const Machine machine = resolve_machine({.device = config.device,
                                            .threads = config.threads,

@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 
+#include "cifar/config/option_spec.h"
+#include "cifar/core/errors.h"
 #include "cifar/data/crops.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/formats/checksum.h"
@@ -70,8 +72,14 @@ int64_t photo_side(const TrainConfig& c, const ModelEntry& model, AmpMode amp, b
 int64_t epochs_for_steps(const TrainConfig& c, int64_t steps_per_epoch, int64_t train_images,
                          int64_t batch, bool main_rank) {
   if (steps_per_epoch == 0 || c.epochs * steps_per_epoch >= c.steps) return c.epochs;
-  const int64_t epochs =
-      std::min<int64_t>((c.steps + steps_per_epoch - 1) / steps_per_epoch, 1'000'000);
+  const int64_t epochs = (c.steps + steps_per_epoch - 1) / steps_per_epoch;
+  if (epochs > options::kMaxEpochs) {  // never capped without a word: fewer steps than asked
+    throw UsageError(fmt::format(
+        "--steps {} needs {} epochs of {} step{} ({} training images at batch {}), past the "
+        "limit of {} epochs: ask for at most {} steps",
+        c.steps, epochs, steps_per_epoch, steps_per_epoch == 1 ? "" : "s", train_images, batch,
+        options::kMaxEpochs, options::kMaxEpochs * steps_per_epoch));
+  }
   if (main_rank) {
     spdlog::info(
         "--steps {}: {} epoch{} of {} step{} ({} training images at batch {}), more than --epochs "
