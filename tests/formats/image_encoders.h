@@ -44,6 +44,7 @@ struct JpegSpec {
   int quality = 95;
   int luma_h = 2, luma_v = 2;  // luma sampling factors: 2x2 is 4:2:0, 1x1 4:4:4
   bool progressive = false, arithmetic = false, rgb_coded = false, exif_rotated = false;
+  bool adobe_marker = true;  // CMYK: libjpeg writes Adobe's marker unless told not to
   int restart_rows = 0;
 };
 
@@ -51,7 +52,7 @@ struct JpegSpec {
 inline const std::string kExifRotate90{
     "Exif\0\0MM\0\x2a\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01\0\x06\0\0\0\0\0\0", 30};
 
-// (H, W, 1 or 3) uint8 -> JPEG bytes.
+// (H, W, 1, 3 or 4) uint8 -> JPEG bytes (4: CMYK samples, stored as given).
 inline std::string encode_jpeg(const torch::Tensor& hwc, const JpegSpec& spec = {}) {
   jpeg_compress_struct info{};
   jpeg_error_mgr err{};
@@ -63,8 +64,9 @@ inline std::string encode_jpeg(const torch::Tensor& hwc, const JpegSpec& spec = 
   info.image_width = static_cast<JDIMENSION>(hwc.size(1));
   info.image_height = static_cast<JDIMENSION>(hwc.size(0));
   info.input_components = static_cast<int>(hwc.size(2));
-  info.in_color_space = hwc.size(2) == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  info.in_color_space = hwc.size(2) == 1 ? JCS_GRAYSCALE : hwc.size(2) == 4 ? JCS_CMYK : JCS_RGB;
   jpeg_set_defaults(&info);
+  info.write_Adobe_marker = spec.adobe_marker && hwc.size(2) == 4 ? TRUE : FALSE;
   jpeg_set_quality(&info, spec.quality, TRUE);
   if (spec.rgb_coded) jpeg_set_colorspace(&info, JCS_RGB);
   info.comp_info[0].h_samp_factor = spec.luma_h;

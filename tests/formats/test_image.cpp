@@ -343,6 +343,39 @@ TEST_CASE("a JPEG decodes as libjpeg decodes it in every encoding (Exif orientat
   }
 }
 
+TEST_CASE("a CMYK JPEG is read inverted, as PIL reads it, with Adobe's marker or without",
+          "[image][jpeg]") {
+  const auto samples = random_hwc(8, 8, 4);
+  const JpegSpec exact{.name = "cmyk", .quality = 100, .luma_h = 1, .luma_v = 1};
+  JpegSpec bare = exact;
+  bare.adobe_marker = false;
+  const std::string marked = encode_jpeg(samples, exact), plain = encode_jpeg(samples, bare);
+  REQUIRE(plain.size() < marked.size());  // the marker left out
+  // Each stored sample s is 255 - ink (PIL's "CMYK;I"): R = s_C s_K / 255.
+  const auto s = libjpeg_decode(plain, JCS_CMYK).to(torch::kInt32);  // (4, H, W)
+  const auto want = (s.narrow(0, 0, 3) * s.narrow(0, 3, 1) + 127).div(255, "floor");
+  CHECK(torch::equal(decode_image(as_span(plain), "plain.jpg").to(torch::kInt32), want));
+  CHECK(
+      torch::equal(decode_image(as_span(marked), "marked.jpg"), decode_image(as_span(plain), "p")));
+}
+
+TEST_CASE("a JPEG's recoverable damage is read past, as PIL reads it; a cut file is refused",
+          "[image][jpeg]") {
+  const std::string clean = encode_jpeg(random_hwc(16, 16, 3));
+  std::string extra = clean;  // "Corrupt JPEG data: 3 extraneous bytes before marker 0xdb"
+  extra.insert(clean.find("\xff\xdb"), std::string(3, '\0'));
+  CHECK(torch::equal(decode_image(as_span(extra), "extra.jpg"),
+                     decode_image(as_span(clean), "clean.jpg")));
+  CHECK_THROWS_WITH(decode_image(as_span(clean.substr(0, clean.size() - 40)), "cut.jpg"),
+                    Catch::Contains("cut.jpg: the JPEG data is damaged or truncated (Premature "
+                                    "end of JPEG file)"));
+  std::string deep = clean;  // 12-bit samples: valid, but not decoded here (nor by PIL)
+  deep[clean.find("\xff\xc0") + 4] = 12;
+  CHECK_THROWS_WITH(decode_image(as_span(deep), "deep.jpg"),
+                    Catch::Contains("deep.jpg: a kind of JPEG libjpeg-turbo does not decode "
+                                    "(Unsupported JPEG data precision 12)"));
+}
+
 TEST_CASE("bad image files get one clear error each", "[image]") {
   const auto refuse = [](const std::string& bytes, const std::string& words,
                          int64_t cap = kMaxImagePixels) {

@@ -4,6 +4,7 @@
 // jpeglib.h needs <cstdio> first.
 // clang-format off
 #include <jpeglib.h>
+#include <jerror.h>  // the message codes: JWRN_JPEG_EOF, ...
 #include <cstdio>
 // clang-format on
 #include <fmt/format.h>
@@ -140,8 +141,17 @@ void jpeg_fail(j_common_ptr info) {
   std::longjmp(state->jump, 1);
 }
 
+// A warning is corrupt data libjpeg reads past (extraneous bytes before a
+// marker, a bad Huffman code), which PIL, and so torchvision's ImageFolder,
+// reads past too; only the premature end of a truncated file is an error.
 void jpeg_message(j_common_ptr info, int level) {
-  if (level < 0) jpeg_fail(info);  // a warning (corrupt data, premature end) is an error here
+  if (level < 0 && info->err->msg_code == JWRN_JPEG_EOF) jpeg_fail(info);
+}
+
+// Valid JPEGs libjpeg-turbo does not decode, apart from damaged ones.
+bool unsupported_jpeg(int code) {
+  return code == JERR_BAD_PRECISION || code == JERR_SOF_UNSUPPORTED || code == JERR_NOT_COMPILED ||
+         code == JERR_EMPTY_IMAGE;
 }
 
 torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& source,
@@ -153,6 +163,11 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
   state->info.client_data = state.get();
   if (setjmp(state->jump) != 0) {
     if (state->created) jpeg_destroy_decompress(&state->info);
+    if (unsupported_jpeg(state->errors.msg_code)) {
+      fail(source, fmt::format("a kind of JPEG libjpeg-turbo does not decode ({}): save it as an "
+                               "8-bit baseline or progressive JPEG, or as a PNG",
+                               state->message));
+    }
     fail(source, fmt::format("the JPEG data is damaged or truncated ({})", state->message));
   }
   jpeg_create_decompress(&state->info);
@@ -181,17 +196,16 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
                               static_cast<size_t>(channels);
     jpeg_read_scanlines(&state->info, &row, 1);
   }
-  const bool inverted = state->info.saw_Adobe_marker != 0;
   jpeg_finish_decompress(&state->info);
   jpeg_destroy_decompress(&state->info);
   state->created = false;
   if (cmyk) {
-    // (H, W, 4) -> (H, W, 3): R = (1 - C)(1 - K), and so on. Adobe's files
-    // (nearly all CMYK JPEGs) store the values inverted, 255 - C.
-    auto ink = state->hwc.to(torch::kInt32);
-    if (!inverted) ink = 255 - ink;
-    const auto k = ink.narrow(2, 3, 1);
-    state->hwc = (ink.narrow(2, 0, 3) * k + 127).div(255, "floor").to(torch::kUInt8);
+    // (H, W, 4) -> (H, W, 3): R = (1 - C)(1 - K), and so on. The values are
+    // stored inverted (255 - C), as Adobe's files store them and as PIL and
+    // torchvision take every CMYK JPEG, with Adobe's marker or without.
+    const auto inverted = state->hwc.to(torch::kInt32);  // 255 - C, ..., 255 - K
+    const auto k = inverted.narrow(2, 3, 1);
+    state->hwc = (inverted.narrow(2, 0, 3) * k + 127).div(255, "floor").to(torch::kUInt8);
   }
   return state->hwc.permute({2, 0, 1}).contiguous();  // (3, H, W)
 }
