@@ -267,7 +267,7 @@ torch::Tensor read_image(const std::filesystem::path& path, int64_t max_pixels) 
 std::string image_decoding_version() {
 #define CIFAR_TEXT(x) #x
 #define CIFAR_VERSION_TEXT(x) CIFAR_TEXT(x)
-  return fmt::format("libpng {} (loaded {}), libjpeg-turbo {}, cifar-train decoding revision 3",
+  return fmt::format("libpng {} (loaded {}), libjpeg-turbo {}, cifar-train decoding revision 4",
                      PNG_LIBPNG_VER_STRING, png_get_libpng_ver(nullptr),
                      CIFAR_VERSION_TEXT(LIBJPEG_TURBO_VERSION));
 #undef CIFAR_VERSION_TEXT
