@@ -44,6 +44,7 @@ struct PngState {
   std::jmp_buf jump{};
   std::string message;
   bool header_read = false;  // failures after the header are damaged image data
+  bool pixels_read = false;  // every row decoded: what follows is not read by PIL either
   torch::Tensor hwc;         // (H, W, 3 or 4) uint8
   std::vector<png_bytep> rows;
   ~PngState() { png_destroy_read_struct(&png, &info, nullptr); }
@@ -77,6 +78,12 @@ torch::Tensor composite_on_white(const torch::Tensor& rgba) {
   return rgb;
 }
 
+// The decoded (H, W, 3 or 4) rows as (3, H, W) RGB, transparency onto white.
+torch::Tensor pixels_of(const PngState& state) {
+  const auto hwc = state.hwc.size(2) == 4 ? composite_on_white(state.hwc) : state.hwc;
+  return hwc.permute({2, 0, 1}).contiguous();
+}
+
 // Every encoding of the same 8-bit pixels gives the same bytes: palette,
 // grey and low bit depths are expanded, 16 bits scaled to the nearest 8-bit
 // value (v * 257 -> v), Adam7 de-interlaced; gAMA, cHRM, sRGB and iCCP are
@@ -94,6 +101,9 @@ torch::Tensor decode_png(std::span<const uint8_t> bytes, const std::string& sour
   // shape (image_window.h).
   png_set_user_limits(state->png, 0x7fffffff, 0x7fffffff);
   if (setjmp(state->jump) != 0) {
+    // A file that ends, or is damaged, after its last pixel (a missing IEND)
+    // gives its pixels, as PIL, which stops reading there, gives them.
+    if (state->pixels_read) return pixels_of(*state);
     const char* what =
         state->header_read ? "the PNG data is damaged or truncated" : "not a readable PNG";
     fail(source, fmt::format("{} ({})", what, state->message));
@@ -119,9 +129,9 @@ torch::Tensor decode_png(std::span<const uint8_t> bytes, const std::string& sour
     state->rows[y] = state->hwc.data_ptr<uint8_t>() + y * width * static_cast<uint64_t>(channels);
   }
   png_read_image(state->png, state->rows.data());
+  state->pixels_read = true;
   png_read_end(state->png, nullptr);
-  const auto hwc = channels == 4 ? composite_on_white(state->hwc) : state->hwc;
-  return hwc.permute({2, 0, 1}).contiguous();  // (3, H, W)
+  return pixels_of(*state);
 }
 
 // libjpeg reports errors through a callback that must not return: it jumps
