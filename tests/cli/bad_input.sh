@@ -94,6 +94,16 @@ expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$EVAL"
 
 # --- config files ---------------------------------------------------------------
 expect 2 "--config missing.toml: no such file$" -- "$TRAIN" --config missing.toml
+ln -s /nowhere/cfg.toml dangling.toml
+expect 2 "--config dangling.toml: no such file \(it is a symbolic link to /nowhere/cfg.toml, which is missing\)$" -- \
+  "$TRAIN" --config dangling.toml
+expect 2 "--config must not be empty: name a TOML file" -- "$TRAIN" --config ''
+# Twice (it aborted with CLI11's raw exception, exit 134), with --help too.
+printf 'lr = 0.01\n' >one.toml
+printf 'lr = 0.02\n' >two.toml
+expect 2 "--config is given 2 times \(one.toml, two.toml\): give one file" -- \
+  "$TRAIN" --config one.toml --config=two.toml
+expect 2 "--config is given 2 times" -- "$TRAIN" --config one.toml --config two.toml --help
 # A shipped config's name alone: the message names the tools' own file.
 expect 2 "--config photos.toml: no such file: the tools' own photos.toml is /.*/configs/photos.toml$" -- \
   "$TRAIN" --config photos.toml

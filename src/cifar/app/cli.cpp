@@ -3,6 +3,7 @@
 
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -109,15 +110,45 @@ void set_deterministic_cublas_env() {
 
 namespace {
 
-// The value of --config on the command line, if any (the last one wins).
-std::string config_argument(int argc, char** argv) {
-  std::string path;
+// The values of --config on the command line, in order.
+std::vector<std::string> config_arguments(int argc, char** argv) {
+  std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg(argv[i]);
-    if (arg == "--config" && i + 1 < argc) path = argv[++i];
-    if (arg.rfind("--config=", 0) == 0) path = std::string(arg.substr(9));
+    if (arg == "--config" && i + 1 < argc) paths.emplace_back(argv[++i]);
+    if (arg.rfind("--config=", 0) == 0) paths.emplace_back(arg.substr(9));
   }
-  return path;
+  return paths;
+}
+
+// The value of --config on the command line, if any.
+std::string config_argument(int argc, char** argv) {
+  const std::vector<std::string> paths = config_arguments(argc, argv);
+  return paths.empty() ? "" : paths.back();
+}
+
+// Before CLI11 reads it: one --config, not empty, naming a file (a missing
+// one, or a link to one, said as such); then the file's own checks.
+void check_config_argument(int argc, char** argv) {
+  const std::vector<std::string> paths = config_arguments(argc, argv);
+  if (paths.size() > 1) {
+    throw UsageError(fmt::format(
+        "--config is given {} times ({}): give one file (files are not merged; options on the "
+        "command line override its settings)",
+        paths.size(), fmt::join(paths, ", ")));
+  }
+  if (paths.empty()) return;
+  const std::string& config = paths.front();
+  if (config.empty()) throw UsageError("--config must not be empty: name a TOML file");
+  std::error_code ec;
+  if (!std::filesystem::exists(config, ec) && !ec) {  // other errors: check_config_file
+    const std::filesystem::path target = std::filesystem::read_symlink(config, ec);
+    const std::string link =
+        ec ? "" : fmt::format(" (it is a symbolic link to {}, which is missing)", target.string());
+    throw UsageError(
+        fmt::format("--config {}: no such file{}{}", config, link, shipped_config_hint(config)));
+  }
+  check_config_file(config);
 }
 
 // CLI11 says "--epochs: must be at least 1, got 0"; we say "--epochs must be ...".
@@ -157,8 +188,8 @@ bool on_command_line(const CLI::Option& option, int argc, char** argv) {
 // " (--config FILE, line N)" when the file set it, else " (in or with --config FILE)".
 std::string config_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
   const CLI::Option* config = app.get_config_ptr();
-  if (config == nullptr || config->count() == 0) return "";
-  const std::string path = config->as<std::string>();
+  if (config == nullptr || config->results().empty()) return "";
+  const std::string path = config->results().back();  // as<> throws on a repeated --config
   const auto formatter = std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter());
   const CLI::Option* option = named_option(app, message);
   if (formatter != nullptr && option != nullptr && !on_command_line(*option, argc, argv)) {
@@ -238,16 +269,7 @@ int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
   setup_logging(log);
   app.formatter(std::make_shared<HelpFormatter>());
   try {
-    if (app.get_config_ptr() != nullptr) {
-      if (const std::string config = config_argument(argc, argv); !config.empty()) {
-        std::error_code ec;
-        if (!std::filesystem::exists(config, ec) && !ec) {  // other errors: check_config_file
-          throw UsageError(
-              fmt::format("--config {}: no such file{}", config, shipped_config_hint(config)));
-        }
-        check_config_file(config);
-      }
-    }
+    if (app.get_config_ptr() != nullptr) check_config_argument(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return printed(app, app.exit(e));
