@@ -74,15 +74,22 @@ TEST_CASE("a fresh run refuses a folder with another run's results unless overwr
                  Catch::Contains("--overwrite") && !Catch::Contains("--resume"));
   std::ofstream(run / "last.pt") << "x";
   std::ofstream(run / "best.pt") << "x";
+  // TensorBoard's files too: left, they would show the old run and the new as one.
+  const std::string events = "events.out.tfevents.1764000000.host.42.0";
+  std::ofstream(run / events) << "x";
+  std::ofstream(run / "events.out.tfevents.1764000000.host.42.1") << "x";
   CHECK_THAT(run_dir_refusal(run, std::nullopt),
              Catch::Contains(run.string() + " already holds another run's results "
-                                            "(metrics.csv, last.pt, best.pt)") &&
+                                            "(metrics.csv, last.pt, best.pt, 2 TensorBoard event "
+                                            "files)") &&
                  Catch::Contains("--overwrite") && Catch::Contains("--resume RUN_DIR/last.pt"));
   CHECK(fs::exists(run / "metrics.csv"));
   const auto removed = clear_run_dir(run, std::nullopt);
-  CHECK(removed == std::vector<std::string>{"metrics.csv", "last.pt", "best.pt"});
+  CHECK(removed == std::vector<std::string>{"metrics.csv", "last.pt", "best.pt", events,
+                                            "events.out.tfevents.1764000000.host.42.1"});
   CHECK_FALSE(fs::exists(run / "metrics.csv"));
   CHECK_FALSE(fs::exists(run / "best.pt"));
+  CHECK_FALSE(fs::exists(run / events));
   CHECK(fs::exists(run / "notes.txt"));  // only a run's own results go
   CHECK(run_dir_refusal(run, std::nullopt).empty());
 }

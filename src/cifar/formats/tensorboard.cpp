@@ -145,6 +145,7 @@ TensorBoardWriter::TensorBoardWriter(const std::filesystem::path& dir) {
 }
 
 TensorBoardWriter::~TensorBoardWriter() {
+  out_ << held_;
   out_.flush();
 }
 
@@ -160,10 +161,10 @@ void TensorBoardWriter::write_event(const std::string& data) {
   };
   const auto len_crc = le32(masked_crc32c(len));
   const auto data_crc = le32(mask_crc32c(crc32c(std::string_view(data))));
-  out_.write(reinterpret_cast<const char*>(len.data()), len.size());
-  out_.write(len_crc.data(), 4);
-  out_.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out_.write(data_crc.data(), 4);
+  held_.append(reinterpret_cast<const char*>(len.data()), len.size());
+  held_.append(len_crc.data(), 4);
+  held_.append(data);
+  held_.append(data_crc.data(), 4);
 }
 
 void TensorBoardWriter::scalar(std::string_view tag, double value, int64_t step) {
@@ -239,6 +240,8 @@ void TensorBoardWriter::hparams_end(bool success) {
 }
 
 void TensorBoardWriter::flush() {
+  out_ << held_;
+  held_.clear();
   out_.flush();
   if (!out_) {
     throw std::runtime_error(

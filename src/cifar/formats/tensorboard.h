@@ -10,8 +10,11 @@
 //
 // Each writer starts a new file in its folder, so a resumed run adds a file
 // beside the old one and TensorBoard shows both as one run. Records are
-// buffered until flush() (call it once per epoch): a killed run keeps every
-// record up to the last flush, and the reader skips a torn last record.
+// held in memory until flush(), which the run calls where it writes a
+// checkpoint: a killed run's file ends at its last checkpoint (no step there
+// that its resumed run writes again), and the reader skips a torn last
+// record. The destructor writes what is held (a run that failed keeps its
+// last steps for diagnosis).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +70,7 @@ class TensorBoardWriter {
 
   std::filesystem::path path_;
   std::ofstream out_;
+  std::string held_;  // records since the last flush()
 };
 
 }  // namespace cifar

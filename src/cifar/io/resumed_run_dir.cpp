@@ -18,12 +18,6 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-  return list;
-}
-
 // "at the end of epoch 3", "in epoch 2 after step 40": a checkpoint's position.
 std::string position(int64_t epochs, int64_t step_in_epoch) {
   return step_in_epoch > 0 ? fmt::format("in epoch {} after step {}", epochs + 1, step_in_epoch)
@@ -108,7 +102,7 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
     return {
         fmt::format("--run-dir {} holds results ({}) whose last.pt is not a readable "
                     "checkpoint, not provably those of the run being resumed ({})",
-                    dir.string(), listed(found), resumed)};
+                    dir.string(), listed_results(found), resumed)};
   }
   if (std::string foreign = foreign_metrics(dir); !foreign.empty()) return {foreign};
   const std::vector<int64_t> epochs = metrics_epochs(dir);
@@ -120,7 +114,7 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
     return {
         fmt::format("--run-dir {} holds another run's results ({}; {}), not those of the "
                     "run being resumed ({})",
-                    dir.string(), listed(found), holds, resumed)};
+                    dir.string(), listed_results(found), holds, resumed)};
   }
   try {
     const auto best = peek_checkpoint_info(dir / "best.pt");

@@ -27,13 +27,40 @@ const std::vector<std::string>& run_result_files() {
   return files;
 }
 
+namespace {
+constexpr std::string_view kEventFilePrefix = "events.out.tfevents.";
+}  // namespace
+
 std::vector<std::string> results_in(const fs::path& dir) {
   std::vector<std::string> found;
   std::error_code ec;
   for (const auto& name : run_result_files()) {
     if (fs::exists(fs::symlink_status(dir / name, ec))) found.push_back(name);
   }
+  std::vector<std::string> events;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (std::string name = entry.path().filename().string(); name.starts_with(kEventFilePrefix)) {
+      events.push_back(std::move(name));
+    }
+  }
+  std::ranges::sort(events);
+  found.insert(found.end(), events.begin(), events.end());
   return found;
+}
+
+std::string listed_results(const std::vector<std::string>& names) {
+  std::string list;
+  size_t events = 0;
+  for (const auto& name : names) {
+    if (name.starts_with(kEventFilePrefix)) {
+      ++events;
+    } else {
+      list += (list.empty() ? "" : ", ") + shown_name(name);
+    }
+  }
+  if (events == 0) return list;
+  return fmt::format("{}{}{} TensorBoard event file{}", list, list.empty() ? "" : ", ", events,
+                     events == 1 ? "" : "s");
 }
 
 namespace {
@@ -52,12 +79,6 @@ std::vector<std::string> remove_results(const fs::path& dir,
   return found;
 }
 
-std::string listed_entries(const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-  return list;
-}
-
 }  // namespace
 
 std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>& resumed) {
@@ -69,7 +90,7 @@ std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>
     return fmt::format(
         "--run-dir {} already holds another run's results ({}); {}choose another --run-dir, or "
         "pass --overwrite to replace them",
-        dir.string(), listed_entries(found),
+        dir.string(), listed_results(found),
         resumable ? "continue that run with --config RUN_DIR/config.toml --resume RUN_DIR/last.pt, "
                   : "that run stopped before its first checkpoint, so there is none to continue: ");
   }

@@ -33,8 +33,12 @@ namespace cifar {
 
 // The files a run leaves in its folder (see docs/reference.md, "What a run leaves behind").
 const std::vector<std::string>& run_result_files();
-// Which of run_result_files() `dir` holds (a dangling link counts).
+// Which of run_result_files() `dir` holds (a dangling link counts), then its
+// TensorBoard event files (events.out.tfevents.*, sorted): left beside
+// another run's results, TensorBoard would show the two runs as one.
 std::vector<std::string> results_in(const std::filesystem::path& dir);
+// results_in's names for a message: "metrics.csv, last.pt, 2 TensorBoard event files".
+std::string listed_results(const std::vector<std::string>& names);
 
 // What stops a run from writing its results in `dir` without --overwrite
 // ("" when nothing does), with the ways out. A fresh run (no `resumed`):

@@ -130,6 +130,9 @@ void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
   }
   save_latest(bytes);
   if (best) write_file_atomically(this->best(), bytes, "--run-dir");
+  // Only now: a run killed before its checkpoint leaves no step in the event
+  // file that its resumed run writes again (tensorboard.h).
+  if (board_) board_->flush();
 }
 
 }  // namespace cifar

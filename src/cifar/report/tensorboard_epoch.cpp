@@ -48,7 +48,6 @@ void write_tensorboard_epoch(TensorBoardWriter& writer, const EpochMetrics& m,
       writer.image("test/confusion_matrix", heat.png, heat.height, heat.width, step);
     }
   }
-  writer.flush();
 }
 
 }  // namespace cifar

@@ -3,8 +3,8 @@
 //
 // One call per epoch writes the epoch's scalars (the same numbers as the
 // metrics.csv row, with the epoch as the step, so the two agree line by line),
-// the per-class test accuracies, and the test confusion matrix as a heat map,
-// then flushes, so a killed run keeps every finished epoch.
+// the per-class test accuracies, and the test confusion matrix as a heat map;
+// the caller flushes them once the epoch's checkpoint is written.
 //
 // Tags: epoch/train_loss, epoch/train_accuracy, epoch/test_loss,
 // epoch/test_accuracy, epoch/lr, epoch/images_per_second, epoch/seconds,

@@ -44,11 +44,11 @@ class ProgressTicker {
 
   void tick(int64_t steps_done, int64_t images, const RunningTotals& totals) {
     if (!bar_.due()) return;
-    const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
+    const double mean = epoch_mean(totals.loss_sum.item<double>(), images, earlier().loss_sum);
     if (!std::isfinite(mean))
       throw_non_finite(mean, position_, steps_done, options_.step.non_finite_hint);
     const double accuracy =
-        static_cast<double>(totals.correct.item<int64_t>()) / static_cast<double>(images);
+        epoch_mean(static_cast<double>(totals.correct.item<int64_t>()), images, earlier().correct);
     const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     ProgressMetrics metrics;
     metrics.rate = static_cast<double>(images * world_size_) / seconds;
@@ -61,7 +61,7 @@ class ProgressTicker {
     if (!options_.on_loss || options_.loss_every <= 0 || steps_done % options_.loss_every != 0) {
       return;
     }
-    const double mean = totals.loss_sum.item<double>() / static_cast<double>(images);
+    const double mean = epoch_mean(totals.loss_sum.item<double>(), images, earlier().loss_sum);
     if (!std::isfinite(mean))
       throw_non_finite(mean, position_, steps_done, options_.step.non_finite_hint);
     options_.on_loss(position_.global_step + steps_done - position_.first_step, mean);
@@ -69,6 +69,17 @@ class ProgressTicker {
   void finish() { bar_.finish(); }
 
  private:
+  // A resumed epoch's steps before first_step (zero otherwise): their totals
+  // over all processes, of which this process takes its share.
+  const EpochSoFar& earlier() const { return position_.so_far; }
+  // The epoch's running mean of `sum` over `images` since the (re)start and
+  // the earlier steps' `earlier_sum`, so that the curve goes on across a resume.
+  double epoch_mean(double sum, int64_t images, double earlier_sum) const {
+    const double share = 1.0 / world_size_;
+    return (sum + earlier_sum * share) /
+           (static_cast<double>(images) + static_cast<double>(earlier().images) * share);
+  }
+
   static ProgressBarOptions bar_options(const EpochOptions& o, const EpochPosition& p) {
     ProgressBarOptions b;
     b.interactive = o.progress_bar;

@@ -10,7 +10,7 @@ namespace cifar {
 namespace F = torch::nn::functional;
 
 RunningTotals::RunningTotals(const torch::Device& device)
-    : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device))),
+    : loss_sum(torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device))),
       correct(torch::zeros({}, torch::TensorOptions().dtype(torch::kInt64).device(device))) {}
 
 torch::Tensor forward_loss(ClassifierImpl& model, const Batch& batch, const StepSpec& options,

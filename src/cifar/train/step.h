@@ -42,8 +42,10 @@ struct Learner {
 // Sums over the steps so far, on the training device.
 struct RunningTotals {
   explicit RunningTotals(const torch::Device& device);
-  torch::Tensor loss_sum;  // () float: sum of per-sample losses
-  torch::Tensor correct;   // () int64: correct predictions
+  // () double: sum of per-sample losses; float64, so that an epoch resumed
+  // mid-way (its earlier sum kept in the checkpoint) sums as one never stopped
+  torch::Tensor loss_sum;
+  torch::Tensor correct;  // () int64: correct predictions
 };
 
 // Forward and loss of one batch (mean or sum, as options.sum_loss says); adds the
