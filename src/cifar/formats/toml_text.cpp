@@ -31,6 +31,18 @@ std::string line_text(std::string_view document, int64_t number, size_t cut = 40
   return std::string(line.substr(0, line.find_last_not_of(" \t\r") + 1));
 }
 
+// What to do about the toml++ errors whose own words give no fix.
+std::string parse_error_hint(std::string_view description) {
+  if (description.find("cannot redefine existing") != std::string_view::npos) {
+    return " (a key set twice, maybe once quoted: keep one)";
+  }
+  if (description.find("not representable") != std::string_view::npos ||
+      description.find("could not be interpreted") != std::string_view::npos) {
+    return " (a number out of range: give a smaller one; the option's range is in --help)";
+  }
+  return "";
+}
+
 // "model = net", "data = /tmp/x": a word where a value goes, which toml++
 // refuses in its own words ("expected 'nan'"). The key and the word, if so.
 std::optional<TomlBadValue> bare_word(std::string_view document, int64_t line) {
@@ -115,7 +127,8 @@ std::vector<TomlEntry> read_flat_toml(std::string_view document) {
                       bad->word, bad->key, bad->word);
       throw TomlError(line, what, std::move(*bad));
     }
-    throw TomlError(line, fmt::format("line {}, column {}: {}", line, at.column, e.description()));
+    throw TomlError(line, fmt::format("line {}, column {}: {}{}", line, at.column, e.description(),
+                                      parse_error_hint(e.description())));
   }
   std::vector<TomlEntry> entries;
   for (auto&& [key, node] : table) {
