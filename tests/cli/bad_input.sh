@@ -94,6 +94,8 @@ expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$EVAL"
 
 # --- config files ---------------------------------------------------------------
 expect 2 "--config missing.toml: no such file$" -- "$TRAIN" --config missing.toml
+expect 2 "^\[.*\] error: --epochs needs a value \(INT:in \[1, 1000000\]\) after it; see cifar-train --help$" -- \
+  "$TRAIN" --epochs
 ln -s /nowhere/cfg.toml dangling.toml
 expect 2 "--config dangling.toml: no such file \(it is a symbolic link to /nowhere/cfg.toml, which is missing\)$" -- \
   "$TRAIN" --config dangling.toml

@@ -159,6 +159,13 @@ std::string tidy(const std::string& message) {
   const std::string rest = message.substr(colon + 2);
   if (rest.rfind(name, 0) == 0) return rest;
   if (rest.rfind("must ", 0) == 0) return name + " " + rest;
+  // "--epochs: 1 required INT:in [1, 1000000] missing": the value left out.
+  constexpr std::string_view kRequired = "1 required ", kMissing = " missing";
+  if (rest.starts_with(kRequired) && rest.ends_with(kMissing)) {
+    const std::string kind =
+        rest.substr(kRequired.size(), rest.size() - kRequired.size() - kMissing.size());
+    return fmt::format("{} needs a value ({}) after it", name, kind);
+  }
   return message;
 }
 
