@@ -34,6 +34,10 @@ flag_refused() {
   "$TRAIN" "$@" 2>&1 | grep -q -- "(--config" && fail "$*: a config file is named"
   return 0
 }
+# A value refused on the command line beside a config file is not put on the file.
+printf 'lr = 0.01\n' >good.toml
+expect 2 "error: --momentum must be in \[0, 1\), got 2; see cifar-train --help$" -- \
+  "$TRAIN" --config good.toml --momentum 2
 file_refused 'crop-pct = 0.2' "--crop-pct must be 0 \(the data set's\) or from 0.25 to 1"
 file_refused 'image-size = 4' "--image-size must be 0 \(the data set's own size\) or from 8"
 file_refused 'momentum = 1.0' "--momentum must be in \[0, 1\), got 1"

@@ -192,14 +192,16 @@ bool on_command_line(const CLI::Option& option, int argc, char** argv) {
 }
 
 // Where a value CLI11 refused came from when a config file was read:
-// " (--config FILE, line N)" when the file set it, else " (in or with --config FILE)".
+// " (--config FILE, line N)" when the file set it, "" when the command line
+// did, else " (in or with --config FILE)".
 std::string config_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
   const CLI::Option* config = app.get_config_ptr();
   if (config == nullptr || config->results().empty()) return "";
   const std::string path = config->results().back();  // as<> throws on a repeated --config
   const auto formatter = std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter());
   const CLI::Option* option = named_option(app, message);
-  if (formatter != nullptr && option != nullptr && !on_command_line(*option, argc, argv)) {
+  if (option != nullptr && on_command_line(*option, argc, argv)) return "";  // not the file's
+  if (formatter != nullptr && option != nullptr) {
     if (const auto line = formatter->line_of(*option)) {
       return fmt::format(" (--config {}, line {})", path, *line);
     }
