@@ -58,6 +58,18 @@ grep -q "epoch 2/3 step" killed.log || { kill -9 $pid; cat killed.log; fail "epo
 kill -KILL $pid
 wait $pid 2>/dev/null
 "$PY" check.py killed 1 || fail "the event file of a SIGKILLed run is not readable up to epoch 1"
+# Nothing past its checkpoint (epoch 1's steps, as the progress line counts
+# them), so its resumed run writes no step twice.
+per=$(grep -o "epoch 2/3 step [0-9]*/[0-9]*" killed.log | head -1 | cut -d/ -f3)
+[[ -n $per ]] || { cat killed.log; fail "no progress line with the epoch's steps"; }
+"$PY" - killed "$per" <<'PY' || fail "the killed run's event file holds steps past its checkpoint"
+import sys
+from tensorboard.backend.event_processing import event_accumulator as ea
+acc = ea.EventAccumulator(sys.argv[1], size_guidance={ea.SCALARS: 0})
+acc.Reload()
+steps = [e.step for e in acc.Scalars("train/running_loss")]
+assert steps and max(steps) <= int(sys.argv[2]), (steps, sys.argv[2])
+PY
 pass "a run killed with SIGKILL in epoch 2 leaves an event file the reader accepts, with epoch 1"
 
 # --eval-every 2 over 3 epochs: training scalars at every epoch, test scalars

@@ -173,11 +173,10 @@ TEST_CASE("a value TOML cannot hold is refused saying what its key takes", "[con
   CHECK_THAT(error_of("train.epochs = ten\n"), Catch::StartsWith("line 1, column "));
   // toml++'s words without a fix get one.
   CHECK_THAT(error_of("lr = 0.1\n\"lr\" = 0.2\n"),
-             Catch::StartsWith("line 2") && Catch::EndsWith("(a key set twice, maybe once quoted: "
-                                                            "keep one)"));
+             Catch::StartsWith("line 2") && Catch::Contains("(a key set twice, maybe once quoted"));
   CHECK_THAT(error_of("batch-size = 99999999999999999999\n"),
              Catch::StartsWith("line 1") &&
-                 Catch::EndsWith("(a number out of range: give a smaller one; the option's range "
+                 Catch::EndsWith("(a number out of the range TOML holds; the option's own range "
                                  "is in --help)"));
   // An unknown key is named first, whatever its value.
   CHECK_THAT(error_of("mean = [1, 2, 3]\n"), Catch::StartsWith("line 1: unknown key 'mean'"));

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace cifar::test {
 
@@ -45,6 +46,7 @@ struct JpegSpec {
   int luma_h = 2, luma_v = 2;  // luma sampling factors: 2x2 is 4:2:0, 1x1 4:4:4
   bool progressive = false, arithmetic = false, rgb_coded = false, exif_rotated = false;
   bool adobe_marker = true;  // CMYK: libjpeg writes Adobe's marker unless told not to
+  int ac_refinements = 0;    // grey, > 0: a valid progression of 1 + 63 x (1 + N) scans
   int restart_rows = 0;
 };
 
@@ -72,6 +74,17 @@ inline std::string encode_jpeg(const torch::Tensor& hwc, const JpegSpec& spec = 
   info.comp_info[0].h_samp_factor = spec.luma_h;
   info.comp_info[0].v_samp_factor = spec.luma_v;
   if (spec.progressive) jpeg_simple_progression(&info);
+  std::vector<jpeg_scan_info> scans;  // the DC, then each AC coefficient in 1 + N passes
+  if (spec.ac_refinements > 0) {
+    const int first_al = spec.ac_refinements;
+    scans.push_back({1, {0}, 0, 0, 0, 0});
+    for (int k = 1; k <= 63; ++k) {
+      scans.push_back({1, {0}, k, k, 0, first_al});
+      for (int al = first_al; al > 0; --al) scans.push_back({1, {0}, k, k, al, al - 1});
+    }
+    info.scan_info = scans.data();
+    info.num_scans = static_cast<int>(scans.size());
+  }
   info.arith_code = spec.arithmetic ? TRUE : FALSE;
   info.restart_in_rows = spec.restart_rows;
   jpeg_start_compress(&info, TRUE);

@@ -369,6 +369,11 @@ TEST_CASE("a JPEG's recoverable damage is read past, as PIL reads it; a cut file
   CHECK_THROWS_WITH(decode_image(as_span(clean.substr(0, clean.size() - 40)), "cut.jpg"),
                     Catch::Contains("cut.jpg: the JPEG data is damaged or truncated (Premature "
                                     "end of JPEG file)"));
+  // 1 + 63 x 9 = 568 valid progressive scans: past libjpeg-turbo's limit of 500.
+  const std::string scans = encode_jpeg(random_hwc(8, 8, 1), {.name = "s", .ac_refinements = 8});
+  CHECK_THROWS_WITH(decode_image(as_span(scans), "scans.jpg"),
+                    Catch::Contains("scans.jpg: a JPEG of more than 500 progressive scans, "
+                                    "refused"));
   std::string deep = clean;  // 12-bit samples: valid, but not decoded here (nor by PIL)
   deep[clean.find("\xff\xc0") + 4] = 12;
   CHECK_THROWS_WITH(decode_image(as_span(deep), "deep.jpg"),

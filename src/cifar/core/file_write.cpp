@@ -37,7 +37,9 @@ std::string write_advice(const fs::path& path, int err, const std::string& optio
   } else if (err == ENOTDIR) {
     why = " (a name on the way to it is a file, not a folder)";
   } else if (err == EPERM) {
-    why = " (the file is immutable or append-only, as lsattr shows: chattr -i or -a lifts it)";
+    why =
+        " (the file or its folder is immutable or append-only, as lsattr shows: chattr -i or -a "
+        "lifts it)";
   }
   return why + "; " +
          (option.empty() ? std::string("choose another path, or make its folder writable")
@@ -137,9 +139,12 @@ void ensure_writable(const fs::path& path, const std::string& option, bool make_
     const bool exists = ::lstat(path.c_str(), &st) == 0;
     err = exists || errno == ENOENT ? 0 : errno;
     // An immutable or append-only file (chattr +i, +a) cannot be replaced:
-    // found now, not when the first checkpoint is written.
-    if (exists && S_ISREG(st.st_mode) && ::access(path.c_str(), W_OK) != 0 && errno == EPERM) {
-      err = EPERM;
+    // found now, not when the first checkpoint is written. Opened to write,
+    // not truncated: such a file refuses it with EPERM.
+    if (exists && S_ISREG(st.st_mode)) {
+      const int probe = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (probe >= 0) ::close(probe);
+      if (probe < 0 && errno == EPERM) err = EPERM;
     }
     if (!exists && err == 0 && ::rename(tmp.c_str(), path.c_str()) == 0) {
       ::unlink(path.c_str());

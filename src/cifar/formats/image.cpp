@@ -142,6 +142,8 @@ struct JpegState {
   std::jmp_buf jump{};
   char message[JMSG_LENGTH_MAX] = {};
   bool created = false;
+  bool too_many_scans = false;
+  jpeg_progress_mgr progress{};
   torch::Tensor hwc;  // (H, W, 3) uint8
 };
 
@@ -156,6 +158,22 @@ void jpeg_fail(j_common_ptr info) {
 // reads past too; only the premature end of a truncated file is an error.
 void jpeg_message(j_common_ptr info, int level) {
   if (level < 0 && info->err->msg_code == JWRN_JPEG_EOF) jpeg_fail(info);
+}
+
+// A progressive JPEG of very many scans takes minutes of CPU to decode (a
+// known attack); real files have at most a few dozen. libjpeg-turbo's own
+// tools stop at 500 (TurboJPEG's scan limit, djpeg -maxscans).
+constexpr int kMaxJpegScans = 500;
+
+void jpeg_progress(j_common_ptr info) {
+  auto* decompress = reinterpret_cast<j_decompress_ptr>(info);
+  if (decompress->input_scan_number > kMaxJpegScans) {
+    auto* state = reinterpret_cast<JpegState*>(info->client_data);
+    std::snprintf(state->message, sizeof state->message, "more than %d progressive scans",
+                  kMaxJpegScans);
+    state->too_many_scans = true;
+    std::longjmp(state->jump, 1);
+  }
 }
 
 // Valid JPEGs libjpeg-turbo does not decode, apart from damaged ones.
@@ -173,6 +191,11 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
   state->info.client_data = state.get();
   if (setjmp(state->jump) != 0) {
     if (state->created) jpeg_destroy_decompress(&state->info);
+    if (state->too_many_scans) {
+      fail(source, fmt::format("a JPEG of {}, refused (decoding it could take minutes): save it "
+                               "again as a baseline JPEG",
+                               state->message));
+    }
     if (unsupported_jpeg(state->errors.msg_code)) {
       fail(source, fmt::format("a kind of JPEG libjpeg-turbo does not decode ({}): save it as an "
                                "8-bit baseline or progressive JPEG, or as a PNG",
@@ -182,6 +205,8 @@ torch::Tensor decode_jpeg(std::span<const uint8_t> bytes, const std::string& sou
   }
   jpeg_create_decompress(&state->info);
   state->created = true;
+  state->progress.progress_monitor = jpeg_progress;
+  state->info.progress = &state->progress;
   jpeg_mem_src(&state->info, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&state->info, TRUE);
   const uint64_t pixels = static_cast<uint64_t>(state->info.image_width) * state->info.image_height;

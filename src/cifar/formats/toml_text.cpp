@@ -34,11 +34,11 @@ std::string line_text(std::string_view document, int64_t number, size_t cut = 40
 // What to do about the toml++ errors whose own words give no fix.
 std::string parse_error_hint(std::string_view description) {
   if (description.find("cannot redefine existing") != std::string_view::npos) {
-    return " (a key set twice, maybe once quoted: keep one)";
+    return " (a key set twice, maybe once quoted, or a key used as a table: keep one)";
   }
   if (description.find("not representable") != std::string_view::npos ||
       description.find("could not be interpreted") != std::string_view::npos) {
-    return " (a number out of range: give a smaller one; the option's range is in --help)";
+    return " (a number out of the range TOML holds; the option's own range is in --help)";
   }
   return "";
 }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <string_view>
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
@@ -38,8 +39,8 @@ std::vector<std::string> results_in(const fs::path& dir) {
     if (fs::exists(fs::symlink_status(dir / name, ec))) found.push_back(name);
   }
   std::vector<std::string> events;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (std::string name = entry.path().filename().string(); name.starts_with(kEventFilePrefix)) {
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (std::string name = it->path().filename().string(); name.starts_with(kEventFilePrefix)) {
       events.push_back(std::move(name));
     }
   }

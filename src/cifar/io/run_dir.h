@@ -42,7 +42,7 @@ std::string listed_results(const std::vector<std::string>& names);
 
 // What stops a run from writing its results in `dir` without --overwrite
 // ("" when nothing does), with the ways out. A fresh run (no `resumed`):
-// any of run_result_files() in it (resume that run, another --run-dir,
+// any of results_in() in it (resume that run, another --run-dir,
 // --overwrite). A resumed run: resumed_run_dir_problem's finding (the
 // folder's own last.pt, a new --run-dir, --overwrite).
 std::string run_dir_refusal(const std::filesystem::path& dir,

@@ -1,6 +1,7 @@
 // run_data.cpp: the options a run's data is read with, and the log of what was read.
 #include "cifar/resolve/run_data.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
 
