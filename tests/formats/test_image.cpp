@@ -359,7 +359,7 @@ TEST_CASE("a CMYK JPEG is read inverted, as PIL reads it, with Adobe's marker or
       torch::equal(decode_image(as_span(marked), "marked.jpg"), decode_image(as_span(plain), "p")));
 }
 
-TEST_CASE("a JPEG's recoverable damage is read past, as PIL reads it; a cut file is refused",
+TEST_CASE("a JPEG's recoverable damage is read past, as PIL reads it, and a cut file refused",
           "[image][jpeg]") {
   const std::string clean = encode_jpeg(random_hwc(16, 16, 3));
   std::string extra = clean;  // "Corrupt JPEG data: 3 extraneous bytes before marker 0xdb"

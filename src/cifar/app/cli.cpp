@@ -3,7 +3,6 @@
 
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 
 #include "cifar/app/dist_env.h"
 #include "cifar/app/help_format.h"
+#include "cifar/app/parse_messages.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config_file.h"
 #include "cifar/core/errors.h"
@@ -109,115 +109,6 @@ void set_deterministic_cublas_env() {
 }
 
 namespace {
-
-// The values of --config on the command line, in order.
-std::vector<std::string> config_arguments(int argc, char** argv) {
-  std::vector<std::string> paths;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg(argv[i]);
-    if (arg == "--config" && i + 1 < argc) paths.emplace_back(argv[++i]);
-    if (arg.rfind("--config=", 0) == 0) paths.emplace_back(arg.substr(9));
-  }
-  return paths;
-}
-
-// The value of --config on the command line, if any.
-std::string config_argument(int argc, char** argv) {
-  const std::vector<std::string> paths = config_arguments(argc, argv);
-  return paths.empty() ? "" : paths.back();
-}
-
-// Before CLI11 reads it: one --config, not empty, naming a file (a missing
-// one, or a link to one, said as such); then the file's own checks.
-void check_config_argument(int argc, char** argv) {
-  const std::vector<std::string> paths = config_arguments(argc, argv);
-  if (paths.size() > 1) {
-    throw UsageError(fmt::format(
-        "--config is given {} times ({}): give one file (files are not merged; options on the "
-        "command line override its settings)",
-        paths.size(), fmt::join(paths, ", ")));
-  }
-  if (paths.empty()) return;
-  const std::string& config = paths.front();
-  if (config.empty()) throw UsageError("--config must not be empty: name a TOML file");
-  std::error_code ec;
-  if (!std::filesystem::exists(config, ec) && !ec) {  // other errors: check_config_file
-    const std::filesystem::path target = std::filesystem::read_symlink(config, ec);
-    const std::string link =
-        ec ? "" : fmt::format(" (it is a symbolic link to {}, which is missing)", target.string());
-    throw UsageError(
-        fmt::format("--config {}: no such file{}{}", config, link, shipped_config_hint(config)));
-  }
-  check_config_file(config);
-}
-
-// CLI11 says "--epochs: must be at least 1, got 0"; we say "--epochs must be ...".
-std::string tidy(const std::string& message) {
-  const auto colon = message.find(": ");
-  if (message.rfind("--", 0) != 0 || colon == std::string::npos) return message;
-  const std::string name = message.substr(0, colon);
-  const std::string rest = message.substr(colon + 2);
-  if (rest.rfind(name, 0) == 0) return rest;
-  if (rest.rfind("must ", 0) == 0) return name + " " + rest;
-  // "--epochs: 1 required INT:in [1, 1000000] missing": the value left out.
-  constexpr std::string_view kRequired = "1 required ", kMissing = " missing";
-  if (rest.starts_with(kRequired) && rest.ends_with(kMissing)) {
-    const std::string kind =
-        rest.substr(kRequired.size(), rest.size() - kRequired.size() - kMissing.size());
-    return fmt::format("{} needs a value ({}) after it", name, kind);
-  }
-  return message;
-}
-
-// The option a CLI11 message is about: the first "--name" in it.
-const CLI::Option* named_option(const CLI::App& app, const std::string& message) {
-  const auto at = message.find("--");
-  if (at == std::string::npos) return nullptr;
-  const auto end = message.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-", at + 2);
-  return app.get_option_no_throw(message.substr(at, end - at));
-}
-
-// Whether argv gives `option` (--name, --name=value, -x, -xVALUE).
-bool on_command_line(const CLI::Option& option, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg(argv[i]);
-    for (const std::string& name : option.get_lnames()) {
-      if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0) return true;
-    }
-    for (const std::string& name : option.get_snames()) {
-      if (arg.rfind("-" + name, 0) == 0) return true;
-    }
-  }
-  return false;
-}
-
-// Where a value CLI11 refused came from when a config file was read:
-// " (--config FILE, line N)" when the file set it, "" when the command line
-// did, else " (in or with --config FILE)".
-std::string config_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
-  const CLI::Option* config = app.get_config_ptr();
-  if (config == nullptr || config->results().empty()) return "";
-  const std::string path = config->results().back();  // as<> throws on a repeated --config
-  const auto formatter = std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter());
-  const CLI::Option* option = named_option(app, message);
-  if (option != nullptr && on_command_line(*option, argc, argv)) return "";  // not the file's
-  if (formatter != nullptr && option != nullptr) {
-    if (const auto line = formatter->line_of(*option)) {
-      return fmt::format(" (--config {}, line {})", path, *line);
-    }
-  }
-  return fmt::format(" (in or with --config {})", path);
-}
-
-// The same for a refusal made after parsing (validate(), the run's checks):
-// " (--config FILE, line N)" when the option it is about (the first --name it
-// names) was set by the config file and not on the command line, else "" (a
-// message that already names its place is left as it is).
-std::string file_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
-  if (message.find("(--config ") != std::string::npos) return "";
-  const std::string place = config_place(app, message, argc, argv);
-  return place.starts_with(" (--config ") ? place : "";
-}
 
 std::string elastic_error_json(const std::string& message, int64_t unix_seconds) {
   // torch.distributed.elastic's ErrorHandler.record_exception writes
