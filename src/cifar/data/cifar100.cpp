@@ -88,7 +88,7 @@ void parse_cifar100_records(std::span<const uint8_t> bytes, const std::string& s
     }
     int64_t& first = first_with_fine[record[1]];
     if (first < 0) first = r;
-    const uint8_t first_coarse = bytes[first * kCifar100RecordBytes];
+    const uint8_t first_coarse = bytes[static_cast<size_t>(first * kCifar100RecordBytes)];
     if (record[0] != first_coarse) {
       throw std::runtime_error(fmt::format(
           "{}: record {} puts fine label {} in coarse class {}, record {} in coarse class {}; "
