@@ -13,12 +13,13 @@
 #include "cifar/app/cli.h"
 #include "cifar/config/config_file.h"
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 
 namespace cifar {
 
-// The values of --config on the command line, in order.
 namespace {
 
+// The values of --config on the command line, in order.
 std::vector<std::string> config_arguments(int argc, char** argv) {
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
@@ -52,11 +53,8 @@ void check_config_argument(int argc, char** argv) {
   if (config.empty()) throw UsageError("--config must not be empty: name a TOML file");
   std::error_code ec;
   if (!std::filesystem::exists(config, ec) && !ec) {  // other errors: check_config_file
-    const std::filesystem::path target = std::filesystem::read_symlink(config, ec);
-    const std::string link =
-        ec ? "" : fmt::format(" (it is a symbolic link to {}, which is missing)", target.string());
-    throw UsageError(
-        fmt::format("--config {}: no such file{}{}", config, link, shipped_config_hint(config)));
+    throw UsageError(fmt::format("--config {}: no such file{}{}", config,
+                                 dangling_link_note(config), shipped_config_hint(config)));
   }
   check_config_file(config);
 }

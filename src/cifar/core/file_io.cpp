@@ -44,14 +44,21 @@ std::string blocked_folder(const fs::path& path) {
   return "";
 }
 
+}  // namespace
+
+std::string dangling_link_note(const fs::path& path) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(path, ec);
+  return ec ? ""
+            : fmt::format(" (it is a symbolic link to {}, which is missing)", shown_name(target));
+}
+
+namespace {
+
 [[noreturn]] void throw_stat_failure(const fs::path& path, int err, const std::string& what,
                                      const std::string& missing_hint) {
   if (err == ENOENT || err == ENOTDIR) {
-    std::error_code ec;  // a link whose target is missing: named as such
-    const fs::path target = fs::read_symlink(path, ec);
-    const std::string dangling =
-        ec ? ""
-           : fmt::format(" (it is a symbolic link to {}, which is missing)", shown_name(target));
+    const std::string dangling = dangling_link_note(path);
     throw std::runtime_error(fmt::format("{} {} does not exist{}{}{}", what, shown_name(path),
                                          dangling, missing_hint.empty() ? "" : ": ", missing_hint));
   }

@@ -37,6 +37,10 @@ void check_readable_directory(const std::filesystem::path& path, const std::stri
 int open_regular_file(const std::filesystem::path& path, const std::string& what,
                       const std::string& missing_hint = "");
 
+// " (it is a symbolic link to TARGET, which is missing)" when `path` is a
+// link whose target is gone, else "": said where a missing file is named.
+std::string dangling_link_note(const std::filesystem::path& path);
+
 // Reads the whole regular file at `path` (opened as above), refusing one
 // larger than max_bytes.
 std::string read_file(const std::filesystem::path& path, uint64_t max_bytes,

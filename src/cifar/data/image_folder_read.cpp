@@ -33,6 +33,7 @@ std::string size_on_disk(const fs::path& path) {
 
 using folder_detail::decode_listing;
 using folder_detail::Decoded;
+using folder_detail::prepare_kept;
 using folder_detail::stored_side;
 
 void warn_skipped(const std::vector<std::string>& skipped, const fs::path& root) {

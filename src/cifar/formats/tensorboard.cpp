@@ -126,7 +126,7 @@ TensorBoardWriter::TensorBoardWriter(const std::filesystem::path& dir) {
     throw std::runtime_error(
         fmt::format("cannot create the TensorBoard folder {}: {}", dir.string(), ec.message()));
   }
-  const auto stem = fmt::format("events.out.tfevents.{}.{}.{}", static_cast<int64_t>(now_seconds()),
+  const auto stem = fmt::format("{}{}.{}.{}", kEventFilePrefix, static_cast<int64_t>(now_seconds()),
                                 host_name(), ::getpid());
   // A new file per writer: the first free counter (two writers in one second).
   for (int n = 0;; ++n) {

@@ -28,6 +28,9 @@
 
 namespace cifar {
 
+// How every event file's name starts (TensorBoard finds them by it).
+inline constexpr std::string_view kEventFilePrefix = "events.out.tfevents.";
+
 // One hyperparameter for TensorBoard's HPARAMS tab.
 struct HParam {
   std::string name;

@@ -17,6 +17,7 @@
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
+#include "cifar/formats/tensorboard.h"  // kEventFilePrefix
 #include "cifar/formats/toml_text.h"
 #include "cifar/io/checkpoint.h"
 
@@ -27,10 +28,6 @@ const std::vector<std::string>& run_result_files() {
   static const std::vector<std::string> files{"config.toml", "metrics.csv", "last.pt", "best.pt"};
   return files;
 }
-
-namespace {
-constexpr std::string_view kEventFilePrefix = "events.out.tfevents.";
-}  // namespace
 
 std::vector<std::string> results_in(const fs::path& dir) {
   std::vector<std::string> found;
