@@ -22,3 +22,20 @@ expect 2 "unknown option --batch: did you mean --batch-size\?" -- "$TRAIN" --dat
 expect 2 "unknown option --frobnicate; see cifar-train --help" -- "$TRAIN" --frobnicate
 expect 2 "unknown option --checkpiont: did you mean --checkpoint\?" -- "$EVAL" --checkpiont m.pt
 pass "mistyped options get the closest real one"
+
+# --help wins over a value the tool would refuse (CLI11 checks values first).
+expect 0 "Usage:" -- "$TRAIN" --help --epochs 0
+expect 0 "Usage:" -- "$EVAL" --batch-size 0 --help
+pass "--help beside a refused value prints the help"
+
+# --quiet and --verbose: the command line's over the config file's; both at
+# once refused.
+expect 2 "--quiet and --verbose ask for opposite logging: give one of them" -- \
+  "$TRAIN" --data data -q -v
+printf 'verbose = true\nepochs = 1\n' >verbose.toml
+out=$("$TRAIN" --config verbose.toml -q --data missing 2>&1) && fail "a missing --data passed"
+grep -q "error: data folder missing does not exist" <<<"$out" || fail "no error: $out"
+! grep -q "info:" <<<"$out" || fail "-q did not override the config file's verbose: $out"
+pass "-q on the command line overrides the config file's verbose = true"
+printf 'verbose = true\nquiet = true\n' >both.toml
+expect 2 "opposite logging \(both set by --config both.toml\)" -- "$TRAIN" --config both.toml

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -162,15 +163,47 @@ int printed(const CLI::App& app, int status) {
   return status;
 }
 
+// app.parse, where --help wins over a value CLI11 refuses: it checks values
+// (and reads --config) before it looks for --help.
+void parse_for_help(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const std::exception&) {
+    const CLI::Option* help = app.get_help_ptr();
+    if (help != nullptr && help->count() > 0) throw CLI::CallForHelp();
+    throw;
+  }
+}
+
+// --quiet and --verbose ask for opposite logging: the command line's choice
+// overrides the config file's; both on one of them is refused.
+void settle_log_flags(const CLI::App& app, int argc, char** argv, LogOptions& log) {
+  const auto& order = app.parse_order();  // the command line's options only
+  const auto given = [&](const char* name) {
+    return std::find(order.begin(), order.end(), app.get_option_no_throw(name)) != order.end();
+  };
+  const bool quiet = given("--quiet") && log.quiet;  // not --quiet=false
+  const bool verbose = given("--verbose") && log.verbose;
+  if (quiet && !verbose) log.verbose = false;
+  if (verbose && !quiet) log.quiet = false;
+  if (log.quiet && log.verbose) {
+    throw UsageError(fmt::format(
+        "--quiet and --verbose ask for opposite logging{}: give one of them",
+        quiet || verbose ? ""
+                         : fmt::format(" (both set by --config {})", config_argument(argc, argv))));
+  }
+}
+
 }  // namespace
 
-int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
+int run_cli(CLI::App& app, int argc, char** argv, LogOptions& log,
             const std::function<int()>& body) {
   setup_logging(log);
   app.formatter(std::make_shared<HelpFormatter>());
   try {
     if (app.get_config_ptr() != nullptr) check_config_argument(argc, argv);
-    app.parse(argc, argv);
+    parse_for_help(app, argc, argv);
+    settle_log_flags(app, argc, argv, log);
   } catch (const CLI::CallForHelp& e) {
     return printed(app, app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {

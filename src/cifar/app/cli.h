@@ -83,7 +83,11 @@ bool stderr_draws_bars();
 // (as PyTorch Lightning sets it); set unless the environment has one.
 void set_deterministic_cublas_env();
 
-int run_cli(CLI::App& app, int argc, char** argv, const LogOptions& log,
+// Parses the command line (a usage error exits 2; --help prints the help even
+// beside a value it would refuse), settles `log` (--quiet and --verbose: the
+// command line's over the config file's, both at once refused), then runs
+// `body`: its exceptions become exit codes (cli.cpp's catch).
+int run_cli(CLI::App& app, int argc, char** argv, LogOptions& log,
             const std::function<int()>& body);
 
 }  // namespace cifar
