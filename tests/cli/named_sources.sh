@@ -53,8 +53,15 @@ file_refused 'model = 3' '--model must be a quoted string \(model = "3"\), not a
 flag_refused "--crop-pct must be 0 \(the data set's\) or from 0.25 to 1" "${quick[@]}" --crop-pct 0.2
 flag_refused "--image-size must be 0 \(the data set's own size\) or from 8 to 1024 px, got 4" \
   "${quick[@]}" --image-size 4
+# A refusal about several options names the lines of those the file set.
 printf 'momentum = 0.0\n' >zero.toml
-flag_refused "--nesterov needs --momentum above 0" --config zero.toml "${quick[@]}" --nesterov
+expect 2 "--nesterov needs --momentum above 0.*\(--config zero.toml: momentum at line 1\)$" -- \
+  "$TRAIN" --config zero.toml "${quick[@]}" --nesterov
+printf 'model = "net"\nepochs = 1\nimage-size = 64\n' >two.toml
+expect 2 "--model net .* 64x64.*\(--config two.toml: model at line 1, image-size at line 3\)$" -- \
+  "$TRAIN" --config two.toml "${quick[@]}"
+expect 2 "--model net .* 64x64.*\(--config two.toml: image-size at line 3\)$" -- \
+  "$TRAIN" --config two.toml "${quick[@]}" --model net
 pass "a config file's refused values name its line, whichever check refuses them"
 
 # --- $OMP_NUM_THREADS: a value that is not a count is refused, named -----------

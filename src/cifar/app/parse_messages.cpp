@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <string_view>
 #include <vector>
@@ -79,12 +81,23 @@ std::string tidy(const std::string& message) {
 
 namespace {
 
+// The app's options a message names ("--name"), in order, each once.
+std::vector<const CLI::Option*> named_options(const CLI::App& app, const std::string& message) {
+  std::vector<const CLI::Option*> options;
+  for (auto at = message.find("--"); at != std::string::npos; at = message.find("--", at + 2)) {
+    const auto end = message.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-", at + 2);
+    const CLI::Option* option = app.get_option_no_throw(message.substr(at, end - at));
+    if (option != nullptr && std::find(options.begin(), options.end(), option) == options.end()) {
+      options.push_back(option);
+    }
+  }
+  return options;
+}
+
 // The option a CLI11 message is about: the first "--name" in it.
 const CLI::Option* named_option(const CLI::App& app, const std::string& message) {
-  const auto at = message.find("--");
-  if (at == std::string::npos) return nullptr;
-  const auto end = message.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-", at + 2);
-  return app.get_option_no_throw(message.substr(at, end - at));
+  const auto options = named_options(app, message);
+  return options.empty() ? nullptr : options.front();
 }
 
 // Whether argv gives `option` (--name, --name=value, -x, -xVALUE).
@@ -121,14 +134,35 @@ std::string config_place(const CLI::App& app, const std::string& message, int ar
   return fmt::format(" (in or with --config {})", path);
 }
 
-// The same for a refusal made after parsing (validate(), the run's checks):
-// " (--config FILE, line N)" when the option it is about (the first --name it
-// names) was set by the config file and not on the command line, else "" (a
-// message that already names its place is left as it is).
+// The same for a refusal made after parsing (validate(), the run's checks),
+// which may be about several options ("--model net ... not 64x64: drop
+// --image-size"): the lines of those the config file set and the command
+// line did not. " (--config FILE, line N)" when that is only the option the
+// message is about (the first it names), " (--config FILE: model at line 1,
+// image-size at line 3)" otherwise, "" for none (or a message that already
+// names its place).
 std::string file_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
-  if (message.find("(--config ") != std::string::npos) return "";
-  const std::string place = config_place(app, message, argc, argv);
-  return place.starts_with(" (--config ") ? place : "";
+  const CLI::Option* config = app.get_config_ptr();
+  const auto formatter = std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter());
+  if (message.find("(--config ") != std::string::npos || config == nullptr ||
+      config->results().empty() || formatter == nullptr) {
+    return "";
+  }
+  const std::vector<const CLI::Option*> named = named_options(app, message);
+  std::vector<std::string> places;
+  int64_t subject_line = 0;
+  for (const CLI::Option* option : named) {
+    const auto line = formatter->line_of(*option);
+    if (!line || on_command_line(*option, argc, argv)) continue;
+    if (option == named.front()) subject_line = *line;
+    places.push_back(fmt::format("{} at line {}", option->get_lnames().front(), *line));
+  }
+  const std::string& path = config->results().back();
+  if (places.empty()) return "";
+  if (places.size() == 1 && subject_line != 0) {
+    return fmt::format(" (--config {}, line {})", path, subject_line);
+  }
+  return fmt::format(" (--config {}: {})", path, fmt::join(places, ", "));
 }
 
 }  // namespace cifar

@@ -26,7 +26,9 @@ std::string tidy(const std::string& message);
 std::string config_place(const CLI::App& app, const std::string& message, int argc, char** argv);
 
 // The same for a refusal made after parsing: " (--config FILE, line N)" when
-// the option it is about was set by the config file alone, else "".
+// the option it is about was set by the config file alone, " (--config FILE:
+// model at line 1, image-size at line 3)" for the options it names that the
+// file set, else "".
 std::string file_place(const CLI::App& app, const std::string& message, int argc, char** argv);
 
 }  // namespace cifar
