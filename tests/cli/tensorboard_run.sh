@@ -3,7 +3,8 @@
 # (EventAccumulator): the epoch scalars equal metrics.csv (same epochs, same
 # values, validation included), per-class accuracies and the confusion heat
 # map at each epoch, the running loss, the config text. Then a run killed with
-# SIGKILL in its second epoch: the reader accepts its file and finds epoch 1.
+# SIGKILL in its second epoch: the reader accepts its file and finds epoch 1,
+# and the epoch's running loss so far; resumed, each step is there once.
 source "$(dirname "$0")/lib/common.bash"
 PY=${CIFAR_VENV_PYTHON:-}
 if [[ -z "$PY" || ! -x "$PY" ]] || ! "$PY" -c 'import tensorboard' 2>/dev/null; then
@@ -53,24 +54,42 @@ pass "a real run's event file: scalars equal metrics.csv, per-class accuracies, 
 
 "$TRAIN" "${common[@]}" --epochs 3 --run-dir killed --checkpoint killed.pt >killed.log 2>&1 &
 pid=$!
-for _ in $(seq 1 1200); do grep -q "epoch 2/3 step" killed.log && break; sleep 0.1; done
+# Three progress lines into epoch 2 (--log-interval 0.2: the records reach
+# the file at each), then SIGKILL.
+for _ in $(seq 1 1200); do
+  [[ $(grep -c "epoch 2/3 step" killed.log) -ge 3 ]] && break
+  sleep 0.1
+done
 grep -q "epoch 2/3 step" killed.log || { kill -9 $pid; cat killed.log; fail "epoch 2 never started"; }
 kill -KILL $pid
 wait $pid 2>/dev/null
 "$PY" check.py killed 1 || fail "the event file of a SIGKILLed run is not readable up to epoch 1"
-# Nothing past its checkpoint (epoch 1's steps, as the progress line counts
-# them), so its resumed run writes no step twice.
 per=$(grep -o "epoch 2/3 step [0-9]*/[0-9]*" killed.log | head -1 | cut -d/ -f3)
 [[ -n $per ]] || { cat killed.log; fail "no progress line with the epoch's steps"; }
-"$PY" - killed "$per" <<'PY' || fail "the killed run's event file holds steps past its checkpoint"
+cat >steps.py <<'PY'
 import sys
 from tensorboard.backend.event_processing import event_accumulator as ea
-acc = ea.EventAccumulator(sys.argv[1], size_guidance={ea.SCALARS: 0})
+acc = ea.EventAccumulator(sys.argv[1], size_guidance={ea.SCALARS: 0}, purge_orphaned_data=False)
 acc.Reload()
-steps = [e.step for e in acc.Scalars("train/running_loss")]
-assert steps and max(steps) <= int(sys.argv[2]), (steps, sys.argv[2])
+print(" ".join(str(e.step) for e in acc.Scalars("train/running_loss")))
 PY
-pass "a run killed with SIGKILL in epoch 2 leaves an event file the reader accepts, with epoch 1"
+read -ra live <<<"$("$PY" steps.py killed)"
+(( ${live[-1]} > per )) || fail "no running loss of epoch 2 reached the file before the kill: ${live[*]}"
+pass "a run's running loss reaches its event file during the epoch (last step ${live[-1]} > $per)"
+
+# Resumed, the run drops the steps past its checkpoint (epoch 1's end) from
+# the killed run's file: every step once, with TensorBoard's purging off.
+"$TRAIN" --config killed/config.toml --resume killed/last.pt >resumed.log 2>&1 ||
+  { tail resumed.log; fail "the resumed run failed"; }
+grep -q "TensorBoard: dropped [0-9]* records past step $per " resumed.log ||
+  { cat resumed.log; fail "the resumed run did not say it dropped the killed run's later steps"; }
+read -ra all <<<"$("$PY" steps.py killed)"
+for ((i = 1; i < ${#all[@]}; i++)); do
+  (( all[i] > all[i - 1] )) || fail "step ${all[i]} after ${all[i - 1]}: a step written twice"
+done
+(( all[-1] > 2 * per )) || fail "the resumed run's steps are missing: ${all[*]}"
+"$PY" check.py killed 3 || fail "the resumed run's event files disagree with metrics.csv"
+pass "a run killed in epoch 2 and resumed: each running-loss step once, scalars equal metrics.csv"
 
 # --eval-every 2 over 3 epochs: training scalars at every epoch, test scalars
 # only where the test set was evaluated (2 and 3), so the training curves have no gap.

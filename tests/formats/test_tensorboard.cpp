@@ -2,6 +2,7 @@
 // checked with TensorBoard's own reader in tests/cli/tensorboard_events.sh).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "cifar/formats/crc32c.h"
 #include "cifar/formats/tensorboard.h"
+#include "cifar/formats/tensorboard_trim.h"
 #include "test_helpers.h"
 
 namespace {
@@ -103,4 +105,32 @@ TEST_CASE("records reach the file only at flush(), or when the writer goes", "[t
     CHECK(read_records(path).size() == 2001);
   }
   CHECK(read_records(path).size() == 2002);  // a failed run keeps its last steps
+}
+
+TEST_CASE("an event file cut back to a step keeps the records up to it, bytes as they were",
+          "[tensorboard]") {
+  cifar::test::TempDir dir;
+  std::filesystem::path path;
+  {
+    cifar::TensorBoardWriter writer(dir.path());
+    path = writer.path();
+    for (int64_t step = 1; step <= 30; ++step) writer.scalar("train/running_loss", 1.0, step);
+    writer.text("config", "lr = 0.1", 4);
+    writer.purge_from(31);
+  }
+  const auto before = read_records(path);
+  REQUIRE(before.size() == 33);
+  // 31 with the purge marker: Event { step = 2: 31; session_log = 7 { status = 1: START } }
+  CHECK(has(before[32], std::string("\x10\x1f\x3a\x02\x08\x01", 6)));
+  CHECK(cifar::drop_events_after(path, 12) == 19);  // steps 13 to 30, and the marker
+  auto after = read_records(path);
+  REQUIRE(after.size() == 14);  // the file version, steps 1 to 12, the text at 4
+  CHECK(std::equal(after.begin(), after.begin() + 13, before.begin()));
+  CHECK(after[13] == before[31]);
+  CHECK(cifar::drop_events_after(path, 12) == 0);  // nothing past 12: the file is left as it is
+
+  // A torn last record (a killed run's) ends the file.
+  std::ofstream(path, std::ios::binary | std::ios::app) << std::string("\x30\x00\x00", 3);
+  CHECK(cifar::drop_events_after(path, 100) == 1);
+  CHECK(read_records(path).size() == 14);
 }

@@ -198,7 +198,8 @@ void train_output(Config& c, V&& v) {
              .saved = false},
          c.overwrite);
   v.number(local(Opt{"--log-interval", kOutput,
-                     "Seconds between progress lines when stderr is not a terminal"}),
+                     "Seconds between progress lines when stderr is not a terminal (and at most "
+                     "between TensorBoard's writes)"}),
            c.log_interval_s, Range<double>{0, 1'000'000, true});
   v.flag(local(Opt{"--tensorboard", kOutput,
                    "TensorBoard event files in the run folder (view: tensorboard --logdir runs/)"}),

@@ -239,6 +239,15 @@ void TensorBoardWriter::hparams_end(bool success) {
   write_event(summary_event(hparams_value("_hparams_/session_end_info", 4, end), 0));
 }
 
+void TensorBoardWriter::purge_from(int64_t step) {
+  // Event { session_log = 7 } SessionLog { SessionStatus status = 1 (START = 1); }
+  Message session_log;
+  session_log.varint(1, 1);
+  Message e;
+  e.f64(1, now_seconds()).varint(2, static_cast<uint64_t>(step)).message(7, session_log);
+  write_event(e.str());
+}
+
 void TensorBoardWriter::flush() {
   out_ << held_;
   held_.clear();

@@ -9,12 +9,11 @@
 // with TensorBoard's own reader (tests/cli/tensorboard_events.sh).
 //
 // Each writer starts a new file in its folder, so a resumed run adds a file
-// beside the old one and TensorBoard shows both as one run. Records are
-// held in memory until flush(), which the run calls where it writes a
-// checkpoint: a killed run's file ends at its last checkpoint (no step there
-// that its resumed run writes again), and the reader skips a torn last
-// record. The destructor writes what is held (a run that failed keeps its
-// last steps for diagnosis).
+// beside the old one and TensorBoard shows both as one run (the steps past
+// the checkpoint it resumes from dropped: tensorboard_trim.h). Records are
+// held in memory until flush(), which the run calls at its progress lines and
+// checkpoints; the reader skips a torn last record. The destructor writes
+// what is held.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +62,12 @@ class TensorBoardWriter {
   void hparams_start(const std::vector<HParam>& hparams,
                      const std::vector<std::string>& metric_tags);
   void hparams_end(bool success);
+
+  // TensorBoard's purge marker, as PyTorch's SummaryWriter(purge_step=step)
+  // writes it: a SessionLog START at `step`, on reading which TensorBoard
+  // drops what it holds of every tag at `step` or later (a resumed run's
+  // steps written before by the run it resumes).
+  void purge_from(int64_t step);
 
   // Pushes buffered records to the file; throws std::runtime_error on a
   // write error (disk full).

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 
+#include "cifar/formats/tensorboard_trim.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/confusion_file.h"
 #include "cifar/report/tensorboard_epoch.h"
@@ -66,13 +67,15 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
 }  // namespace
 
 RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml,
-                       bool tensorboard, const std::optional<ResumedRun>& resumed, bool overwrite,
+                       bool tensorboard, double flush_every_s,
+                       const std::optional<ResumedRun>& resumed, bool overwrite,
                        const std::vector<NamedFile>& inputs)
     : lock_(run_dir),
       run_dir_(prepared(std::move(run_dir), checkpoint, config_toml, resumed, overwrite, inputs)),
       checkpoint_(std::move(checkpoint)),
       csv_(run_dir_ / "metrics.csv", resumed ? std::optional(resumed->epochs) : std::nullopt),
-      board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr) {
+      board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr),
+      flush_every_s_(flush_every_s) {
   lock_.keep();  // opened: from here the folder is the run's record, kept whatever happens
 }
 
@@ -83,6 +86,7 @@ void RunOutputs::settings_changed(const std::string& config_toml) {
 void RunOutputs::started(const std::string& config_toml, const std::vector<HParam>& hparams,
                          int64_t global_step, bool has_test_split) {
   if (!board_) return;
+  if (global_step > 0) drop_steps_after(global_step);
   std::string code;  // indented: TensorBoard's text plugin shows it as a code block
   for (size_t at = 0; at < config_toml.size();) {
     const size_t end = config_toml.find('\n', at);
@@ -97,7 +101,31 @@ void RunOutputs::started(const std::string& config_toml, const std::vector<HPara
 }
 
 void RunOutputs::running_loss(int64_t global_step, double loss) {
-  if (board_) board_->scalar("train/running_loss", loss, global_step);
+  if (!board_) return;
+  board_->scalar("train/running_loss", loss, global_step);
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - flushed_).count() >= flush_every_s_) {
+    board_->flush();
+    flushed_ = now;
+  }
+}
+
+// The folder's earlier event files lose their records past `global_step`,
+// and this run's file starts with the purge marker for a TensorBoard that
+// read them before.
+void RunOutputs::drop_steps_after(int64_t global_step) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(run_dir_, ec)) {
+    const fs::path& file = entry.path();
+    if (!file.filename().string().starts_with(kEventFilePrefix) || file == board_->path()) continue;
+    if (const int64_t dropped = drop_events_after(file, global_step); dropped > 0) {
+      spdlog::info(
+          "TensorBoard: dropped {} records past step {} (written after the checkpoint "
+          "this run resumes from) from {}",
+          dropped, global_step, file.string());
+    }
+  }
+  board_->purge_from(global_step + 1);
 }
 
 void RunOutputs::finished(bool success) {

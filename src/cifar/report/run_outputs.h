@@ -9,6 +9,7 @@
 // written before any training starts, and writes each file atomically.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -43,8 +44,10 @@ class RunOutputs {
   // its checkpoint: resumed_run_dir.h); writes config.toml and opens
   // metrics.csv (appending when resuming into the same folder, after the
   // rows of the epochs `resumed` holds).
+  // TensorBoard's records reach the file at most every `flush_every_s`
+  // seconds (the progress lines' --log-interval) and at each checkpoint.
   RunOutputs(std::filesystem::path run_dir, std::filesystem::path checkpoint,
-             const std::string& config_toml, bool tensorboard,
+             const std::string& config_toml, bool tensorboard, double flush_every_s,
              const std::optional<ResumedRun>& resumed, bool overwrite,
              const std::vector<NamedFile>& inputs);
 
@@ -58,11 +61,14 @@ class RunOutputs {
   // The run's start, for TensorBoard: the settings as text and the
   // hyperparameters (HPARAMS tab, whose metrics are the test figures, or
   // the validation figures in a run without a test split), at `global_step`.
+  // A run resumed at global_step > 0 first drops the folder's records past
+  // it (a killed run's steps after its checkpoint: tensorboard_trim.h).
   void started(const std::string& config_toml, const std::vector<HParam>& hparams,
                int64_t global_step, bool has_test_split = true);
   // The run's settings changed on the way (--time's fitted epochs): config.toml anew.
   void settings_changed(const std::string& config_toml);
-  // A progress refresh: the running training loss.
+  // A progress refresh: the running training loss (flushed when
+  // flush_every_s have passed since the last flush).
   void running_loss(int64_t global_step, double loss);
   // An epoch's end: its metrics row, TensorBoard's scalars, per-class
   // accuracies and confusion heat map, confusion.csv, then the checkpoints
@@ -77,12 +83,16 @@ class RunOutputs {
   void finished(bool success);
 
  private:
+  void drop_steps_after(int64_t global_step);
+
   RunDirLock lock_;  // first: taken before anything in the folder is touched
   std::filesystem::path run_dir_;
   std::filesystem::path checkpoint_;
   bool write_checkpoint_ = true;  // false once another run took --checkpoint over
   MetricsCsv csv_;
   std::unique_ptr<TensorBoardWriter> board_;  // null with --no-tensorboard
+  double flush_every_s_;
+  std::chrono::steady_clock::time_point flushed_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace cifar

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <optional>
 
 #include "cifar/config/settings_check.h"
@@ -19,6 +20,7 @@
 #include "cifar/resolve/run_files.h"
 
 namespace cifar {
+namespace fs = std::filesystem;
 namespace {
 
 // The image settings as given; when resuming without them, the resumed

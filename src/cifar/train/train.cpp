@@ -103,7 +103,8 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
   std::optional<RunOutputs> outputs;
   if (dist.is_main()) {
     outputs.emplace(spec.paths.run_dir, spec.paths.checkpoint, spec.paths.record.toml(),
-                    spec.loop.tensorboard, spec.resumed_run, given.overwrite, spec.inputs);
+                    spec.loop.tensorboard, spec.loop.log_interval_s, spec.resumed_run,
+                    given.overwrite, spec.inputs);
   }
   if (outputs) {
     outputs->started(spec.paths.record.toml(), spec.paths.record.hparams(),
