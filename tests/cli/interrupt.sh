@@ -112,9 +112,11 @@ pass "a second SIGINT a second later exits at once"
 # training, and the printed command evaluates and records it (its metrics
 # row, best.pt, model.safetensors) without training it again. Resuming it
 # with fewer --epochs than the epoch it stopped in is refused, not a crash.
+# The checkpoint's name holds a space and a quote: the printed command
+# quotes it as a shell reads it.
 eval_args=(--data data --device cpu --threads 1 --epochs 2 --eval-every 2 --batch-size 50
            --train-limit 2000 --lr 0.01 --eval-batch-size 1 --tta 2 --log-interval 0.2
-           --run-dir run6 --checkpoint net6.pt)
+           --run-dir run6 --checkpoint "net 6's.pt")
 "$TRAIN" "${eval_args[@]}" >/dev/null 2>evalstop.err &
 pid=$!
 wait_for_log "^evaluating\|evaluating .*[0-9]" evalstop.err $pid
@@ -123,11 +125,12 @@ wait $pid
 status=$?
 [[ $status -eq 130 ]] || { cat evalstop.err; fail "SIGINT during evaluation: exit $status, expected 130"; }
 grep -q "interrupted (signal 2) while evaluating epoch 2" evalstop.err || { cat evalstop.err; fail "the interrupt did not land in epoch 2's evaluation"; }
-expect 2 "net6.pt stopped in epoch 2 .*past --epochs 1: pass --epochs 2 or more" -- \
-  "$TRAIN" --config run6/config.toml --resume net6.pt --epochs 1
+expect 2 "net 6's.pt stopped in epoch 2 .*past --epochs 1: pass --epochs 2 or more" -- \
+  "$TRAIN" --config run6/config.toml --resume "net 6's.pt" --epochs 1
 resume=$(grep -o "resume with: .*" evalstop.err | sed 's/^resume with: //')
-$resume >/dev/null 2>evalresume.err || { cat evalresume.err; fail "the printed resume command failed"; }
-grep -Eq "resuming net6.pt from epoch 2 step 40" evalresume.err || { cat evalresume.err; fail "did not resume at the end of epoch 2"; }
+grep -qF -- "--resume 'net 6'\"'\"'s.pt'" <<<"$resume" || fail "the printed command is not quoted: $resume"
+eval "$resume" >/dev/null 2>evalresume.err || { cat evalresume.err; fail "the printed resume command failed"; }
+grep -Eq "resuming net 6's.pt from epoch 2 step 40" evalresume.err || { cat evalresume.err; fail "did not resume at the end of epoch 2"; }
 [[ $(grep -c '^[12],' run6/metrics.csv) -eq 2 ]] || { cat run6/metrics.csv; fail "metrics.csv should hold epochs 1 and 2"; }
 row=$(grep '^2,' run6/metrics.csv)
 [[ $(cut -d, -f2 <<<"$row") != 0.000000 && $(cut -d, -f6 <<<"$row") != 0 ]] \
@@ -199,3 +202,24 @@ grep -q "interrupted (signal 2) before training started: no run folder or checkp
   early.err || { cat early.err; fail "SIGINT at start was not said"; }
 [[ ! -e runs && ! -e early.pt ]] || fail "SIGINT at start left files: $(ls -d runs early.pt 2>/dev/null)"
 pass "SIGINT while the run starts: one line, exit 130, nothing left"
+
+# A run whose --checkpoint another run, still training, took over: it goes on
+# in its last.pt, and its interrupt names that file, not the other run's.
+slow=(--data data --device cpu --threads 1 --model resnet18 --batch-size 8 --train-limit 1600
+      --test-limit 100 --epochs 100 --log-interval 0.2 --checkpoint shared.pt)
+"$TRAIN" "${slow[@]}" --run-dir taken >/dev/null 2>taken.err &
+pid=$!
+wait_for_log "epoch 1/100 step" taken.err $pid
+"$TRAIN" --data data --device cpu --threads 1 --train-limit 200 --test-limit 100 --epochs 100000 \
+  --run-dir other --checkpoint shared.pt >/dev/null 2>other.err &
+other=$!
+wait_for_log "this run no longer writes it (its latest state is taken/last.pt)" taken.err $pid
+kill -INT $pid
+wait $pid
+status=$?
+kill -KILL $other
+wait $other 2>/dev/null
+[[ $status -eq 130 ]] || { cat taken.err; fail "SIGINT: exit $status, expected 130"; }
+grep -Eq "checkpoint written to taken/last.pt; resume with: .* --config taken/config.toml --resume taken/last.pt$" \
+  taken.err || { cat taken.err; fail "the interrupt names another run's checkpoint"; }
+pass "a run whose --checkpoint another run took names its own last.pt to resume"

@@ -175,6 +175,16 @@ TEST_CASE("a name in a message reads back exactly and keeps its line whole", "[f
                     Catch::Contains("bad\\nname.png' does not exist") && !Catch::Contains("\n"));
 }
 
+TEST_CASE("a path in a printed command pastes into a shell as one word", "[file_io]") {
+  // Python's shlex.quote: the same words.
+  CHECK(shell_word("runs/2026-11-30-net/last.pt") == "runs/2026-11-30-net/last.pt");
+  CHECK(shell_word("my run/config.toml") == "'my run/config.toml'");
+  CHECK(shell_word("my ck's.pt") == "'my ck'\"'\"'s.pt'");
+  CHECK(shell_word("") == "''");
+  CHECK(shell_word("a$b") == "'a$b'");
+  CHECK(shell_word("caf\xc3\xa9.pt") == "'caf\xc3\xa9.pt'");
+}
+
 TEST_CASE("names sort as Python sorts os.walk's str names", "[file_io]") {
   // sorted(os.fsdecode(n) for n in names), as Python 3 gives it (byte order
   // puts \xc3( before \xc3\xa9 and \xff last).

@@ -74,19 +74,28 @@ TEST_CASE("a fresh run refuses a folder with another run's results unless overwr
                  Catch::Contains("--overwrite") && !Catch::Contains("--resume"));
   std::ofstream(run / "last.pt") << "x";
   std::ofstream(run / "best.pt") << "x";
+  // What the run writes at its end, and plot-run's drawing of it: stale beside another run.
+  for (const char* name : {"confusion.csv", "model.safetensors", "plots.png"}) {
+    std::ofstream(run / name) << "x";
+  }
   // TensorBoard's files too: left, they would show the old run and the new as one.
   const std::string events = "events.out.tfevents.1764000000.host.42.0";
   std::ofstream(run / events) << "x";
   std::ofstream(run / "events.out.tfevents.1764000000.host.42.1") << "x";
   CHECK_THAT(run_dir_refusal(run, std::nullopt),
              Catch::Contains(run.string() + " already holds another run's results "
-                                            "(metrics.csv, last.pt, best.pt, 2 TensorBoard event "
+                                            "(metrics.csv, confusion.csv, last.pt, best.pt, "
+                                            "model.safetensors, plots.png, 2 TensorBoard event "
                                             "files)") &&
-                 Catch::Contains("--overwrite") && Catch::Contains("--resume RUN_DIR/last.pt"));
+                 Catch::Contains("--overwrite") &&
+                 Catch::Contains("--config " + (run / "config.toml").string() + " --resume " +
+                                 (run / "last.pt").string()));
   CHECK(fs::exists(run / "metrics.csv"));
   const auto removed = clear_run_dir(run, std::nullopt);
-  CHECK(removed == std::vector<std::string>{"metrics.csv", "last.pt", "best.pt", events,
+  CHECK(removed == std::vector<std::string>{"metrics.csv", "confusion.csv", "last.pt", "best.pt",
+                                            "model.safetensors", "plots.png", events,
                                             "events.out.tfevents.1764000000.host.42.1"});
+  CHECK_FALSE(fs::exists(run / "model.safetensors"));
   CHECK_FALSE(fs::exists(run / "metrics.csv"));
   CHECK_FALSE(fs::exists(run / "best.pt"));
   CHECK_FALSE(fs::exists(run / events));

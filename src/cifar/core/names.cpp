@@ -15,6 +15,17 @@ std::string lower_case(std::string_view text) {
   return out;
 }
 
+std::string shell_word(std::string_view word) {
+  const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(word);
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+  return quoted + "'";
+}
+
 std::string first_names(const std::vector<std::string>& names, size_t shown,
                         std::string_view separator, size_t total) {
   const size_t named = std::min(shown, names.size());

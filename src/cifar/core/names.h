@@ -37,6 +37,12 @@ inline std::string shown_name(const std::filesystem::path& path) {
 
 bool python_name_less(std::string_view a, std::string_view b);
 
+// `word` as one word of a command a user pastes into a POSIX shell (Python's
+// shlex.quote): as it is when it holds only letters, digits and @%+=:,./_-,
+// else in single quotes ("my run/last.pt" -> 'my run/last.pt'; a quote in it
+// written '"'"').
+std::string shell_word(std::string_view word);
+
 // `text` with its ASCII letters in lower case: a file's extension (".PNG"),
 // a folder's name ("Train"), a capability ("AVX2") compared as written.
 std::string lower_case(std::string_view text);

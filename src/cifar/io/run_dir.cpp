@@ -25,7 +25,10 @@ namespace cifar {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& run_result_files() {
-  static const std::vector<std::string> files{"config.toml", "metrics.csv", "last.pt", "best.pt"};
+  // plots.png: scripts/plot-run's drawing of the run, stale beside another.
+  static const std::vector<std::string> files{"config.toml", "metrics.csv", "confusion.csv",
+                                              "last.pt",     "best.pt",     "model.safetensors",
+                                              "plots.png"};
   return files;
 }
 
@@ -89,7 +92,9 @@ std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>
         "--run-dir {} already holds another run's results ({}); {}choose another --run-dir, or "
         "pass --overwrite to replace them",
         dir.string(), listed_results(found),
-        resumable ? "continue that run with --config RUN_DIR/config.toml --resume RUN_DIR/last.pt, "
+        resumable ? fmt::format("continue that run with --config {} --resume {}, ",
+                                shell_word((dir / "config.toml").string()),
+                                shell_word((dir / "last.pt").string()))
                   : "that run stopped before its first checkpoint, so there is none to continue: ");
   }
   const ResumedDirProblem problem = resumed_run_dir_problem(dir, *resumed);

@@ -54,6 +54,11 @@ class RunOutputs {
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const std::filesystem::path& checkpoint() const { return checkpoint_; }
   std::filesystem::path best() const { return run_dir_ / "best.pt"; }
+  // Where the latest state is: --checkpoint, or last.pt once another run
+  // took --checkpoint over (save_latest).
+  std::filesystem::path latest() const {
+    return write_checkpoint_ ? checkpoint_ : run_dir_ / "last.pt";
+  }
   std::filesystem::path config_file() const { return run_dir_ / "config.toml"; }
 
   // The latest state: last.pt and --checkpoint (an interrupt, an epoch's end).

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/names.h"
 #include "cifar/data/shard.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/platform/device.h"
@@ -68,11 +69,14 @@ EpochOptions epoch_options(const TrainingJob& job) {
     job.outputs->save_latest(job.session.checkpoint_bytes());
     job.outputs->finished(false);
   }
+  // --checkpoint, unless another run took it over (then last.pt).
+  const std::string latest =
+      (job.outputs != nullptr ? job.outputs->latest() : job.paths.checkpoint).string();
   throw Interrupted(
       fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
                   "--config {} --resume {}",
-                  stop_signal(), where, job.paths.checkpoint.string(), job.env.program,
-                  (job.paths.run_dir / "config.toml").string(), job.paths.checkpoint.string()),
+                  stop_signal(), where, latest, job.env.program,
+                  shell_word((job.paths.run_dir / "config.toml").string()), shell_word(latest)),
       /*announce=*/job.dist.is_main());
 }
 
@@ -268,6 +272,8 @@ TrainResult run_epochs(const TrainingJob& job, const torch::Device& device) {
     if (eval->test) result.final_eval = *eval->test;
     fit_to_budget(job, device);
   }
+  // --checkpoint, unless another run took it over (then last.pt).
+  if (job.outputs != nullptr) result.checkpoint = job.outputs->latest();
   return result;
 }
 
