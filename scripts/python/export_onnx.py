@@ -22,6 +22,26 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cifar_models  # noqa: E402
 
 
+def check_out(parser, weights, out):
+    """Refuses an output that would destroy something: the weights themselves,
+    a name without .onnx, or an existing file that is no ONNX model."""
+    if not out.lower().endswith(".onnx"):
+        parser.error(f"{out}: the output is an ONNX file; give it the .onnx ending (net.onnx)")
+    if os.path.isdir(out):
+        parser.error(f"{out} is a folder; name the .onnx file to write")
+    if not os.path.lexists(out):
+        return
+    if os.path.exists(weights) and os.path.samefile(weights, out):
+        parser.error(f"{out} is the weights file being exported; choose another output")
+    try:
+        import onnx
+        onnx.load(out, load_external_data=False)
+    except ImportError:
+        return  # nothing to check it with: replaced, as torch.onnx.export would
+    except Exception:
+        parser.error(f"{out} exists and is not an ONNX model; remove it, or choose another output")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("weights", help=".safetensors, .pt or .pth from cifar-export")
@@ -30,6 +50,7 @@ def main():
     p.add_argument("--stem", choices=["cifar", "imagenet"])
     p.add_argument("--opset", type=int, default=18)
     args = p.parse_args()
+    check_out(p, args.weights, args.out)
 
     model, info = cifar_models.load(args.weights, model=args.model, stem=args.stem)
     side = info["image_size"]

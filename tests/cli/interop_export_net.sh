@@ -15,7 +15,7 @@ need_python safetensors
 "$EVAL" --checkpoint net.pt --data "$REAL_DATA" --device cpu --json >eval.json || fail "cifar-eval failed"
 expect 0 "wrote net.safetensors" -- "$EXPORT" --checkpoint net.pt --out net.safetensors
 expect 0 "wrote net_sd.pt" -- "$EXPORT" --checkpoint net.pt --out net_sd.pt
-expect 2 "unknown extension .\.onnx.; use .safetensors, .pt or .pth" -- "$EXPORT" --checkpoint net.pt --out net.onnx
+expect 2 "unknown extension .\.onnx.; use .safetensors, .pt or .pth \(ONNX: write a .safetensors, then run scripts/python/export_onnx.py" -- "$EXPORT" --checkpoint net.pt --out net.onnx
 "$PY" -m interop_check write_pngs "$REAL_DATA" png 10000 >files.txt || fail "writing PNGs failed"
 mapfile -t files <files.txt
 "$PREDICT" --checkpoint net.pt --json --logits "${files[@]}" >predict.json ||
@@ -50,6 +50,21 @@ if "$PY" -c "import onnx, onnxscript" 2>/dev/null; then
     { tail onnx.log >&2; fail "export_onnx.py failed"; }
   grep -q "checked with onnx.checker" onnx.log || fail "ONNX not checked: $(tail -3 onnx.log)"
   pass "ONNX exported and checked: $(tail -1 onnx.log)"
+  # Nothing destroyed: the weights as the output, another name, a file that
+  # is no ONNX model; an ONNX model is replaced.
+  sha=$(sha256sum net.safetensors)
+  echo "my notes" >notes.onnx
+  ln -s net.safetensors same.onnx
+  for out in net.safetensors notes.onnx same.onnx; do
+    "$PY" "$SRC/scripts/python/export_onnx.py" net.safetensors "$out" >refused.log 2>&1 &&
+      fail "export_onnx.py wrote over $out"
+    grep -q "error: .*$out" refused.log || fail "no reason for $out: $(cat refused.log)"
+  done
+  [[ $(sha256sum net.safetensors) == "$sha" && $(cat notes.onnx) == "my notes" ]] ||
+    fail "export_onnx.py changed a file it refused"
+  "$PY" "$SRC/scripts/python/export_onnx.py" net.safetensors net.onnx >onnx.log 2>&1 ||
+    { tail onnx.log >&2; fail "export_onnx.py did not replace its own net.onnx"; }
+  pass "export_onnx.py refuses its input, a name without .onnx and a file that is no ONNX model"
 else
   echo "note: onnx/onnxscript not installed; ONNX export not tested"
 fi

@@ -111,7 +111,8 @@ TEST_CASE("cifar-export's --out is refused before the model is read", "[resolve]
   config.out = (dir.path() / "net.onnx").string();
   CHECK(refused([&] { resolve_export(config); }) ==
         "weights file " + config.out +
-            ": unknown extension '.onnx'; use .safetensors, .pt or .pth");
+            ": unknown extension '.onnx'; use .safetensors, .pt or .pth (ONNX: write a "
+            ".safetensors, then run scripts/python/export_onnx.py FILE.safetensors FILE.onnx)");
   config.out = (dir.path() / "notes.pt").string();
   write_file_atomically(config.out, "not weights", "test");
   CHECK_THAT(refused([&] { resolve_export(config); }),

@@ -33,8 +33,13 @@ std::string weights_format_problem(const fs::path& path) {
     return fmt::format("weights file {}: a name that is only an extension; name it NAME{}",
                        path.string(), name);
   }
-  return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth",
-                     path.string(), path.extension().string());
+  // ONNX is written from Python (LibTorch has no exporter): say where.
+  const bool onnx = lower_case(path.extension().string()) == ".onnx";
+  return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth{}",
+                     path.string(), path.extension().string(),
+                     onnx ? " (ONNX: write a .safetensors, then run scripts/python/export_onnx.py "
+                            "FILE.safetensors FILE.onnx)"
+                          : "");
 }
 
 std::string torch_file_problem(const fs::path& path) {
