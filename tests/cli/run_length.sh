@@ -62,3 +62,5 @@ pass "--time 0.001: 2 epochs, config.toml without --time though no fit changed t
 expect 2 "drop --time" -- "$TRAIN" --config run/config.toml --data small --device cpu --time 1 \
   --resume run/last.pt
 pass "--time with --resume is refused"
+expect 2 "--time 1 and --steps 500 both set the run's length: give one" -- \
+  "$TRAIN" --data small --device cpu --time 1 --steps 500

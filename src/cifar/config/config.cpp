@@ -106,6 +106,12 @@ void validate(const TrainConfig& config) {
         "--time fits a new run's epochs; a resumed run trains to --epochs: drop --time (the "
         "run folder's config.toml holds the epochs its --time chose)");
   }
+  if (config.time_minutes > 0 && config.steps > 0) {
+    throw UsageError(fmt::format(
+        "--time {:g} and --steps {} both set the run's length: give one (--time fits the "
+        "epochs to the minutes, --steps takes as many epochs as the steps need)",
+        config.time_minutes, config.steps));
+  }
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }
