@@ -11,7 +11,7 @@ expect 2 "--steps 1000000000 needs 200000000 epochs of 5 steps \(40 training ima
   "$TRAIN" "${common[@]}" --steps 1000000000
 [[ ! -e run && ! -e m.pt ]] || fail "the refused --steps left files"
 expect 0 "--steps 12: 3 epochs of 5 steps" -- "$TRAIN" "${common[@]}" --steps 12
-expect 2 "m.pt has already trained 3 epochs, all that --steps 12 \(3 epochs of 5 steps\) asks for: pass --steps 16 or more" -- \
+expect 2 "m.pt has already trained 3 epochs, all that --steps 12 \(3 epochs of 5 steps\) asks for: pass --steps 16 or more to train further \(its weights for Python, .*: cifar-export --checkpoint m.pt --out model.safetensors\)" -- \
   "$TRAIN" "${common[@]}" --steps 12 --resume m.pt
 expect 2 "m.pt has already trained 3 epochs, all that --epochs 3 asks for: pass --epochs 4 or more" -- \
   "$TRAIN" "${common[@]}" --epochs 3 --resume m.pt

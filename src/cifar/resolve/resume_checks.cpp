@@ -7,6 +7,7 @@
 #include "cifar/config/config.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
+#include "cifar/core/names.h"
 #include "cifar/model/model_registry.h"
 
 namespace cifar {
@@ -64,8 +65,9 @@ void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64
   if (info.epoch >= epochs && info.step_in_epoch == 0) {
     throw UsageError(fmt::format(
         "--resume {} has already trained {} epochs, all that {} asks for: pass {} or more to "
-        "train further",
-        resume, info.epoch, asked, pass(info.epoch * steps_per_epoch + 1)));
+        "train further (its weights for Python, if the run stopped before writing "
+        "model.safetensors: cifar-export --checkpoint {} --out model.safetensors)",
+        resume, info.epoch, asked, pass(info.epoch * steps_per_epoch + 1), shell_word(resume)));
   }
   if (info.epoch >= epochs) {  // stopped inside a later epoch than asked
     throw UsageError(fmt::format(

@@ -82,14 +82,25 @@ check_hint_options() {
   for arg in "$@"; do [[ $arg == --help || $arg == -h ]] && return 0; done
   known=$(tool_options "$tool")
   [[ -n $known ]] || fail "$(basename "$tool") --help lists no options"
-  # Options named with another tool's name are that tool's: left out here.
+  # A command named with its tool ("cifar-export --checkpoint m.pt --out
+  # w.safetensors", up to a ')' or ';') holds that tool's options: checked
+  # against its --help, and left out of the rest.
+  local command other
+  while read -r command; do
+    [[ -z $command ]] && continue
+    other=$(dirname "$tool")/$(grep -Eo '^cifar-[a-z]+' <<<"$command")
+    for word in $(grep -Eo -- ' --[a-z][a-z0-9-]*' <<<"$command"); do
+      grep -qxF -- "$word" <<<"$(tool_options "$other")" ||
+        fail "$(basename "$tool") names $(basename "$other") $word, which is not one of its options"
+    done
+  done < <(grep -Eo 'cifar-(train|eval|predict|export)( [^;)]*)?' <<<"$out")
   while read -r word; do
     [[ -z $word ]] && continue
     grep -qxF -- "$word" <<<"$known" && continue
     for arg in "$@"; do [[ ${arg%%=*} == "$word" ]] && continue 2; done
     echo "$out" | grep -F -- "$word" | head -3 >&2
     fail "$(basename "$tool") names $word, which is not one of its options"
-  done < <(sed -E 's/cifar-(train|eval|predict|export) --[a-z][a-z0-9-]*//g' <<<"$out" |
+  done < <(sed -E 's/cifar-(train|eval|predict|export)( [^;)]*)?//g' <<<"$out" |
     grep -Eo -- '(^|[^a-zA-Z0-9_-])--[a-z][a-z0-9-]*[a-z0-9]' | grep -Eo -- '--[a-z][a-z0-9-]*' |
     sort -u)
 }
