@@ -22,6 +22,25 @@ expect 1 "the file is a resnet18 with the imagenet stem \(its metadata says imag
   "$TRAIN" "${ok[@]}" --init-weights r18/model.safetensors --stem cifar --run-dir given \
   --checkpoint given.pt
 
+# --- --mean and --std with --init-weights ---------------------------------------
+# Over what the file records (a torchvision .pth records nothing), said in a
+# warning; recorded in the run's weights; refused without --init-weights.
+out=$("$TRAIN" "${ok[@]}" --init-weights r18/model.safetensors --mean 0.5,0.5,0.5 \
+  --std 0.25,0.25,0.25 --run-dir normed --checkpoint normed.pt 2>&1) || fail "the run failed: $out"
+grep -q "warning: .*--mean 0.5,0.5,0.5 --std 0.25,0.25,0.25 given, over what" <<<"$out" ||
+  fail "no warning that --mean/--std override the file's: $out"
+python3 - normed/model.safetensors <<'PY' || fail "the run's weights do not record --mean/--std"
+import json, struct, sys
+with open(sys.argv[1], "rb") as f:
+    meta = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))["__metadata__"]
+assert json.loads(meta["mean"]) == [0.5] * 3 and json.loads(meta["std"]) == [0.25] * 3, meta
+PY
+pass "--init-weights with --mean and --std: the run normalises and records them"
+expect 2 "--mean and --std say how an --init-weights file's weights normalise their images" -- \
+  "$TRAIN" "${ok[@]}" --mean 0.5,0.5,0.5 --std 0.25,0.25,0.25
+expect 2 "--mean and --std go together: give --std too" -- \
+  "$TRAIN" "${ok[@]}" --init-weights r18/model.safetensors --mean 0.5,0.5,0.5
+
 # --- cifar-export into a folder that does not exist ------------------------------
 expect 0 "" -- "$TRAIN" "${ok[@]}" --run-dir net --checkpoint net.pt
 out=$("$EXPORT" --checkpoint net.pt --out nowhere/net.safetensors 2>&1)

@@ -115,6 +115,16 @@ void validate(const TrainConfig& config) {
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }
+  if (config.mean.has_value() != config.std.has_value()) {
+    throw UsageError(
+        fmt::format("--mean and --std go together: give {} too", config.mean ? "--std" : "--mean"));
+  }
+  if (config.mean && config.init_weights.empty()) {
+    throw UsageError(
+        "--mean and --std say how an --init-weights file's weights normalise their images: give "
+        "them with --init-weights FILE (a fresh run normalises with its data's figures, "
+        "--pretrained and --resume with their weights' own)");
+  }
   if (config.pretrained && !config.init_weights.empty()) {
     throw UsageError(
         "--pretrained and --init-weights both say which weights to start from: give one");

