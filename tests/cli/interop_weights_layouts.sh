@@ -75,8 +75,15 @@ for path in sys.argv[1:]:
     sd = load_file(path)
     assert sd["fc3.weight"].shape == (1000, 84), (path, sd["fc3.weight"].shape)
     assert not any(k.startswith(("module.", "_orig_mod.")) for k in sd), (path, list(sd)[:3])
+    # What the source did not record is not recorded as if it had been.
+    from safetensors import safe_open
+    meta = safe_open(path, "pt").metadata()
+    assert not {"mean", "std", "classes"} & set(meta), (path, meta)
+    assert meta["model"] == "net", (path, meta)
 PY
 pass "cifar-export --weights: every layout exports the 1000-class net under its own names"
+expect 0 "normalisation: .*the training default \(the file does not say\)" -- \
+  "$PREDICT" --weights "${layouts[0]}-out.safetensors" img.png
 
 # cifar-eval: a 3-class file evaluates on 3 classes; a 1000-class one is
 # refused naming its 1000 outputs (not the 10 of a misread head).

@@ -152,6 +152,9 @@ struct LoadedCheckpoint {
   // False for a weights file, which records no test-time augmentation level
   // (info.tta is then 0); a checkpoint, given as either, records its own.
   bool tta_known = true;
+  // False for a weights file that records no normalisation and was given
+  // none (--mean, --std): info.normalization is then the default assumed.
+  bool normalization_known = true;
 };
 
 // Reads, verifies and loads a checkpoint; a version-1 file loads with a

@@ -242,6 +242,7 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
     out.normalization_note = fmt::format("from {}", says);
   } else {
     out.normalization_note = "the training default (the file does not say)";
+    out.normalization_known = false;
   }
   for (const bool is_std : {false, true}) {  // metadata and headers are checked when read
     const auto& values = is_std ? out.normalization.std : out.normalization.mean;

@@ -71,6 +71,7 @@ struct ImportedWeights {
   std::optional<int64_t> tta{};      // WeightsContents::tta
   bool image_size_recorded = false;  // the file names image.image_size (cifar-train leaves 32 out)
   std::string normalization_note;    // where the normalisation came from, for the log
+  bool normalization_known = true;   // false: the default, assumed (the file does not say)
   std::string image_note;            // where the image size and preparation came from
 };
 

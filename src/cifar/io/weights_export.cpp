@@ -25,7 +25,15 @@ void export_weights(const LoadedCheckpoint& checkpoint, const fs::path& path) {
   if (const std::string lost = export_losses(checkpoint.info, path); !lost.empty()) {
     spdlog::warn("{}", lost);
   }
-  export_weights(checkpoint.info, *checkpoint.model, path);
+  // What a --weights file did not record stays unsaid, not the defaults
+  // assumed for it: the tools that read the export then say so again.
+  StringMap metadata = weights_metadata(checkpoint.info);
+  if (!checkpoint.normalization_known) {
+    metadata.erase("mean");
+    metadata.erase("std");
+  }
+  if (!checkpoint.class_names_known) metadata.erase("classes");
+  write_weights(path, model_state_dict(*checkpoint.model), metadata);
 }
 
 std::string export_losses(const CheckpointInfo& info, const fs::path& path) {

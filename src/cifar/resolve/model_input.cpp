@@ -111,6 +111,7 @@ LoadedCheckpoint load_model_input(const ModelInput& input, std::optional<int64_t
   loaded.info = weights_info(weights);
   loaded.model = weights.model;
   loaded.class_names_known = weights.class_names_known;
+  loaded.normalization_known = weights.normalization_known;
   loaded.info.tta = weights.tta.value_or(0);
   loaded.tta_known = weights.tta.has_value();
   return loaded;
