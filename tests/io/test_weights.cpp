@@ -107,6 +107,19 @@ TEST_CASE("weights that do not fit are listed by name in one error", "[weights]"
       apply_weights(*cifar_resnet, model_state_dict(*imagenet), "resnet18", "tv.pt"),
       Catch::Contains("torchvision ResNet-18 for ImageNet") &&
           Catch::Contains("fc.weight is [1000, 512]"));
+  // Given as that model already, it is not told to pass what it passed: an
+  // extra tensor is only listed, a third block a stage named as a deeper ResNet.
+  TensorMap extra = model_state_dict(*imagenet);
+  extra["extra.weight"] = torch::zeros({1});
+  REQUIRE_THROWS_WITH(apply_weights(*imagenet, extra, "resnet18", "tv.pt"),
+                      Catch::Contains("unexpected: extra.weight") &&
+                          !Catch::Contains("pass --model resnet18 --stem imagenet"));
+  TensorMap deeper = model_state_dict(*imagenet);
+  deeper["layer1.2.conv1.weight"] = torch::zeros({64, 64, 3, 3});
+  REQUIRE_THROWS_WITH(apply_weights(*imagenet, deeper, "resnet18", "tv34.pt"),
+                      Catch::Contains("this is a deeper torchvision ResNet") &&
+                          Catch::Contains("ResNet-34") &&
+                          !Catch::Contains("pass --model resnet18 --stem imagenet"));
 }
 
 // Issue 47, class 2: the class count was read before the "module." prefix

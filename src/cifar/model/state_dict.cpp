@@ -20,10 +20,23 @@ bool has_shape(const TensorMap& m, const std::string& name, std::vector<int64_t>
 }
 
 // What the mismatch most likely is, as the end of the error message.
-std::string mismatch_hint(const TensorMap& tensors, bool nothing_matches,
+// `target` is the model's own state dict.
+std::string mismatch_hint(const TensorMap& tensors, const TensorMap& target, bool nothing_matches,
                           const std::string& model_name) {
-  if (has_shape(tensors, "conv1.weight", {64, 3, 7, 7}) &&
-      has_shape(tensors, "fc.weight", {1000, 512})) {
+  const bool imagenet_resnet = has_shape(tensors, "conv1.weight", {64, 3, 7, 7}) &&
+                               (tensors.contains("layer4.0.conv1.weight"));
+  // ResNet-18 has two blocks a stage: a layerN.2 is ResNet-34's, -50's, ...
+  const bool deeper = std::ranges::any_of(tensors, [](const auto& entry) {
+    return entry.first.starts_with("layer1.2.") || entry.first.starts_with("layer3.2.");
+  });
+  if (imagenet_resnet && deeper) {
+    return "; this is a deeper torchvision ResNet (it has a third block in a stage, layer1.2: "
+           "ResNet-34, -50 or more), and the ResNet cifar-train builds is ResNet-18: convert "
+           "torchvision.models.resnet18's weights instead";
+  }
+  const bool fits_imagenet_resnet18 =
+      model_name == "resnet18" && has_shape(target, "conv1.weight", {64, 3, 7, 7});
+  if (imagenet_resnet && has_shape(tensors, "fc.weight", {1000, 512}) && !fits_imagenet_resnet18) {
     return "; this is a torchvision ResNet-18 for ImageNet (7x7 stem, 1000 classes): pass "
            "--model resnet18 --stem imagenet (cifar-train --init-weights then starts a new head "
            "for the data's classes)";
@@ -107,7 +120,7 @@ void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::s
     if (!misshapen.empty()) parts.push_back("wrong shape: " + name_list(misshapen));
     throw std::runtime_error(fmt::format(
         "weights file {} does not fit a {} model: {}{}", source, model_name, fmt::join(parts, "; "),
-        mismatch_hint(tensors, missing.size() == target.size(), model_name)));
+        mismatch_hint(tensors, target, missing.size() == target.size(), model_name)));
   }
   check_values(target, tensors, source);
   torch::NoGradGuard no_grad;
