@@ -64,7 +64,7 @@ expect 1 "zoo holds class folder\(s\) 'emu' that checkpoint photos.pt does not k
   "$EVAL" --checkpoint photos.pt --data zoo --device cpu
 expect 2 "--split train names a split of a data set, but photos/val is a folder of class folders" -- \
   "$EVAL" --checkpoint photos.pt --data photos/val --split train --device cpu
-expect 2 "unknown --split 'dev': test, val or train" -- \
+expect 2 "error: --split must be test, val or train, got 'dev'; see cifar-eval --help" -- \
   "$EVAL" --checkpoint photos.pt --data photos --split dev --device cpu
 
 # --- train/ + val/ + test/: val/ chooses best.pt, test/ is scored ---------------

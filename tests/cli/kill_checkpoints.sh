@@ -44,6 +44,9 @@ n = struct.unpack("<I", b[12:16])[0]
 print(json.loads(b[16:16 + n])["epoch"])' net.pt)
 last=$(tail -n 1 run/metrics.csv)
 (( held == epochs )) && echo "$((epochs + 1)),${last#*,}" >>run/metrics.csv
+# The temporary files a kill mid-write leaves (as write_file_atomically names
+# them) go when the run folder opens again; a file of the user's stays.
+touch run/.last.pt.tmp0123abcd run/.events.out.tfevents.1.host.2.0.tmpdeadbeef run/.notes.txt.tmp0123abcd
 "$TRAIN" "${args[@]}" --epochs $((epochs + 100)) --resume net.pt >/dev/null 2>resume.err &
 pid=$!
 wait_for_log "epoch [0-9][0-9]*/" resume.err $pid
@@ -56,4 +59,7 @@ grep -q "dropped the rows of epoch" resume.err \
   || { cat resume.err; fail "the rows the checkpoint does not hold were not dropped"; }
 awk -F, 'NR > 1 && $1 != NR - 1 { bad = 1 } END { exit bad }' run/metrics.csv \
   || { cut -d, -f1 run/metrics.csv | tr '\n' ' '; fail "metrics.csv's epochs are not 1, 2, 3, ... once each"; }
+grep -Eq "removed ([2-9]|[0-9]{2,}) temporary files a killed run left in run" resume.err || { cat resume.err; fail "no word of the temporary files removed"; }
+[[ ! -e run/.last.pt.tmp0123abcd && -e run/.notes.txt.tmp0123abcd ]] || fail "the wrong temporary files went: $(ls -a run)"
+[[ -z $(ls -a run | grep -v notes | grep '\.tmp') ]] || fail "temporary files left after the resume: $(ls -a run)"
 pass "resume after SIGKILL: $(grep -Eo 'resuming .*' resume.err); metrics.csv holds epochs 1-$(awk -F, 'END { print $1 }' run/metrics.csv) once each"

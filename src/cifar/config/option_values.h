@@ -134,7 +134,7 @@ inline Split split_of(const std::string& text) {
   if (text == "test") return Split::kTest;
   if (text == "val") return Split::kVal;
   if (text == "train") return Split::kTrain;
-  throw UsageError(fmt::format("unknown --split '{}': test, val or train", text));
+  throw UsageError(fmt::format("--split must be test, val or train, got '{}'", text));
 }
 inline std::string split_text(const Split& split) {
   return split_folder_name(split);

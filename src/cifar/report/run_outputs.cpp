@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "cifar/formats/tensorboard_trim.h"
@@ -64,6 +65,34 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
   write_file_atomically(run_dir / "config.toml", config_toml, "--run-dir");
   return run_dir;
 }
+// The temporary files (".last.pt.tmp1a2b3c4d": core/file_io.h's
+// write_file_atomically) a run killed while writing left in its folder: the
+// run's results only, each name as that function makes it. Under the lock no
+// other run writes there.
+void remove_stale_temps(const fs::path& run_dir) {
+  const std::vector<std::string>& results = run_result_files();
+  std::error_code ec;
+  int64_t removed = 0;
+  for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto tmp = name.rfind(".tmp");
+    if (!name.starts_with('.') || tmp == std::string::npos || name.size() != tmp + 12 ||
+        name.find_first_not_of("0123456789abcdef", tmp + 4) != std::string::npos) {
+      continue;
+    }
+    const std::string of = name.substr(1, tmp - 1);
+    if (std::ranges::find(results, of) == results.end() && !of.starts_with(kEventFilePrefix)) {
+      continue;
+    }
+    std::error_code removing;
+    if (fs::remove(it->path(), removing)) ++removed;
+  }
+  if (removed > 0) {
+    spdlog::info("removed {} temporary file{} a killed run left in {}", removed,
+                 removed == 1 ? "" : "s", run_dir.string());
+  }
+}
+
 }  // namespace
 
 RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string& config_toml,
@@ -77,6 +106,7 @@ RunOutputs::RunOutputs(fs::path run_dir, fs::path checkpoint, const std::string&
       board_(tensorboard ? std::make_unique<TensorBoardWriter>(run_dir_) : nullptr),
       flush_every_s_(flush_every_s) {
   lock_.keep();  // opened: from here the folder is the run's record, kept whatever happens
+  remove_stale_temps(run_dir_);
 }
 
 void RunOutputs::settings_changed(const std::string& config_toml) {

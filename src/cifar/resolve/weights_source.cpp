@@ -118,7 +118,8 @@ ModelSource weights_source(const TrainConfig& config,
   const Normalization& n = w.normalization;
   spdlog::info("init weights: {} ({}); normalisation: mean [{}] std [{}], {}", file.string(),
                w.model_name, fmt::join(n.mean, ", "), fmt::join(n.std, ", "),
-               pretrained ? "ImageNet's, as the weights were trained" : w.normalization_note);
+               pretrained ? "the pretrained weights' own, as they were trained on ImageNet"
+                          : w.normalization_note);
   return {.model_name = w.model_name,
           .stem = w.stem,
           .normalization = w.normalization,
