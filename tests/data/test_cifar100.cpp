@@ -79,6 +79,13 @@ TEST_CASE("CIFAR-100 reader errors name the file, the problem and the fix", "[da
                         Catch::Contains("test.bin is 30735 bytes") &&
                             Catch::Contains("3074-byte records") && Catch::Contains("truncated"));
   }
+  SECTION("an empty file") {
+    test::write_bytes(dir.path() / "train.bin", {});
+    REQUIRE_THROWS_WITH(read_cifar100(dir.path(), Split::kTrain, LabelSet::kFine),
+                        Catch::Contains("train.bin is empty (0 bytes), where CIFAR-100 has 50000 "
+                                        "images of 3074 bytes") &&
+                            Catch::Contains("download_cifar100.sh"));
+  }
   SECTION("bytes past the official file's records") {  // never called truncated
     auto bytes = cifar100_records(10000);
     bytes.resize(bytes.size() + 5, 0);

@@ -106,13 +106,18 @@ ImageSplit read_cifar100(const fs::path& dir, Split split, LabelSet labels) {
   check_present(path);
   const std::string bytes = read_file(path, kMaxFileBytes, "CIFAR-100 data file");
   const auto size = static_cast<int64_t>(bytes.size());
-  if (size == 0 || size % kCifar100RecordBytes != 0) {
+  if (size == 0) {
+    throw std::runtime_error(fmt::format(
+        "{} is empty (0 bytes), where CIFAR-100 has {} images of {} bytes (an interrupted "
+        "download?): {}",
+        path.string(), official_records(split), kCifar100RecordBytes, kCifar100DownloadHint));
+  }
+  if (size % kCifar100RecordBytes != 0) {
     // Past the official file's length, bytes were added; short of it, the
     // file may be cut or a subset with bytes added: say both.
     const int64_t whole = size / kCifar100RecordBytes;
     const std::string why =
-        size == 0 ? ""
-        : whole >= official_records(split)
+        whole >= official_records(split)
             ? fmt::format("; {} bytes follow its last whole record (bytes were appended)",
                           size % kCifar100RecordBytes)
             : "; the file looks truncated (an interrupted download?) or has bytes added";

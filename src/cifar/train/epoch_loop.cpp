@@ -73,9 +73,11 @@ EpochOptions epoch_options(const TrainingJob& job) {
   const std::string latest =
       (job.outputs != nullptr ? job.outputs->latest() : job.paths.checkpoint).string();
   throw Interrupted(
-      fmt::format("interrupted (signal {}) {}: checkpoint written to {}; resume with: {} "
+      fmt::format("interrupted ({}) {}: checkpoint written to {}; resume with: {} "
                   "--config {} --resume {}",
-                  stop_signal(), where, latest, job.env.program,
+                  stop_signal() != 0 ? fmt::format("signal {}", stop_signal())
+                                     : std::string("a signal to another process of the run"),
+                  where, latest, job.env.program,
                   shell_word((job.paths.run_dir / "config.toml").string()), shell_word(latest)),
       /*announce=*/job.dist.is_main());
 }
