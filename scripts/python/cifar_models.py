@@ -325,8 +325,53 @@ def read_weights(path):
         from safetensors.torch import load_file
         with safe_open(path, framework="pt") as f:
             meta = dict(f.metadata() or {})
-        return load_file(path), meta
-    return torch.load(path), {}
+        return _unwrap(load_file(path)), meta
+    return _unwrap(torch.load(path, map_location="cpu", weights_only=True)), {}
+
+
+def _unwrap(sd):
+    """The state dict in the layouts cifar-train's reader takes too
+    (docs/formats.md): a dict holding it under state_dict, model_state_dict,
+    model, net or weights, and a prefix every name carries, module.
+    (DataParallel) or _orig_mod. (torch.compile)."""
+    for key in ("state_dict", "model_state_dict", "model", "net", "weights"):
+        if isinstance(sd, dict) and isinstance(sd.get(key), dict):
+            sd = sd[key]
+            break
+    for prefix in ("module.", "_orig_mod."):
+        if sd and all(k.startswith(prefix) for k in sd):
+            sd = {k[len(prefix):]: v for k, v in sd.items()}
+    return sd
+
+
+def _metadata(path, meta):
+    """The metadata's values, checked as cifar-train checks them: ValueError
+    naming the file and the key."""
+    def read(key, default):
+        if key not in meta:
+            return default
+        try:
+            return json.loads(meta[key]) if key in ("mean", "std", "classes") else meta[key]
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{os.fspath(path)}: its metadata's {key} is not JSON ({e})") from None
+    mean, std = read("mean", DEFAULT_MEAN), read("std", DEFAULT_STD)
+    for key, values, low in (("mean", mean, 0.0), ("std", std, 0.001)):
+        if not (isinstance(values, (list, tuple)) and len(values) == 3
+                and all(isinstance(v, (int, float)) and low <= v <= 1 for v in values)):
+            raise ValueError(f"{os.fspath(path)}: its metadata's {key} {values!r} is not three "
+                             f"numbers in [{low:g}, 1]")
+    stem = meta.get("stem", "cifar")
+    if stem not in ("cifar", "imagenet"):
+        raise ValueError(f"{os.fspath(path)}: its metadata's stem {stem!r} is neither cifar nor imagenet")
+    try:
+        image_size = int(meta.get("image_size", 32))
+    except ValueError:
+        raise ValueError(f"{os.fspath(path)}: its metadata's image_size {meta['image_size']!r} "
+                         f"is not a whole number") from None
+    if not 8 <= image_size <= 1024:
+        raise ValueError(f"{os.fspath(path)}: its metadata's image_size {image_size} is not "
+                         f"from 8 to 1024 px")
+    return tuple(mean), tuple(std), stem, image_size, read("classes", None)
 
 
 def load(path, model=None, stem=None):
@@ -337,14 +382,15 @@ def load(path, model=None, stem=None):
     sd, meta = read_weights(path)
     if ("mean" in meta) != ("std" in meta):  # as cifar-train refuses it
         raise ValueError(f"{os.fspath(path)}: its metadata has only one of mean and std")
+    mean, std, meta_stem, image_size, classes = _metadata(path, meta)
     info = {
         "model": model or meta.get("model"),
-        "stem": stem or meta.get("stem", "cifar"),
-        "mean": tuple(json.loads(meta["mean"])) if "mean" in meta else DEFAULT_MEAN,
-        "std": tuple(json.loads(meta["std"])) if "std" in meta else DEFAULT_STD,
-        "classes": tuple(json.loads(meta["classes"])) if "classes" in meta else CLASSES,
+        "stem": stem or meta_stem,
+        "mean": mean,
+        "std": std,
+        "classes": tuple(classes) if classes is not None else CLASSES,
         "dataset": meta.get("dataset", "cifar10"),
-        "image_size": int(meta.get("image_size", 32)),
+        "image_size": image_size,
         "crop_mode": meta.get("crop_mode", "squash"),
         "crop_pct": float(meta.get("crop_pct", 1.0)),
     }
@@ -353,8 +399,18 @@ def load(path, model=None, stem=None):
         if head is not None and head.shape[0] != len(CLASSES):
             info["classes"] = tuple(f"class_{i}" for i in range(head.shape[0]))
     if info["model"] is None:
-        raise ValueError(f"{os.fspath(path)} does not say which model it holds: pass model=")
+        raise ValueError(f"{os.fspath(path)} does not say which model it holds (its metadata has "
+                         f"no model): name it (load(..., model='net'); export_onnx.py --model net)")
+    if info["model"] == "net" and info["image_size"] != 32:
+        raise ValueError(f"{os.fspath(path)}: net takes 32 px images, its metadata says "
+                         f"{info['image_size']}")
     m = make_model(info["model"], len(info["classes"]), info["stem"])
+    conv1 = sd.get("conv1.weight")
+    if info["model"] == "resnet18" and conv1 is not None and conv1.shape[-1] != m.conv1.weight.shape[-1]:
+        other = "imagenet" if conv1.shape[-1] == 7 else "cifar"
+        raise ValueError(f"{os.fspath(path)} holds a resnet18 with the {other} stem "
+                         f"({conv1.shape[-1]}x{conv1.shape[-1]} conv1): name it (load(..., "
+                         f"stem='{other}'); export_onnx.py --stem {other})")
     m.load_state_dict(sd, strict=True)
     return m.eval(), info
 

@@ -52,7 +52,10 @@ def main():
     args = p.parse_args()
     check_out(p, args.weights, args.out)
 
-    model, info = cifar_models.load(args.weights, model=args.model, stem=args.stem)
+    try:
+        model, info = cifar_models.load(args.weights, model=args.model, stem=args.stem)
+    except (ValueError, OSError) as e:  # a file that is not the model's: said, not a traceback
+        p.error(str(e))
     side = info["image_size"]
     example = torch.zeros(2, 3, side, side)
     torch.onnx.export(model, (example,), args.out, input_names=["images"],

@@ -45,6 +45,36 @@ grep -q "ValueError: net.pt is a cifar-train checkpoint, which Python does not r
   { cat ck.out; fail "Python's error on a checkpoint does not say to export it"; }
 pass "Python on a checkpoint: named as one, with the cifar-export command"
 
+# Metadata cifar-train refuses is refused by Python too, naming the key; a
+# ResNet-18 of the other stem is named with the stem to give.
+PYTHONPATH="$SRC/scripts/python" "$PY" - <<'PY' || fail "cifar_models.load took what cifar-train refuses"
+import torch
+from safetensors.torch import load_file, save_file
+import cifar_models
+sd = load_file("net.safetensors")
+for meta, says in (({"model": "net", "mean": "[0.5, 0.5, 0.5]", "std": "[0.5, 0, 0.5]"}, "std"),
+                   ({"model": "net", "image_size": "4"}, "image_size 4"),
+                   ({"model": "net", "image_size": "64"}, "net takes 32 px"),
+                   ({"model": "net", "stem": "weird"}, "stem 'weird'"),
+                   ({"model": "net", "mean": "[0.5,", "std": "[0.5]"}, "mean is not JSON")):
+    save_file(sd, "meta.safetensors", metadata=meta)
+    try:
+        cifar_models.load("meta.safetensors")
+    except ValueError as e:
+        assert says in str(e), (meta, str(e))
+    else:
+        raise AssertionError(f"{meta} was taken")
+r18 = cifar_models.make_model("resnet18", 10, "imagenet").state_dict()
+torch.save(r18, "r18.pth")
+try:
+    cifar_models.load("r18.pth", model="resnet18")
+except ValueError as e:
+    assert "stem='imagenet'" in str(e) and "--stem imagenet" in str(e), str(e)
+else:
+    raise AssertionError("an imagenet-stem ResNet-18 loaded as a cifar one")
+PY
+pass "cifar_models.load refuses the metadata cifar-train refuses, and names the stem to give"
+
 if "$PY" -c "import onnx, onnxscript" 2>/dev/null; then
   "$PY" "$SRC/scripts/python/export_onnx.py" net.safetensors net.onnx >onnx.log 2>&1 ||
     { tail onnx.log >&2; fail "export_onnx.py failed"; }

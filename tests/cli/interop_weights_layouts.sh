@@ -85,6 +85,19 @@ pass "cifar-export --weights: every layout exports the 1000-class net under its 
 expect 0 "normalisation: .*the training default \(the file does not say\)" -- \
   "$PREDICT" --weights "${layouts[0]}-out.safetensors" img.png
 
+# Python's cifar_models.load takes the same layouts as the C++ reader.
+"$PY" - "${layouts[@]}" <<'PY' || fail "cifar_models.load does not take every layout"
+import glob, sys, torch
+import cifar_models
+x = torch.rand(2, 3, 32, 32)
+want = cifar_models.load("plain-1000.pt", model="net")[0](x)
+for layout in sys.argv[1:]:
+    path = glob.glob(f"{layout}-1000.*")[0]
+    got = cifar_models.load(path, model="net")[0](x)
+    assert torch.equal(got, want), path
+PY
+pass "cifar_models.load: every layout gives the plain file's logits"
+
 # cifar-eval: a 3-class file evaluates on 3 classes; a 1000-class one is
 # refused naming its 1000 outputs (not the 10 of a misread head).
 for layout in "${layouts[@]}"; do
