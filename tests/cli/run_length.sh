@@ -64,3 +64,18 @@ expect 2 "drop --time" -- "$TRAIN" --config run/config.toml --data small --devic
 pass "--time with --resume is refused"
 expect 2 "--time 1 and --steps 500 both set the run's length: give one" -- \
   "$TRAIN" --data small --device cpu --time 1 --steps 500
+
+# Interrupted before its first fit, a --time run says that its resume trains
+# --epochs' count (config.toml's), not a count fitted to the budget.
+make_fake_data cifar
+"$TRAIN" --data cifar --device cpu --threads 1 --batch-size 4 --train-limit 4000 --epochs 7 \
+  --time 10 --log-interval 0.2 --run-dir early --checkpoint early.pt >/dev/null 2>early.err &
+pid=$!
+wait_for_log "epoch 1/7 step" early.err $pid
+kill -INT $pid
+wait $pid
+[[ $? -eq 130 ]] || { cat early.err; fail "SIGINT: not exit 130"; }
+grep -q -- "--resume early.pt (--time stopped before it fitted the epochs to its budget: the resumed run trains --epochs 7; add --epochs N for another count)" \
+  early.err || { cat early.err; fail "the interrupt before the first fit does not say what the resume trains"; }
+grep -qx "epochs = 7" early/config.toml || fail "config.toml does not hold --epochs 7"
+pass "--time interrupted before its first fit: the resume's epochs said"

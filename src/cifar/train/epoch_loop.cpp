@@ -72,13 +72,23 @@ EpochOptions epoch_options(const TrainingJob& job) {
   // --checkpoint, unless another run took it over (then last.pt).
   const std::string latest =
       (job.outputs != nullptr ? job.outputs->latest() : job.paths.checkpoint).string();
+  // --time fits the epochs after the first: stopped before, the resume
+  // trains the count config.toml holds, the one --epochs gave.
+  const std::string unfitted =
+      job.budget.active() && epochs_done == 0
+          ? fmt::format(
+                " (--time stopped before it fitted the epochs to its budget: the resumed "
+                "run trains --epochs {}; add --epochs N for another count)",
+                job.session.position.epochs)
+          : "";
   throw Interrupted(
       fmt::format("interrupted ({}) {}: checkpoint written to {}; resume with: {} "
-                  "--config {} --resume {}",
+                  "--config {} --resume {}{}",
                   stop_signal() != 0 ? fmt::format("signal {}", stop_signal())
                                      : std::string("a signal to another process of the run"),
                   where, latest, job.env.program,
-                  shell_word((job.paths.run_dir / "config.toml").string()), shell_word(latest)),
+                  shell_word((job.paths.run_dir / "config.toml").string()), shell_word(latest),
+                  unfitted),
       /*announce=*/job.dist.is_main());
 }
 
