@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cifar/core/names.h"
 #include "cifar/formats/tensorboard_trim.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/report/confusion_file.h"
@@ -181,16 +182,27 @@ void RunOutputs::save_latest(const std::string& bytes) {
 void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
                             const std::vector<std::string>& class_names, const std::string& bytes,
                             bool best) {
-  csv_.write(metrics);
-  if (board_) write_tensorboard_epoch(*board_, metrics, test, class_names);
-  if (test != nullptr) {
-    write_confusion_csv(run_dir_ / "confusion.csv", test->confusion, class_names);
+  try {
+    csv_.write(metrics);
+    if (board_) write_tensorboard_epoch(*board_, metrics, test, class_names);
+    if (test != nullptr) {
+      write_confusion_csv(run_dir_ / "confusion.csv", test->confusion, class_names);
+    }
+    save_latest(bytes);
+    if (best) write_file_atomically(this->best(), bytes, "--run-dir");
+    if (board_) board_->flush();           // the epoch's scalars with its checkpoint
+  } catch (const std::runtime_error& e) {  // a full disk: the way on
+    const fs::path last = run_dir_ / "last.pt";
+    std::error_code ec;
+    throw std::runtime_error(
+        std::string(e.what()) +
+        (fs::is_regular_file(last, ec)
+             ? fmt::format("; the run stops here: fix that, then go on from its last checkpoint "
+                           "with: cifar-train --config {} --resume {}",
+                           shell_word(config_file().string()), shell_word(last.string()))
+             : std::string("; the run stops before its first checkpoint: fix that, then start "
+                           "it again with --overwrite")));
   }
-  save_latest(bytes);
-  if (best) write_file_atomically(this->best(), bytes, "--run-dir");
-  // Only now: a run killed before its checkpoint leaves no step in the event
-  // file that its resumed run writes again (tensorboard.h).
-  if (board_) board_->flush();
 }
 
 }  // namespace cifar
