@@ -229,6 +229,10 @@ TEST_CASE("weights metadata: what it says, and malformed values named", "[weight
                     Catch::Contains("weights file m: its metadata has 'mean' but no 'std'"));
   CHECK_THROWS_WITH(parse_weights_metadata({{"std", "not json"}}, "m"),
                     Catch::Contains("has 'std' but no 'mean'"));
+  // --mean and --std replace it: nothing to refuse.
+  CHECK_FALSE(
+      parse_weights_metadata({{"mean", "[0.5, 0.5, 0.5]"}}, "m", /*normalization_given=*/true)
+          .normalization);
 
   CHECK_THROWS_WITH(
       parse_weights_metadata({{"stem", "tiny"}}, "m.safetensors"),

@@ -169,7 +169,7 @@ WeightsContents read_weights_contents(const fs::path& path, const WeightsOptions
   }
   WeightsFile file = read_weights(path, limits);
   return {.tensors = std::move(file.tensors),
-          .meta = parse_weights_metadata(file.metadata, source)};
+          .meta = parse_weights_metadata(file.metadata, source, options.normalization.has_value())};
 }
 
 std::string weights_contents_problem(const WeightsContents& contents, const WeightsOptions& options,

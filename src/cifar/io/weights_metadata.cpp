@@ -45,7 +45,8 @@ std::array<double, 3> parse_triple(const std::string& text, const std::string& k
 
 }  // namespace
 
-WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::string& source) {
+WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::string& source,
+                                       bool normalization_given) {
   WeightsMetadata out;
   out.model = value_of(metadata, "model");
   if (const auto stem = value_of(metadata, "stem")) {
@@ -58,11 +59,12 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
   }
   const auto mean = value_of(metadata, "mean");
   const auto stdev = value_of(metadata, "std");
-  if (mean.has_value() !=
-      stdev.has_value()) {  // half a normalisation is none: refused, not dropped
+  // Half a normalisation is none: refused, not dropped, unless --mean and
+  // --std replace it.
+  if (mean.has_value() != stdev.has_value() && !normalization_given) {
     throw std::runtime_error(fmt::format(
         "weights file {}: its metadata has '{}' but no '{}': write both (as cifar-export does), "
-        "or neither and give --mean and --std",
+        "or give --mean and --std, which replace them",
         source, mean ? "mean" : "std", mean ? "std" : "mean"));
   }
   if (mean && stdev) {

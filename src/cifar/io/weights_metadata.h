@@ -44,7 +44,10 @@ struct WeightsMetadata {
 // malformed (a stem that is not cifar or imagenet, a mean that is not three
 // numbers or outside the range channel_problem allows, classes that are not a
 // list of names or more than kMaxClasses of them).
-WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::string& source);
+// Half a normalisation (a mean without a std, or the reverse) is refused
+// unless `normalization_given` (--mean and --std replace it).
+WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::string& source,
+                                       bool normalization_given = false);
 
 // The metadata cifar-train writes for the model `info` describes.
 StringMap weights_metadata(const CheckpointInfo& info);
