@@ -357,7 +357,8 @@ def _metadata(path, meta):
     mean, std = read("mean", DEFAULT_MEAN), read("std", DEFAULT_STD)
     for key, values, low in (("mean", mean, 0.0), ("std", std, 0.001)):
         if not (isinstance(values, (list, tuple)) and len(values) == 3
-                and all(isinstance(v, (int, float)) and low <= v <= 1 for v in values)):
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                        and low <= v <= 1 for v in values)):
             raise ValueError(f"{os.fspath(path)}: its metadata's {key} {values!r} is not three "
                              f"numbers in [{low:g}, 1]")
     stem = meta.get("stem", "cifar")
@@ -406,7 +407,8 @@ def load(path, model=None, stem=None):
                          f"{info['image_size']}")
     m = make_model(info["model"], len(info["classes"]), info["stem"])
     conv1 = sd.get("conv1.weight")
-    if info["model"] == "resnet18" and conv1 is not None and conv1.shape[-1] != m.conv1.weight.shape[-1]:
+    if (info["model"] == "resnet18" and conv1 is not None and conv1.shape[-1] in (3, 7)
+            and conv1.shape[-1] != m.conv1.weight.shape[-1]):
         other = "imagenet" if conv1.shape[-1] == 7 else "cifar"
         raise ValueError(f"{os.fspath(path)} holds a resnet18 with the {other} stem "
                          f"({conv1.shape[-1]}x{conv1.shape[-1]} conv1): name it (load(..., "

@@ -54,8 +54,13 @@ def main():
 
     try:
         model, info = cifar_models.load(args.weights, model=args.model, stem=args.stem)
-    except (ValueError, OSError) as e:  # a file that is not the model's: said, not a traceback
+    except (ValueError, OSError) as e:  # cifar_models' own refusals, a missing file
         p.error(str(e))
+    except Exception as e:  # not weights, or not this model's: said, not a traceback
+        first = (str(e).strip().splitlines() or [""])[0]
+        p.error(f"{args.weights} does not load as {args.model or 'the model its metadata names'} "
+                f"({type(e).__name__}: {first}): give weights of that model (cifar-export's, or "
+                f"torch.save(model.state_dict())), or the --model they are")
     side = info["image_size"]
     example = torch.zeros(2, 3, side, side)
     torch.onnx.export(model, (example,), args.out, input_names=["images"],

@@ -205,7 +205,9 @@ pass "SIGINT while the run starts: one line, exit 130, nothing left"
 
 # A run whose --checkpoint another run, still training, took over: it goes on
 # in its last.pt, and its interrupt names that file, not the other run's.
-slow=(--data data --device cpu --threads 1 --model resnet18 --batch-size 8 --train-limit 1600
+# Its epoch (60 steps of resnet18, about 10 s) outlasts the other run's start
+# and first checkpoint (about 3 s).
+slow=(--data data --device cpu --threads 1 --model resnet18 --batch-size 8 --train-limit 480
       --test-limit 100 --epochs 100 --log-interval 0.2 --checkpoint shared.pt)
 "$TRAIN" "${slow[@]}" --run-dir taken >/dev/null 2>taken.err &
 pid=$!
@@ -213,7 +215,8 @@ wait_for_log "epoch 1/100 step" taken.err $pid
 "$TRAIN" --data data --device cpu --threads 1 --train-limit 200 --test-limit 100 --epochs 100000 \
   --run-dir other --checkpoint shared.pt >/dev/null 2>other.err &
 other=$!
-wait_for_log "this run no longer writes it (its latest state is taken/last.pt)" taken.err $pid
+wait_for_log "this run no longer writes it (its latest state is taken/last.pt)" taken.err $pid ||
+  { cat other.err; fail "the other run did not take shared.pt over"; }
 kill -INT $pid
 wait $pid
 status=$?

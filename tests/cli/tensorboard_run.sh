@@ -52,15 +52,20 @@ PY
 "$PY" check.py whole 2 || fail "TensorBoard's reader disagrees with metrics.csv of a real run"
 pass "a real run's event file: scalars equal metrics.csv, per-class accuracies, heat maps, text"
 
-"$TRAIN" "${common[@]}" --epochs 3 --run-dir killed --checkpoint killed.pt >killed.log 2>&1 &
+# Epochs of 20,000 images (seconds long), so that the kill lands in epoch 2.
+"$TRAIN" "${common[@]}" --train-limit 20000 --epochs 3 --run-dir killed --checkpoint killed.pt \
+  >killed.log 2>&1 &
 pid=$!
 # Three progress lines into epoch 2 (--log-interval 0.2: the records reach
 # the file at each), then SIGKILL.
 for _ in $(seq 1 1200); do
   [[ $(grep -c "epoch 2/3 step" killed.log) -ge 3 ]] && break
+  kill -0 $pid 2>/dev/null || break
   sleep 0.1
 done
 grep -q "epoch 2/3 step" killed.log || { kill -9 $pid; cat killed.log; fail "epoch 2 never started"; }
+kill -0 $pid 2>/dev/null && ! grep -q "epoch 2/3: train\|epoch 3/3" killed.log ||
+  { cat killed.log; fail "the run got past epoch 2 before the kill (a machine this fast needs longer epochs)"; }
 kill -KILL $pid
 wait $pid 2>/dev/null
 "$PY" check.py killed 1 || fail "the event file of a SIGKILLed run is not readable up to epoch 1"

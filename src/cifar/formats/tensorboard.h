@@ -69,6 +69,10 @@ class TensorBoardWriter {
   // steps written before by the run it resumes).
   void purge_from(int64_t step);
 
+  // Drops the records held since the last flush (an epoch whose checkpoint
+  // failed: its resumed run writes them again).
+  void discard() { held_.clear(); }
+
   // Pushes buffered records to the file; throws std::runtime_error on a
   // write error (disk full).
   void flush();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cifar/core/errors.h"
 #include "cifar/core/names.h"
 #include "cifar/formats/tensorboard_trim.h"
 #include "cifar/io/checkpoint.h"
@@ -136,8 +137,14 @@ void RunOutputs::running_loss(int64_t global_step, double loss) {
   board_->scalar("train/running_loss", loss, global_step);
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - flushed_).count() >= flush_every_s_) {
-    board_->flush();
     flushed_ = now;
+    try {
+      board_->flush();
+    } catch (const std::runtime_error& e) {  // a full disk: the epoch goes on to its checkpoint
+      spdlog::warn("{}; TensorBoard logging stops for the rest of this run", e.what());
+      board_->discard();
+      board_.reset();
+    }
   }
 }
 
@@ -146,14 +153,19 @@ void RunOutputs::running_loss(int64_t global_step, double loss) {
 // read them before.
 void RunOutputs::drop_steps_after(int64_t global_step) {
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(run_dir_, ec)) {
-    const fs::path& file = entry.path();
+  for (fs::directory_iterator it(run_dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& file = it->path();
     if (!file.filename().string().starts_with(kEventFilePrefix) || file == board_->path()) continue;
-    if (const int64_t dropped = drop_events_after(file, global_step); dropped > 0) {
-      spdlog::info(
-          "TensorBoard: dropped {} records past step {} (written after the checkpoint "
-          "this run resumes from) from {}",
-          dropped, global_step, file.string());
+    try {
+      if (const int64_t dropped = drop_events_after(file, global_step); dropped > 0) {
+        spdlog::info(
+            "TensorBoard: dropped {} records past step {} (written after the checkpoint "
+            "this run resumes from) from {}",
+            dropped, global_step, file.string());
+      }
+    } catch (const std::exception& e) {  // not a file of ours to rewrite: the run goes on
+      spdlog::warn("TensorBoard: {}; its steps past {} may show twice", first_line(e.what()),
+                   global_step);
     }
   }
   board_->purge_from(global_step + 1);
@@ -192,6 +204,7 @@ void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
     if (best) write_file_atomically(this->best(), bytes, "--run-dir");
     if (board_) board_->flush();           // the epoch's scalars with its checkpoint
   } catch (const std::runtime_error& e) {  // a full disk: the way on
+    if (board_) board_->discard();         // the epoch's records: its resumed run writes them
     const fs::path last = run_dir_ / "last.pt";
     std::error_code ec;
     throw std::runtime_error(

@@ -86,7 +86,7 @@ EpochOptions epoch_options(const TrainingJob& job) {
                   "--config {} --resume {}{}",
                   stop_signal() != 0 ? fmt::format("signal {}", stop_signal())
                                      : std::string("a signal to another process of the run"),
-                  where, latest, job.env.program,
+                  where, latest, shell_word(job.env.program),
                   shell_word((job.paths.run_dir / "config.toml").string()), shell_word(latest),
                   unfitted),
       /*announce=*/job.dist.is_main());
