@@ -175,6 +175,22 @@ TEST_CASE("a name in a message reads back exactly and keeps its line whole", "[f
                     Catch::Contains("bad\\nname.png' does not exist") && !Catch::Contains("\n"));
 }
 
+TEST_CASE("a temporary file of an atomic write names the file it stands for", "[file_io]") {
+  CHECK(temp_file_target(".last.pt.tmp0123abcd") == "last.pt");
+  CHECK(temp_file_target(".events.out.tfevents.1.host.2.0.tmpdeadbeef") ==
+        "events.out.tfevents.1.host.2.0");
+  CHECK(temp_file_target("last.pt.tmp0123abcd").empty());   // not hidden
+  CHECK(temp_file_target(".last.pt.tmp0123abc").empty());   // 7 digits
+  CHECK(temp_file_target(".last.pt.tmp0123ABCD").empty());  // not as {:08x} writes them
+  CHECK(temp_file_target(".tmp0123abcd").empty());          // no name
+  // A finished write leaves none behind.
+  TempDir dir;
+  write_file_atomically(dir.path() / "m.pt", "x");
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    CHECK(temp_file_target(entry.path().filename().string()).empty());  // renamed into place
+  }
+}
+
 TEST_CASE("a path in a printed command pastes into a shell as one word", "[file_io]") {
   // Python's shlex.quote: the same words.
   CHECK(shell_word("runs/2026-11-30-net/last.pt") == "runs/2026-11-30-net/last.pt");

@@ -13,6 +13,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "cifar/config/normalization_flags.h"
 #include "cifar/config/option_tables.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
@@ -115,10 +116,7 @@ void validate(const TrainConfig& config) {
   if (!config.init_weights.empty() && !config.resume.empty()) {
     throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }
-  if (config.mean.has_value() != config.std.has_value()) {
-    throw UsageError(
-        fmt::format("--mean and --std go together: give {} too", config.mean ? "--std" : "--mean"));
-  }
+  check_mean_std_pair(config.mean.has_value(), config.std.has_value());
   if (config.mean && config.init_weights.empty()) {
     throw UsageError(
         "--mean and --std say how an --init-weights file's weights normalise their images: give "

@@ -36,13 +36,17 @@ std::array<double, 3> parse_channels(const std::string& flag, const std::string&
   return {values[0], values[1], values[2]};
 }
 
+void check_mean_std_pair(bool has_mean, bool has_std) {
+  if (has_mean != has_std) {
+    throw UsageError(
+        fmt::format("--mean and --std go together: give {} too", has_mean ? "--std" : "--mean"));
+  }
+}
+
 std::optional<Normalization> normalization_from_flags(const std::string& mean,
                                                       const std::string& std) {
   if (mean.empty() && std.empty()) return std::nullopt;
-  if (mean.empty() || std.empty()) {
-    throw UsageError(fmt::format("--mean and --std go together: give {} too",
-                                 mean.empty() ? "--mean" : "--std"));
-  }
+  check_mean_std_pair(!mean.empty(), !std.empty());
   Normalization n{parse_channels("--mean", mean), parse_channels("--std", std)};
   for (double s : n.std) {
     if (s <= 0) throw UsageError(fmt::format("--std values must be > 0, got '{}'", std));

@@ -18,6 +18,10 @@ namespace cifar {
 // Three finite numbers from `text`, or UsageError naming `flag` ("--mean").
 std::array<double, 3> parse_channels(const std::string& flag, const std::string& text);
 
+// UsageError unless --mean and --std are both given or both left out,
+// naming the one missing: every tool's check of the pair.
+void check_mean_std_pair(bool has_mean, bool has_std);
+
 // --mean and --std together: none when both are empty. UsageError when only
 // one is given, a value is not three finite numbers, or a std is not > 0.
 std::optional<Normalization> normalization_from_flags(const std::string& mean,

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cifar {
@@ -62,6 +63,11 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 void write_file_atomically(const std::filesystem::path& path,
                            const std::vector<std::span<const char>>& pieces,
                            const std::string& option = "");
+
+// The file a temporary file of write_file_atomically stands for: "last.pt"
+// for ".last.pt.tmp1a2b3c4d" (the name cut to 64 bytes, as it is made), ""
+// for any other name. For sweeping those a killed process left.
+std::string temp_file_target(std::string_view file_name);
 
 // Checks, before anything is written, that a file can be created at path:
 // creates its folder if needed (only with `make_folder`, for a file the tool

@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cifar/core/errors.h"
@@ -48,18 +49,33 @@ std::string write_advice(const fs::path& path, int err, const std::string& optio
 
 }  // namespace
 
+// A temporary file's name: "." + the name (its first kTempNameBytes) +
+// kTempMark + kTempHexDigits random hex digits.
+constexpr size_t kTempNameBytes = 64;
+constexpr std::string_view kTempMark = ".tmp";
+constexpr size_t kTempHexDigits = 8;
+
 // A new temporary file beside `path`, named ".<name>.tmp<random>" with the
 // name cut to 64 bytes, so that any name the folder accepts leaves room for
 // it. Created exclusively: an existing file or a planted link is never
 // followed or truncated. -1 with errno on failure.
 int create_temp_beside(const fs::path& path, fs::path& tmp) {
   std::random_device rd;
-  const std::string name = path.filename().string().substr(0, 64);
+  const std::string name = path.filename().string().substr(0, kTempNameBytes);
   for (int attempt = 0;; ++attempt) {
-    tmp = folder_of(path) / fmt::format(".{}.tmp{:08x}", name, rd());
+    tmp = folder_of(path) / fmt::format(".{}{}{:08x}", name, kTempMark, rd());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0 || errno != EEXIST || attempt == 8) return fd;
   }
+}
+
+std::string temp_file_target(std::string_view file_name) {
+  const size_t mark = file_name.rfind(kTempMark);
+  const bool temp = file_name.starts_with('.') && mark != std::string_view::npos && mark > 1 &&
+                    file_name.size() == mark + kTempMark.size() + kTempHexDigits &&
+                    file_name.find_first_not_of("0123456789abcdef", mark + kTempMark.size()) ==
+                        std::string_view::npos;
+  return temp ? std::string(file_name.substr(1, mark - 1)) : std::string();
 }
 
 void write_file_atomically(const fs::path& path, const std::string& bytes,

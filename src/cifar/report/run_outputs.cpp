@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
 #include "cifar/formats/tensorboard_trim.h"
 #include "cifar/io/checkpoint.h"
@@ -68,22 +69,16 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
   return run_dir;
 }
 // The temporary files (".last.pt.tmp1a2b3c4d": core/file_io.h's
-// write_file_atomically) a run killed while writing left in its folder: the
-// run's results only, each name as that function makes it. Under the lock no
-// other run writes there.
+// temp_file_target) a run killed while writing left in its folder: the run's
+// results only. Under the lock no other run writes there.
 void remove_stale_temps(const fs::path& run_dir) {
   const std::vector<std::string>& results = run_result_files();
   std::error_code ec;
   int64_t removed = 0;
   for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const auto tmp = name.rfind(".tmp");
-    if (!name.starts_with('.') || tmp == std::string::npos || name.size() != tmp + 12 ||
-        name.find_first_not_of("0123456789abcdef", tmp + 4) != std::string::npos) {
-      continue;
-    }
-    const std::string of = name.substr(1, tmp - 1);
-    if (std::ranges::find(results, of) == results.end() && !of.starts_with(kEventFilePrefix)) {
+    const std::string of = temp_file_target(it->path().filename().string());
+    if (of.empty() ||
+        (std::ranges::find(results, of) == results.end() && !of.starts_with(kEventFilePrefix))) {
       continue;
     }
     std::error_code removing;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cifar/config/config.h"
+#include "cifar/config/normalization_flags.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
 #include "cifar/core/image_prep.h"
@@ -54,10 +55,7 @@ void check_model_input(const ModelInput& input) {
     if (!file.empty() && std::filesystem::is_directory(file, ec)) check_readable_file(file, what);
   }
   check_image_options(input.image_size, input.crop_pct, "the weights file's", "the weights file's");
-  if (input.mean.has_value() != input.std.has_value()) {
-    throw UsageError(
-        fmt::format("--mean and --std go together: give {} too", input.mean ? "--std" : "--mean"));
-  }
+  check_mean_std_pair(input.mean.has_value(), input.std.has_value());
   for (const bool is_std : {false, true}) {  // the command line's parse checks them too
     const auto& values = is_std ? input.std : input.mean;
     if (!values) continue;
