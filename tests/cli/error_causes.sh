@@ -36,6 +36,28 @@ with open(sys.argv[1], "rb") as f:
 assert json.loads(meta["mean"]) == [0.5] * 3 and json.loads(meta["std"]) == [0.25] * 3, meta
 PY
 pass "--init-weights with --mean and --std: the run normalises and records them"
+# config.toml names the weights and normalisation the run started from, so
+# that --config repeats it; a resume goes on from its checkpoint's weights.
+grep -qx "init-weights = \"$PWD/r18/model.safetensors\"" normed/config.toml &&
+  grep -qx 'mean = "0.5,0.5,0.5"' normed/config.toml ||
+  fail "config.toml does not name --init-weights and --mean: $(cat normed/config.toml)"
+expect 0 "" -- "$TRAIN" --config normed/config.toml --run-dir again --checkpoint again.pt -q
+cmp <(grep -v -e "^run-dir" -e "^checkpoint" normed/config.toml) \
+  <(grep -v -e "^run-dir" -e "^checkpoint" again/config.toml) ||
+  fail "the repeat's settings differ: $(diff normed/config.toml again/config.toml)"
+python3 - again/model.safetensors <<'PY' || fail "the repeat did not start from the weights"
+import json, struct, sys
+with open(sys.argv[1], "rb") as f:
+    meta = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))["__metadata__"]
+assert json.loads(meta["mean"]) == [0.5] * 3 and meta["model"] == "resnet18", meta
+PY
+expect 0 "" -- "$TRAIN" --config normed/config.toml --resume normed.pt --epochs 2 -q
+expect 0 "" -- "$TRAIN" "${ok[@]}" --resume normed.pt --epochs 3
+pass "--config RUN/config.toml repeats an --init-weights run, and resumes it"
+expect 2 "--init-weights chooses the weights a run starts from, but --resume normed.pt goes on from its checkpoint's, of a run started from $PWD/r18/model.safetensors: drop --init-weights" -- \
+  "$TRAIN" "${ok[@]}" --resume normed.pt --init-weights from-meta/model.safetensors --epochs 4
+expect 2 "of a run started without it: drop --init-weights \(or drop --resume to start a new run from r18/model.safetensors\)" -- \
+  "$TRAIN" "${ok[@]}" --resume r18.pt --init-weights r18/model.safetensors --epochs 2
 expect 2 "--mean and --std say how an --init-weights file's weights normalise their images" -- \
   "$TRAIN" "${ok[@]}" --mean 0.5,0.5,0.5 --std 0.25,0.25,0.25
 expect 2 "--mean and --std go together: give --std too" -- \

@@ -69,6 +69,9 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.optimizer_args.at("eps") = 1e-6;
   c.ema = 0.999;
   c.deterministic = true;
+  c.init_weights = "/weights/resnet18 #2.pth";
+  c.mean = {0.485, 0.456, 0.406};
+  c.std = {0.229, 0.224, 0.225};
   CHECK_FALSE(c == TrainConfig{});
   for (const auto& [key, role] : train_setting_roles()) {  // every saved key is written
     INFO(key);

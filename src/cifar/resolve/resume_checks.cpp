@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "cifar/config/config.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
@@ -11,14 +13,29 @@
 #include "cifar/model/model_registry.h"
 
 namespace cifar {
+namespace fs = std::filesystem;
 namespace {
 
 // --freeze-body and --body-lr-scale decide which tensors train and the
 // optimiser state a checkpoint holds: --resume keeps the checkpoint's (a
 // checkpoint of older versions, which saved no settings, had neither).
 // Refused here, before anything is written.
+// So is --init-weights: a resumed run goes on from its checkpoint's weights,
+// and config.toml names the file the run started from.
 void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
-  for (const SettingChange& change : changed_settings(was.config_toml, to_toml(c))) {
+  TrainConfig now = c;  // as saved: the --init-weights file's absolute path
+  if (!now.init_weights.empty()) {
+    now.init_weights = fs::absolute(c.init_weights).lexically_normal().string();
+  }
+  for (const SettingChange& change : changed_settings(was.config_toml, to_toml(now))) {
+    if (change.key == "init-weights" && !change.after.empty()) {
+      throw UsageError(fmt::format(
+          "--init-weights chooses the weights a run starts from, but --resume {} goes on from "
+          "its checkpoint's, of a run started {}: drop --init-weights (or drop --resume to start "
+          "a new run from {})",
+          c.resume, change.before.empty() ? std::string("without it") : "from " + change.before,
+          shell_word(c.init_weights)));
+    }
     if (change.key == "freeze-body" && change.before == "false") {
       throw UsageError(fmt::format(
           "--freeze-body keeps the body of weights loaded with --init-weights, but --resume {} "

@@ -25,11 +25,17 @@ namespace {
 
 // The image settings as given; when resuming without them, the resumed
 // run's (its saved settings: --image-size 0 is the data set's own size,
-// --crop-mode auto and --crop-pct 0 the data set's preparation).
+// --crop-mode auto and --crop-pct 0 the data set's preparation). The weights
+// it started from are the resumed run's (load_resume refused others).
 TrainConfig with_resumed_image(const TrainConfig& config, const ModelSource& source) {
   TrainConfig sized = config;
   if (!source.resumed_settings) return sized;
   const TrainConfig& was = *source.resumed_settings;
+  if (config.init_weights.empty()) {
+    sized.init_weights = was.init_weights;
+    sized.mean = was.mean;
+    sized.std = was.std;
+  }
   if (config.image_size == 0) sized.image_size = was.image_size;
   if (config.crop_pct == 0) sized.crop_pct = was.crop_pct;
   if (config.crop_mode == "auto") sized.crop_mode = was.crop_mode;
