@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
     cifar::resolve_data_env(app, config.data_dir);
     config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
     config.machine = cifar::machine_env_from_environment();          // as cifar-train
+    config.spare_cache_dir = cifar::spare_cache_dir_from_environment();
     const auto report = cifar::evaluate_checkpoint(cifar::resolve_eval(config));
     const std::string split = cifar::split_folder_name(config.split);  // "test", "val", "train"
     if (config.json) {

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
 
   return cifar::run_cli(app, argc, argv, log, [&] {
     config.machine = cifar::machine_env_from_environment();  // as cifar-train
+    config.spare_cache_dir = cifar::spare_cache_dir_from_environment();
     // The images listed, --csv checked, the model loaded on its device, the TTA level.
     cifar::PredictRun run = cifar::resolve_predict(config);
     const cifar::ImageList& images = run.images;

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
     env.machine = cifar::machine_env_from_environment();
     env.dist = cifar::dist_env_from_environment();
     env.pretrained_dirs = cifar::pretrained_dirs_from_environment();
+    env.spare_cache_dir = cifar::spare_cache_dir_from_environment();
     env.configs_dir = cifar::shipped_configs_shown();
     cifar::label_logs_with_rank(env.dist);
     const auto result = cifar::train(config, env);

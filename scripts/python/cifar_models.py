@@ -325,19 +325,27 @@ def read_weights(path):
         from safetensors.torch import load_file
         with safe_open(path, framework="pt") as f:
             meta = dict(f.metadata() or {})
-        return _unwrap(load_file(path)), meta
-    return _unwrap(torch.load(path, map_location="cpu", weights_only=True)), {}
+        return _unwrap(path, load_file(path)), meta
+    return _unwrap(path, torch.load(path, map_location="cpu", weights_only=True)), {}
 
 
-def _unwrap(sd):
+def _unwrap(path, sd):
     """The state dict in the layouts cifar-train's reader takes too
-    (docs/formats.md): a dict holding it under state_dict, model_state_dict,
-    model, net or weights, and a prefix every name carries, module.
-    (DataParallel) or _orig_mod. (torch.compile)."""
-    for key in ("state_dict", "model_state_dict", "model", "net", "weights"):
-        if isinstance(sd, dict) and isinstance(sd.get(key), dict):
-            sd = sd[key]
-            break
+    (docs/formats.md): a dict holding it under one of state_dict,
+    model_state_dict, model, net or weights (under two: ValueError), and a
+    prefix every name carries, module. (DataParallel) or _orig_mod.
+    (torch.compile)."""
+    if isinstance(sd, dict):
+        found = [k for k in ("state_dict", "model_state_dict", "model", "net", "weights")
+                 if isinstance(sd.get(k), dict) and sd[k]
+                 and all(torch.is_tensor(v) for v in sd[k].values())]
+        if len(found) > 1:
+            raise ValueError(f"{os.fspath(path)}: it holds a state dict under each of the keys "
+                             f"{', '.join(found)}, and which is the model's is not said: save "
+                             f"the one to use alone, e.g. torch.save(checkpoint[{found[0]!r}], "
+                             "path)")
+        if found:
+            sd = sd[found[0]]
     for prefix in ("module.", "_orig_mod."):
         if sd and all(k.startswith(prefix) for k in sd):
             sd = {k[len(prefix):]: v for k, v in sd.items()}

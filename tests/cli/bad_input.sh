@@ -140,7 +140,7 @@ expect 1 "newer.pt is damaged: its format version field reads 99" -- "$EVAL" --c
 printf 'PK\003\004 a zip file, not ours' >foreign.pt
 expect 1 "foreign.pt: not a cifar-train checkpoint" -- "$EVAL" --checkpoint foreign.pt --data data
 expect 2 "holds a net model, but --model is resnet18" -- "$TRAIN" "${ok[@]}" --epochs 2 --resume good.pt --model resnet18
-expect 2 "already trained 1 epochs" -- "$TRAIN" "${ok[@]}" --resume good.pt
+expect 2 "already trained 1 epoch," -- "$TRAIN" "${ok[@]}" --resume good.pt
 expect 1 "checkpoint run is a directory, not a file; pass the file inside it \(it holds best.pt, last.pt, model.safetensors\)" -- \
   "$EVAL" --checkpoint run --data data
 # Said before the data is read: without --data (no data/ here) too.

@@ -44,3 +44,46 @@ for f in weights momentum header version; do
 done
 [[ ! -e run-weights/metrics.csv && ! -e out-momentum.pt ]] || fail "training started from a damaged checkpoint"
 expect 0 "v1.pt has format version 1.*cannot be verified" -- "$EVAL" --checkpoint v1.pt --data data --device cpu
+
+# Edited and sealed again (the checksum recomputed): a storage shorter than
+# its tensor (LibTorch's reader does not compare them: the model read past
+# its end, a resume freed memory twice), an entry renamed, a header whose
+# image size the model cannot take, settings that are not TOML. Each is
+# refused naming the file, exit 1, before any use.
+python3 - <<'PY' || fail "could not make the re-sealed copies"
+import hashlib, io, json, struct, zipfile
+b = open("good.pt", "rb").read()
+hl = struct.unpack("<I", b[12:16])[0]
+header = json.loads(b[16:16 + hl])
+payload = zipfile.ZipFile(io.BytesIO(b[16 + hl:-32]))
+def seal(name, header, edit=lambda entry, data: data):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for entry in payload.namelist():
+            z.writestr(entry, edit(entry, payload.read(entry)))
+    p = out.getvalue()
+    header = dict(header, payload_bytes=len(p))
+    h = json.dumps(header).encode()
+    body = b"CIFARTRN" + struct.pack("<II", 2, len(h)) + h + p
+    open(name, "wb").write(body + hashlib.sha256(body).digest())
+seal("short.pt", header, lambda e, d: d[:len(d) // 2] if e.endswith("/data/0") else d)
+seal("empty.pt", header, lambda e, d: b"" if e.endswith("/data/4") else d)
+seal("renamed.pt", header,
+     lambda e, d: d.replace(b"momentum.0q", b"momentum.Xq") if e.endswith("data.pkl") else d)
+seal("side.pt", dict(header, image=dict(header["image"], side=64)))
+seal("toml.pt", dict(header, config="this is not = = toml"))
+PY
+for f in short empty; do
+  expect 1 "checkpoint $f.pt: a tensor of shape \[.*\] needs [0-9]+ bytes of its storage, which holds [0-9]+; the file was edited or is damaged" -- \
+    "$EVAL" --checkpoint $f.pt --data data --device cpu
+  expect 1 "checkpoint $f.pt: a tensor of shape" -- \
+    "$TRAIN" "${ok[@]}" --epochs 2 --resume $f.pt --run-dir run-$f --checkpoint out-$f.pt
+done
+expect 1 "checkpoint renamed.pt: the weights cannot be read \(Argument passed to at\(\) was not in the map.\); the file is damaged" -- \
+  "$EVAL" --checkpoint renamed.pt --data data --device cpu
+expect 1 "checkpoint renamed.pt: the weights cannot be read" -- \
+  "$TRAIN" "${ok[@]}" --epochs 2 --resume renamed.pt --run-dir run-renamed --checkpoint out-renamed.pt
+expect 1 "checkpoint side.pt: header says its net was trained on images of 64 px a side, which a net cannot take" -- \
+  "$EVAL" --checkpoint side.pt --data data --device cpu
+expect 1 "checkpoint toml.pt: the settings its header holds do not read as TOML" -- \
+  "$TRAIN" "${ok[@]}" --epochs 2 --resume toml.pt --run-dir run-toml --checkpoint out-toml.pt

@@ -2,7 +2,8 @@
 # Standard streams and small things: a result that cannot be written to
 # standard output is an error; with descriptors 0-2 closed, nothing lands in
 # the run's files; a CMYK JPEG is classified; a warm-up longer than the run
-# is named; class names holding commas or quotes keep confusion.csv's columns.
+# is named; class names holding commas or quotes keep confusion.csv's columns;
+# NO_COLOR turns colours off.
 source "$(dirname "$0")/lib/common.bash"
 BIN=$(cd "$(dirname "$TRAIN")" && pwd)
 PREDICT=$BIN/cifar-predict
@@ -88,3 +89,12 @@ assert rows[0][1] == "air,plane" and rows[0][3] == 'say "hi"' and rows[1][0] == 
 PY
 pass "confusion.csv quotes 'air,plane' and 'say \"hi\"' (11 columns in every row)"
 echo "all stream and small-thing checks passed"
+
+# --- NO_COLOR (no-color.org): no colour escapes on a terminal -----------------------
+# The control: the same error on a terminal (script's pty) is coloured.
+coloured=$(script -qec "'$EVAL' --checkpoint missing.pt --data data" /dev/null)
+plain=$(NO_COLOR=1 script -qec "'$EVAL' --checkpoint missing.pt --data data" /dev/null)
+grep -q $'\e\\[' <<<"$coloured" || fail "no colour on a terminal (the control): $coloured"
+grep -q "missing.pt does not exist" <<<"$plain" || fail "no error under NO_COLOR: $plain"
+! grep -q $'\e\\[' <<<"$plain" || fail "NO_COLOR=1 still colours: $(cat -v <<<"$plain")"
+pass "NO_COLOR=1 takes the colour escapes away"

@@ -122,6 +122,33 @@ TEST_CASE("weights that do not fit are listed by name in one error", "[weights]"
                           !Catch::Contains("pass --model resnet18 --stem imagenet"));
 }
 
+// PyTorch before 0.4.1 saved no num_batches_tracked: PyTorch's BatchNorm
+// loads such a file with the count at 0, and so does apply_weights; any
+// other tensor missing is still refused.
+TEST_CASE("a state dict saved before batch norms counted their batches loads", "[weights]") {
+  auto model = make_model(ModelOptions("resnet18"));
+  TensorMap sd = model_state_dict(*model);
+  for (auto& [name, t] : sd) {
+    if (t.is_floating_point()) t = torch::full_like(t, 0.5);
+  }
+  std::vector<std::string> counts;
+  for (const auto& [name, t] : sd) {
+    if (name.ends_with(".num_batches_tracked")) counts.push_back(name);
+  }
+  REQUIRE(counts.size() == 20);
+  for (const auto& name : counts) sd.erase(name);
+  auto loaded = make_model(ModelOptions("resnet18"));
+  model_state_dict(*loaded).at("bn1.num_batches_tracked").fill_(7);
+  apply_weights(*loaded, sd, "resnet18", "old.pth");
+  const TensorMap now = model_state_dict(*loaded);
+  CHECK(now.at("bn1.num_batches_tracked").item<int64_t>() == 0);
+  CHECK(torch::equal(now.at("layer4.1.bn2.running_var"), sd.at("layer4.1.bn2.running_var")));
+  sd.erase("bn1.running_mean");
+  REQUIRE_THROWS_WITH(
+      apply_weights(*loaded, sd, "resnet18", "old.pth"),
+      Catch::Contains("missing: bn1.running_mean") && !Catch::Contains("num_batches_tracked"));
+}
+
 // Issue 47, class 2: the class count was read before the "module." prefix
 // was removed, so a DataParallel file with a 1000-class head was built as a
 // 10-class model and refused. Every layout, in both formats, is one view.

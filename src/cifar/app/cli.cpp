@@ -36,7 +36,13 @@ void add_log_flags(CLI::App& app, LogOptions& options) {
 
 void setup_logging(const LogOptions& options) {
   auto logger = spdlog::get("cifar");
-  if (!logger) logger = spdlog::stderr_color_mt("cifar");
+  // NO_COLOR (no-color.org): set and not empty, no colour escapes.
+  const char* no_color = std::getenv("NO_COLOR");
+  const bool plain = no_color != nullptr && no_color[0] != '\0';
+  if (!logger) {
+    logger = spdlog::stderr_color_mt(
+        "cifar", plain ? spdlog::color_mode::never : spdlog::color_mode::automatic);
+  }
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%H:%M:%S] %^%l%$: %v");
   spdlog::set_level(options.verbose ? spdlog::level::debug
@@ -54,6 +60,16 @@ std::string data_from_env(const CLI::App& app) {
   return env;
 }
 }  // namespace
+
+std::filesystem::path spare_cache_dir_from_environment() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::filesystem::path(xdg) / "cifar-train";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] == '/') {
+    return std::filesystem::path(home) / ".cache" / "cifar-train";
+  }
+  return {};
+}
 
 void resolve_data_env(const CLI::App& app, std::string& data_dir) {
   if (std::string env = data_from_env(app); !env.empty()) data_dir = std::move(env);

@@ -52,6 +52,11 @@ DistEnv dist_env_from_environment();
 // LibTorch outside one).
 std::vector<std::filesystem::path> pretrained_dirs_from_environment();
 
+// Where an image folder's decode cache goes when its data folder cannot hold
+// one (read-only): ${XDG_CACHE_HOME:-$HOME/.cache}/cifar-train, the folder
+// scripts/setup.sh keeps LibTorch's environment in; empty when neither is set.
+std::filesystem::path spare_cache_dir_from_environment();
+
 // The folders of the configs that come with the tools: share/cifar-train/
 // configs beside the tool's bin/ (installed), then the source tree's
 // configs/ (shipped_configs.cpp); and, for a --config file that is not

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,8 @@ struct EvalConfig : ModelInput {
   std::optional<bool> progress_bar;
   // Not an option: the machine's cores and variables (the app's to say).
   MachineEnv machine;
+  // Not an option: where a read-only image folder's cache goes (the app's).
+  std::filesystem::path spare_cache_dir;
 };
 
 // cifar-predict: the model, the images and how to report them.
@@ -90,6 +93,7 @@ struct PredictConfig : ModelInput {
   bool json = false;    // one JSON array instead of lines
   std::string csv;      // --csv FILE: one row per image (infer/predict.h)
   MachineEnv machine;   // not an option: the machine's cores and variables (the app's to say)
+  std::filesystem::path spare_cache_dir;  // not an option: as EvalConfig's
 };
 
 // cifar-export: the model and where its weights go.

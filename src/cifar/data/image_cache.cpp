@@ -143,6 +143,16 @@ fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cach
   return cache_dir / "image-folders" / (to_hex(digest).substr(0, 16) + "-" + file);
 }
 
+fs::path cache_folder_for(const fs::path& dir, Split split, const ImageFolderOptions& options,
+                          int64_t tier) {
+  if (!options.cache_dir.empty() || options.spare_cache_dir.empty()) return options.cache_dir;
+  std::error_code ec;
+  if (fs::exists(image_cache_path(dir, split, {}, tier), ec)) return {};  // read it there
+  const fs::path beside = dir / ".cifar-cache";
+  const fs::path written = fs::is_directory(beside, ec) ? beside : dir;
+  return ::access(written.c_str(), W_OK) == 0 ? fs::path() : options.spare_cache_dir;
+}
+
 std::vector<int64_t> cache_tiers() {
   const ImagePrep widest{CropMode::kCenter, kMinCropPct};
   const int64_t largest = kept_side(kMaxResolution, widest, kWholeScale * kMaxResolution);
@@ -152,7 +162,7 @@ std::vector<int64_t> cache_tiers() {
 }
 
 std::optional<std::pair<fs::path, fs::path>> class_folder_cache(const fs::path& root,
-                                                                const fs::path& cache_dir,
+                                                                const ImageFolderOptions& options,
                                                                 int64_t tier) {
   fs::path folder = fs::absolute(root).lexically_normal();
   if (!folder.has_filename()) folder = folder.parent_path();  // "val/"
@@ -162,7 +172,8 @@ std::optional<std::pair<fs::path, fs::path>> class_folder_cache(const fs::path& 
     for (const Split split : {Split::kVal, Split::kTest}) {
       try {
         if (fs::equivalent(root, split_folder(dir, split), ec)) {
-          return std::pair{image_cache_path(dir, split, cache_dir, tier), dir};
+          return std::pair{
+              image_cache_path(dir, split, cache_folder_for(dir, split, options, tier), tier), dir};
         }
       } catch (const std::runtime_error&) {  // two validation folders: none is the split
       }

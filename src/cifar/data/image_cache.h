@@ -58,6 +58,13 @@ std::filesystem::path image_cache_path(const std::filesystem::path& dir, Split s
                                        const std::filesystem::path& cache_dir,
                                        int64_t tier = kMinKeptSide);
 
+// The cache folder a split of DIR uses, as image_cache_path takes it:
+// options.cache_dir when given; else beside the data (empty), unless no
+// cache file of the split is there yet and DIR (or its .cifar-cache) is not
+// writable, when options.spare_cache_dir is.
+std::filesystem::path cache_folder_for(const std::filesystem::path& dir, Split split,
+                                       const ImageFolderOptions& options, int64_t tier);
+
 // Every tier a cache file can be kept at: kMinKeptSide doubled up to the
 // largest --image-size's whole images (data/resolution.h).
 std::vector<int64_t> cache_tiers();
@@ -68,8 +75,9 @@ std::vector<int64_t> cache_tiers();
 // what training cached (and the reverse). Else none: a cache of its own
 // inside ROOT would be a hidden folder among its classes, which
 // torchvision's ImageFolder takes for a class.
+// The cache folder is the data set's (cache_folder_for).
 std::optional<std::pair<std::filesystem::path, std::filesystem::path>> class_folder_cache(
-    const std::filesystem::path& root, const std::filesystem::path& cache_dir,
+    const std::filesystem::path& root, const ImageFolderOptions& options,
     int64_t tier = kMinKeptSide);
 
 // The key text for a listing read with these options. `where` is the

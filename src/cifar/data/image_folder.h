@@ -49,6 +49,10 @@ struct ImageFolderOptions {
   // Where the cache file goes. Empty: beside the data, in DIR/.cifar-cache/.
   // The caller (the app layer) passes e.g. $XDG_CACHE_HOME/cifar-train.
   std::filesystem::path cache_dir;
+  // Where the cache goes when beside the data it cannot (a read-only data
+  // folder, say), and cache_dir is empty: the app passes
+  // ${XDG_CACHE_HOME:-~/.cache}/cifar-train. Empty: no cache then.
+  std::filesystem::path spare_cache_dir;
   bool use_cache = true;
   // A file that is not a readable image is skipped (and named in a warning)
   // instead of stopping the read (--skip-bad-images).

@@ -234,11 +234,10 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
                     listing.class_names, options);
   }
   log_ignored(listing);
-  const std::string where =
-      options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string();
-  const fs::path cache =
-      image_cache_path(dir, split, options.cache_dir, kept_side_of(options.image));
-  return read_cached(listing, cache, options, where, start);
+  const int64_t tier = kept_side_of(options.image);
+  const fs::path folder = cache_folder_for(dir, split, options, tier);
+  const std::string where = folder.empty() ? "" : fs::absolute(dir).lexically_normal().string();
+  return read_cached(listing, image_cache_path(dir, split, folder, tier), options, where, start);
 }
 
 ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string>& known,
@@ -254,16 +253,16 @@ ClassFolderImages read_class_folder_files(const fs::path& root,
   const auto listing = list_class_folder(root, known, known_source);
   log_ignored(listing);
   ClassFolderImages out;
-  const auto cache = class_folder_cache(root, options.cache_dir, kept_side_of(options.image));
+  const auto cache = class_folder_cache(root, options, kept_side_of(options.image));
   if (!cache) {
     out.split = decode_uncached(listing, torch::Tensor(), options, start,
                                 "a folder of classes outside a data set: not cached, as a cache "
                                 "inside it would be a hidden folder among its classes");
   } else {
     const auto& [path, dir] = *cache;
-    out.split = read_cached(
-        listing, path, options,
-        options.cache_dir.empty() ? "" : fs::absolute(dir).lexically_normal().string(), start);
+    const bool beside = path.parent_path().filename() == ".cifar-cache";
+    out.split = read_cached(listing, path, options,
+                            beside ? "" : fs::absolute(dir).lexically_normal().string(), start);
   }
   // Every listed file is in the split unless skip_bad_images dropped some,
   // which leaves the files unmatched: then none is named.

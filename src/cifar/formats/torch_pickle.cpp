@@ -46,11 +46,25 @@ TensorMap state_dict_of(const Value& root, const Fail& fail) {
     throw fail(fmt::format("it holds a {}, not a dict of tensors; save model.state_dict()",
                            pickle::type_name(root)));
   }
+  // One state dict under the wrapper keys: two (a "model" and a
+  // "state_dict") would leave the choice to the order of a list.
+  std::vector<std::string> found;
   for (const auto& key : state_dict_keys()) {
     for (const auto& [k, v] : d->items) {
       const auto* name = std::get_if<std::string>(&k->content);
-      if (name != nullptr && *name == key && as_tensor_map(*v, map)) return map;
+      TensorMap under;
+      if (name != nullptr && *name == key && as_tensor_map(*v, under)) {
+        if (found.empty()) map = std::move(under);
+        found.push_back(key);
+      }
     }
+  }
+  if (found.size() == 1) return map;
+  if (found.size() > 1) {
+    throw fail(fmt::format(
+        "it holds a state dict under each of the keys {}, and which is the model's is not "
+        "said: save the one to use alone, e.g. torch.save(checkpoint[\"{}\"], path)",
+        fmt::join(found, ", "), found.front()));
   }
   throw fail(fmt::format("it holds a dict that is not a state dict and has none under the keys {}",
                          fmt::join(state_dict_keys(), ", ")));

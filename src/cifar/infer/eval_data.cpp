@@ -123,6 +123,7 @@ ImageSplit read_test_data(const EvalData& data, LoadedCheckpoint& checkpoint) {
   options.labels = data.labels;  // resolve_eval's: --labels, else the model's
   auto& info = checkpoint.info;
   options.folder.skip_bad_images = data.skip_bad_images;
+  options.folder.spare_cache_dir = data.spare_cache_dir;
   // The images the model was trained on, prepared as they were.
   options.image = ImageSpec{.image_size = info.image.image_size, .prep = info.prep};
   if (data.whole) return read_class_data(data, options, checkpoint);

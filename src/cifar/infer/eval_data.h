@@ -28,14 +28,15 @@ struct HeldOutImages {
 // What cifar-eval evaluates on, as resolve/inference.h's resolve_eval
 // resolved it from the options.
 struct EvalData {
-  std::filesystem::path dir;               // --data
-  std::optional<DatasetKind> kind{};       // --dataset, else detected (unset: read whole)
-  Split split = Split::kTest;              // --split
-  bool whole = false;                      // a plain folder of class folders (evaluated_whole)
-  LabelSet labels = LabelSet::kFine;       // CIFAR-100's: --labels, else the model's
-  std::optional<LabelSet> given_labels{};  // --labels as given, for the ignored-options note
-  bool skip_bad_images = false;            // image folders: skip unreadable files, naming them
-  std::string model_file;                  // "checkpoint FILE" or "weights file FILE", for messages
+  std::filesystem::path dir;                // --data
+  std::optional<DatasetKind> kind{};        // --dataset, else detected (unset: read whole)
+  Split split = Split::kTest;               // --split
+  bool whole = false;                       // a plain folder of class folders (evaluated_whole)
+  LabelSet labels = LabelSet::kFine;        // CIFAR-100's: --labels, else the model's
+  std::optional<LabelSet> given_labels{};   // --labels as given, for the ignored-options note
+  bool skip_bad_images = false;             // image folders: skip unreadable files, naming them
+  std::filesystem::path spare_cache_dir{};  // ImageFolderOptions::spare_cache_dir
+  std::string model_file;  // "checkpoint FILE" or "weights file FILE", for messages
   std::optional<HeldOutImages> held_out{};  // --split val read from the training split
 };
 

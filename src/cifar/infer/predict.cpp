@@ -30,6 +30,7 @@ std::map<std::string, torch::Tensor> cached_images(const CheckpointInfo& info,
                                                    const PredictOptions& options) {
   std::map<std::string, torch::Tensor> out;
   ImageFolderOptions folder;
+  folder.spare_cache_dir = options.spare_cache_dir;
   folder.image = ImageSpec{.image_size = info.image.image_size, .prep = info.prep};
   for (const auto& dir : options.cached_folders) {
     try {

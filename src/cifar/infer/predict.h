@@ -29,6 +29,7 @@ struct PredictOptions {
   // through the data set's decode cache, as cifar-eval reads them
   // (resolve_predict).
   std::vector<std::string> cached_folders = {};
+  std::filesystem::path spare_cache_dir = {};  // ImageFolderOptions::spare_cache_dir
 };
 
 struct Prediction {

@@ -9,6 +9,7 @@
 #include "cifar/core/stateful.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint_bytes.h"
+#include "cifar/io/checkpoint_payload.h"
 #include "cifar/model/state_dict.h"
 
 namespace cifar {
@@ -71,7 +72,7 @@ torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const 
   try {
     archive.load_from(c.bytes.data() + c.header.payload_offset, c.header.payload_size,
                       torch::Device(torch::kCPU));
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {  // c10::Error; std::out_of_range for a renamed entry
     fail(src,
          fmt::format("the weights cannot be read ({}); the file is damaged", first_line(e.what())));
   }
@@ -96,12 +97,13 @@ LoadedCheckpoint load_checkpoint(const fs::path& path, const std::string& weight
   }
   c.info = c.header.info;
   c.model = make_model(c.info.model_options());
+  check_payload_tensors(c.bytes.data() + c.header.payload_offset, c.header.payload_size, source);
   auto archive = payload_archive(c, source);
   try {
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);
     c.model->load(model_archive);
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {  // c10::Error; std::out_of_range for a renamed entry
     fail(source,
          fmt::format("its weights do not fit a {} model ({})", c.info.model, first_line(e.what())));
   }
@@ -120,7 +122,7 @@ void load_optimizer_state(const LoadedCheckpoint& c, Stateful& optimizer) {
   }
   try {
     optimizer.load(optimizer_archive);
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {  // c10::Error; std::out_of_range for a renamed entry
     throw std::runtime_error(
         fmt::format("the checkpoint's optimizer state does not fit: {}", first_line(e.what())));
   }

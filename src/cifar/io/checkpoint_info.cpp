@@ -9,6 +9,7 @@
 #include "cifar/io/checkpoint_bytes.h"
 #include "cifar/io/checkpoint_image.h"
 #include "cifar/io/normalization_range.h"
+#include "cifar/model/model_registry.h"
 
 namespace cifar {
 using nlohmann::json;
@@ -111,6 +112,11 @@ CheckpointInfo checkpoint_info_from_json(const json& j, const std::string& sourc
   }
   if (const auto it = j.find("image"); it != j.end()) {  // absent in older files: CIFAR's
     read_image_field(*it, source, info.image, info.prep);
+  }
+  if (!model_entry(info.model).takes_image_size(info.image.image_size)) {
+    fail(source, fmt::format("header says its {} was trained on images of {} px a side, which a "
+                             "{} cannot take; the file was edited or is damaged",
+                             info.model, info.image.image_size, info.model));
   }
   if (info.class_names.size() != static_cast<size_t>(info.num_classes)) {
     fail(source, fmt::format("lists {} class names for {} classes", info.class_names.size(),

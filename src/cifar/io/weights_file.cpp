@@ -42,9 +42,24 @@ std::string weights_format_problem(const fs::path& path) {
                           : "");
 }
 
-std::string torch_file_problem(const fs::path& path) {
-  const std::string front = read_front(path, 4, "the weights file");
-  if (front.starts_with("PK\x03\x04") || front.starts_with("\x80")) return "";
+std::string weights_content_problem(const fs::path& path) {
+  const std::string front = read_front(path, 9, "the weights file");
+  // A header length, then JSON; its length's low byte may be a pickle's 0x80.
+  const bool safetensors = front.size() == 9 && front[8] == '{';
+  const bool torch_save =
+      front.starts_with("PK\x03\x04") || (front.starts_with("\x80") && !safetensors);
+  if (weights_format(path) == WeightsFormat::kSafetensors) {
+    if (!torch_save) return "";
+    return fmt::format(
+        "weights file {} is a PyTorch file (torch.save's zip or pickle), not safetensors: name "
+        "it {}",
+        path.string(), fs::path(path).replace_extension(".pt").string());
+  }
+  if (torch_save) return "";
+  if (safetensors) {
+    return fmt::format("weights file {} is a safetensors file, not torch.save's: name it {}",
+                       path.string(), fs::path(path).replace_extension(".safetensors").string());
+  }
   return fmt::format(
       "weights file {} is not a PyTorch file: it starts with neither a zip archive's header "
       "(torch.save) nor a pickle's (an empty, damaged or other program's file); in Python, "

@@ -29,10 +29,12 @@ WeightsFormat weights_format(const std::filesystem::path& path);
 // extensions that work; "" when it names one.
 std::string weights_format_problem(const std::filesystem::path& path);
 
-// Why a .pt/.pth file cannot be torch.save's (it starts with neither a zip
-// archive's header nor a pickle's: empty, damaged or another program's), or
-// "" when it may be; read from its first bytes only.
-std::string torch_file_problem(const std::filesystem::path& path);
+// Why a weights file cannot be of the format its extension names, or "" when
+// it may be; read from its first bytes only. A .pt/.pth that starts with
+// neither a zip archive's header nor a pickle's (torch.save's) is empty,
+// damaged or another program's, or a safetensors file (named so); a
+// .safetensors that starts with one of them is a torch.save file (named so).
+std::string weights_content_problem(const std::filesystem::path& path);
 
 // A weights file's tensors and (safetensors only) its metadata.
 struct WeightsFile {

@@ -10,6 +10,10 @@
 namespace cifar {
 namespace {
 
+// The buffer PyTorch 0.4.1 added to batch norms: files saved before it lack
+// it, and PyTorch's BatchNorm loads them with the count at 0, as here.
+constexpr std::string_view kBatchCount = ".num_batches_tracked";
+
 std::string shape_text(c10::IntArrayRef sizes) {
   return fmt::format("[{}]", fmt::join(sizes, ", "));
 }
@@ -103,6 +107,7 @@ void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::s
   std::vector<std::string> missing, unexpected, misshapen;
   for (const auto& [name, t] : target) {
     const auto it = tensors.find(name);
+    if (it == tensors.end() && name.ends_with(kBatchCount)) continue;  // set to 0 below
     if (it == tensors.end()) {
       missing.push_back(name);
     } else if (it->second.sizes() != t.sizes()) {
@@ -124,7 +129,14 @@ void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::s
   }
   check_values(target, tensors, source);
   torch::NoGradGuard no_grad;
-  for (auto& [name, t] : target) t.copy_(tensors.at(name));
+  for (auto& [name, t] : target) {
+    const auto it = tensors.find(name);
+    if (it != tensors.end()) {
+      t.copy_(it->second);
+    } else {
+      t.zero_();  // a batch norm's count, absent from files of PyTorch before 0.4.1
+    }
+  }
 }
 
 }  // namespace cifar

@@ -195,8 +195,12 @@ void RunOutputs::epoch_done(const EpochMetrics& metrics, const EvalResult* test,
     if (test != nullptr) {
       write_confusion_csv(run_dir_ / "confusion.csv", test->confusion, class_names);
     }
-    save_latest(bytes);
+    // best.pt before last.pt: a write that fails, or a kill, leaves last.pt
+    // at the epoch before, whose resume trains this epoch again and writes
+    // best.pt then (after last.pt, the epoch would count as done and its
+    // best.pt stay lost).
     if (best) write_file_atomically(this->best(), bytes, "--run-dir");
+    save_latest(bytes);
     if (board_) board_->flush();           // the epoch's scalars with its checkpoint
   } catch (const std::runtime_error& e) {  // a full disk: the way on
     if (board_) board_->discard();         // the epoch's records: its resumed run writes them

@@ -127,6 +127,7 @@ EvalRun resolve_eval(const EvalConfig& config) {
                 .labels = LabelSet::kFine,
                 .given_labels = config.labels,
                 .skip_bad_images = config.skip_bad_images,
+                .spare_cache_dir = config.spare_cache_dir,
                 .model_file = config.checkpoint.empty() ? "weights file " + config.weights
                                                         : "checkpoint " + config.checkpoint};
   check_data_named(config);

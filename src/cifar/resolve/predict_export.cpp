@@ -104,6 +104,7 @@ PredictRun resolve_predict(const PredictConfig& config) {
   run.options.top_k = config.top_k;
   run.options.batch_size = config.batch_size;
   run.options.logits = config.logits && config.json;
+  run.options.spare_cache_dir = config.spare_cache_dir;
   if (config.logits && !config.json) {  // said, as resolve/ignored_options says the others
     spdlog::warn(
         "--logits does nothing here: the raw logits go only into --json's output{}; "
@@ -112,7 +113,8 @@ PredictRun resolve_predict(const PredictConfig& config) {
   }
   for (const auto& input : config.images) {  // a data set's val/ or test/: its decode cache
     std::error_code ec;
-    if (std::filesystem::is_directory(input, ec) && class_folder_cache(input, {})) {
+    if (std::filesystem::is_directory(input, ec) &&
+        class_folder_cache(input, ImageFolderOptions{})) {
       run.options.cached_folders.push_back(input);
     }
   }

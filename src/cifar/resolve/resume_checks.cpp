@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cifar/config/config.h"
+#include "cifar/config/config_file.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/names.h"
@@ -81,10 +82,11 @@ void check_resume_length(const TrainConfig& c, const CheckpointInfo& info, int64
                                                 : fmt::format("--epochs {}", epochs);
   if (info.epoch >= epochs && info.step_in_epoch == 0) {
     throw UsageError(fmt::format(
-        "--resume {} has already trained {} epochs, all that {} asks for: pass {} or more to "
+        "--resume {} has already trained {} epoch{}, all that {} asks for: pass {} or more to "
         "train further (its weights for Python, if the run stopped before writing "
         "model.safetensors: cifar-export --checkpoint {} --out model.safetensors)",
-        resume, info.epoch, asked, pass(info.epoch * steps_per_epoch + 1), shell_word(resume)));
+        resume, info.epoch, info.epoch == 1 ? "" : "s", asked,
+        pass(info.epoch * steps_per_epoch + 1), shell_word(resume)));
   }
   if (info.epoch >= epochs) {  // stopped inside a later epoch than asked
     throw UsageError(fmt::format(
@@ -112,6 +114,14 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   if (c.resume.empty()) return std::nullopt;
   LoadedCheckpoint resumed = load_checkpoint(c.resume, "--init-weights");
   const auto& info = resumed.info;
+  try {  // a checkpoint's settings are TOML, unless the file was edited and sealed again
+    read_settings_toml(info.config_toml);
+  } catch (const UsageError& e) {
+    throw std::runtime_error(fmt::format(
+        "checkpoint {}: the settings its header holds do not read as TOML ({}); the file was "
+        "edited or is damaged: use another checkpoint",
+        c.resume, first_line(e.what())));
+  }
   check_resumed_fine_tune(c, info);
   if (!c.model.empty() && c.model != info.model) {
     throw UsageError(

@@ -182,7 +182,8 @@ ImageSpec image_spec(const TrainConfig& c, const DatasetKindEntry& kind, bool au
   return image;
 }
 
-SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, bool progress_bar) {
+SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, bool progress_bar,
+                           const std::filesystem::path& spare_cache_dir) {
   DatasetOptions given{.dir = c.data_dir, .kind = dataset_request(c.dataset), .folder = {}};
   const DatasetKind kind = dataset_kind(given);  // --dataset, else detected
   SplitOptions options{.data_dir = c.data_dir,
@@ -195,6 +196,7 @@ SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, 
                        .image = image_spec(c, dataset_entry(kind), augments),
                        .folder = {}};
   options.folder.skip_bad_images = c.skip_bad_images;
+  options.folder.spare_cache_dir = spare_cache_dir;
   options.folder.progress = decoding_progress(c, main_rank, progress_bar);
   return options;
 }

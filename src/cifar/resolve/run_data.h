@@ -27,8 +27,10 @@ namespace cifar {
 ImageSpec image_spec(const TrainConfig& c, const DatasetKindEntry& kind, bool augments);
 
 // The data layer's options for `c`, its kind detected once (rank 0 draws the
-// decoding bar; `progress_bar`: it draws on stderr).
-SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, bool progress_bar);
+// decoding bar; `progress_bar`: it draws on stderr; `spare_cache_dir`: where
+// a read-only image folder's cache goes).
+SplitOptions split_options(const TrainConfig& c, bool augments, bool main_rank, bool progress_bar,
+                           const std::filesystem::path& spare_cache_dir);
 
 // --batch-size, lowered to fit a training split smaller than it: each of the
 // `world` processes' batch to its share of the images (so the global batch

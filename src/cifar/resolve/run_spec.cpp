@@ -113,8 +113,8 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   }
   sized.amp = precision.amp;  // config.toml and the checkpoint record what ran
   // An augmenting recipe crops whole images of a data set augmented so (crops.h).
-  const SplitOptions split =
-      split_options(sized, recipe.augmentation.translates(), dist.is_main(), context.progress_bar);
+  const SplitOptions split = split_options(sized, recipe.augmentation.translates(), dist.is_main(),
+                                           context.progress_bar, context.spare_cache_dir);
   if (const std::string problem = val_split_beside_val_folder(split); !problem.empty()) {
     throw UsageError(problem);
   }

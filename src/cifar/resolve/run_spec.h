@@ -87,6 +87,7 @@ struct RunContext {
   Distributed& dist;
   bool progress_bar = false;  // the data load's bar draws on stderr (RunEnv::progress_bar)
   std::vector<std::filesystem::path> pretrained_dirs = {};  // where --pretrained looks
+  std::filesystem::path spare_cache_dir = {};               // ImageFolderOptions::spare_cache_dir
   std::filesystem::path configs_dir = "configs";  // the tools' own configs, named in hints
 };
 

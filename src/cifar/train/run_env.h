@@ -26,6 +26,9 @@ struct RunEnv {
   DistEnv dist;  // the launcher's RANK, WORLD_SIZE, ... (one process by default)
   // Where --pretrained looks for weights (app/cli.h: pretrained_dirs_from_environment).
   std::vector<std::filesystem::path> pretrained_dirs;
+  // Where an image folder's cache goes when its folder cannot hold one
+  // (app/cli.h: spare_cache_dir_from_environment).
+  std::filesystem::path spare_cache_dir;
   // The configs that come with the tools, as hints name them (app/cli.h:
   // shipped_configs_shown): "configs" in the source tree.
   std::filesystem::path configs_dir = "configs";

@@ -95,6 +95,7 @@ TrainResult train_in_group(const TrainConfig& given, const RunEnv& env, const Ma
                                            .dist = dist,
                                            .progress_bar = env.progress_bar,
                                            .pretrained_dirs = env.pretrained_dirs,
+                                           .spare_cache_dir = env.spare_cache_dir,
                                            .configs_dir = env.configs_dir});
   TrainingSession session = make_session(spec, dist, device);
   stop_if_interrupted(dist);

@@ -1,0 +1,23 @@
+// checkpoint_payload.h: a checkpoint's payload (LibTorch's archive, a zip of
+// data.pkl and one data/N entry per storage) checked before LibTorch loads it.
+//
+// LibTorch's reader sizes each storage by the element count data.pkl
+// declares and fills it from the data/N entry, whatever that entry's length;
+// and it gives each tensor the sizes, strides and offset data.pkl says,
+// without comparing them with its storage. A file edited and sealed again
+// (its checksum recomputed) could so make a tensor read, and a copy into it
+// write, past the end of its memory. The check reads the payload once more,
+// each storage exactly as long as its entry, and refuses a tensor that
+// reaches past its storage's end.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace cifar {
+
+// std::runtime_error "checkpoint SOURCE: ..." naming the first tensor that
+// reaches past its storage, or the payload that cannot be read.
+void check_payload_tensors(const char* data, size_t size, const std::string& source);
+
+}  // namespace cifar
