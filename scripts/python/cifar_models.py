@@ -380,7 +380,19 @@ def _metadata(path, meta):
     if not 8 <= image_size <= 1024:
         raise ValueError(f"{os.fspath(path)}: its metadata's image_size {image_size} is not "
                          f"from 8 to 1024 px")
-    return tuple(mean), tuple(std), stem, image_size, read("classes", None)
+    crop_mode = meta.get("crop_mode", "squash")
+    if crop_mode not in ("center", "squash"):
+        raise ValueError(f"{os.fspath(path)}: its metadata's crop_mode {crop_mode!r} is neither "
+                         "center nor squash")
+    try:
+        crop_pct = float(meta.get("crop_pct", 1.0))
+    except ValueError:
+        crop_pct = math.nan
+    if not 0.25 <= crop_pct <= 1:  # NaN too
+        raise ValueError(f"{os.fspath(path)}: its metadata's crop_pct {meta['crop_pct']!r} is not "
+                         "a number from 0.25 to 1")
+    return (tuple(mean), tuple(std), stem, image_size, read("classes", None), crop_mode,
+            crop_pct)
 
 
 def load(path, model=None, stem=None):
@@ -391,7 +403,7 @@ def load(path, model=None, stem=None):
     sd, meta = read_weights(path)
     if ("mean" in meta) != ("std" in meta):  # as cifar-train refuses it
         raise ValueError(f"{os.fspath(path)}: its metadata has only one of mean and std")
-    mean, std, meta_stem, image_size, classes = _metadata(path, meta)
+    mean, std, meta_stem, image_size, classes, crop_mode, crop_pct = _metadata(path, meta)
     info = {
         "model": model or meta.get("model"),
         "stem": stem or meta_stem,
@@ -400,8 +412,8 @@ def load(path, model=None, stem=None):
         "classes": tuple(classes) if classes is not None else CLASSES,
         "dataset": meta.get("dataset", "cifar10"),
         "image_size": image_size,
-        "crop_mode": meta.get("crop_mode", "squash"),
-        "crop_pct": float(meta.get("crop_pct", 1.0)),
+        "crop_mode": crop_mode,
+        "crop_pct": crop_pct,
     }
     if "classes" not in meta:  # the head says how many
         head = next((sd[k] for k in ("fc3.weight", "fc.weight", "head.weight", "_fc.weight") if k in sd), None)

@@ -14,6 +14,7 @@ The file is checked with onnx.checker when the onnx package is installed.
 import argparse
 import json
 import os
+import re
 import sys
 
 import torch
@@ -57,9 +58,13 @@ def main():
     except (ValueError, OSError) as e:  # cifar_models' own refusals, a missing file
         p.error(str(e))
     except Exception as e:  # not weights, or not this model's: said, not a traceback
-        first = (str(e).strip().splitlines() or [""])[0]
+        # In one line, without colour escapes: load_state_dict's error lists
+        # the missing, unexpected and misshapen names on lines of their own.
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))
+        said = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+        said = said if len(said) <= 600 else said[:600] + " ..."
         p.error(f"{args.weights} does not load as {args.model or 'the model its metadata names'} "
-                f"({type(e).__name__}: {first}): give weights of that model (cifar-export's, or "
+                f"({type(e).__name__}: {said}): give weights of that model (cifar-export's, or "
                 f"torch.save(model.state_dict())), or the --model they are")
     side = info["image_size"]
     example = torch.zeros(2, 3, side, side)

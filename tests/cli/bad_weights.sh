@@ -36,7 +36,7 @@ expect 1 "weights file deep.pt: the pickle nests containers more than 32 deep" -
   "$PREDICT" --weights deep.pt --model net img.png
 # 1 MB that inflates to a 1 GiB storage, a tensor of stride 0 seen as 1 GiB,
 # and a data.pkl that inflates to 1 GiB: were read into memory (2.4 GB peak).
-expect 1 "weights file inflate.pt: its tensors need more memory than a weights file for this model can \(the storage data/0 would take 1073741824 bytes.*state dict of [0-9]+ values" -- \
+expect 1 "weights file inflate.pt: its tensors need more memory than a weights file for this model can \(the storage data/0 would take 1073741824 bytes.*state dict of [0-9]+ values, and 16 MiB. weights of a larger model\? pass its --model \(net, " -- \
   "$PREDICT" --weights inflate.pt --model net img.png
 expect 1 "weights file stride0.pt: its tensors need more memory .*a tensor of size \[268435456\]" -- \
   "$PREDICT" --weights stride0.pt --model net img.png
@@ -73,8 +73,22 @@ expect 1 "not a cifar-train checkpoint \(no CIFARTRN magic at the start\): it is
 # torch.save writes a ZIP archive (archive/data.pkl, ...): its first bytes are the sign.
 "$PY" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').writestr('archive/data.pkl', b'x')" saved.pt ||
   fail "could not write a ZIP archive"
-expect 1 "it is a ZIP archive, as Python's torch.save writes, weights alone" -- \
+expect 1 "it is a ZIP archive, as Python's torch.save writes: if it holds weights alone \(a state_dict\), give it as --weights" -- \
   "$EVAL" --checkpoint saved.pt --data data --device cpu
+# torch.save's legacy format is named too; a TorchScript archive is not told
+# to be given as weights (no tool reads it).
+"$PY" - <<'PY' || fail "could not write the legacy and TorchScript files"
+import zipfile
+# The legacy format's start: protocol 2, then torch.save's magic number.
+open("legacy.pt", "wb").write(b"\x80\x02\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little") + b".")
+with zipfile.ZipFile("scripted.pt", "w") as z:  # torch.jit.save's entries
+    for name in ("scripted/data.pkl", "scripted/constants.pkl", "scripted/code/__torch__.py"):
+        z.writestr(name, b"x")
+PY
+expect 1 "it is torch.save's legacy format \(PyTorch before 1.6\): if it holds weights alone \(a state_dict\), give it as --weights" -- \
+  "$EVAL" --checkpoint legacy.pt --data data --device cpu
+expect 1 "it is a TorchScript archive \(torch.jit.save\), which no tool reads; in Python, torch.save\(model.state_dict\(\), path\) writes weights to give as --init-weights" -- \
+  "$TRAIN" "${ok[@]}" --resume scripted.pt --run-dir run-scripted --checkpoint rs.pt
 expect 1 "$nan_msg" -- "$EVAL" --weights nan.safetensors --data data --device cpu
 expect 1 "$nan_msg" -- "$TRAIN" "${ok[@]}" --init-weights nan.safetensors --run-dir run-nan --checkpoint nan.pt
 expect 1 "weights file int.safetensors: tensors that must be floating point are not: fc1.weight \(int32\)" -- \

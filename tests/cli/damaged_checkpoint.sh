@@ -3,7 +3,9 @@
 # JSON header that stays valid JSON, the version field) is refused by
 # cifar-eval and by --resume with exit 1 and one line naming the file and
 # saying "damaged", never "upgrade". A version-1 file (no checksum) still
-# loads, with a warning that it cannot be verified.
+# loads, with a warning that it cannot be verified. Edits sealed again are
+# refused too; a checkpoint missing from a run folder is answered with the
+# way on.
 source "$(dirname "$0")/lib/common.bash"
 make_fake_data data
 ok=(--data data --device cpu --train-limit 100 --batch-size 50 --lr 0.01 -q)
@@ -87,3 +89,15 @@ expect 1 "checkpoint side.pt: header says its net was trained on images of 64 px
   "$EVAL" --checkpoint side.pt --data data --device cpu
 expect 1 "checkpoint toml.pt: the settings its header holds do not read as TOML" -- \
   "$TRAIN" "${ok[@]}" --epochs 2 --resume toml.pt --run-dir run-toml --checkpoint out-toml.pt
+
+# A checkpoint missing from a run folder (a best.pt whose write failed) is
+# answered with the folder's last.pt and the way on, never with a new run
+# that would write into that folder.
+cp -r run run2 && rm run2/best.pt
+expect 1 "checkpoint run2/best.pt does not exist: its run folder holds run2/last.pt: evaluate that, or go on with the run \(cifar-train --config run2/config.toml --resume run2/last.pt\)" -- \
+  "$EVAL" --checkpoint run2/best.pt --data data --device cpu
+rm run2/last.pt
+expect 1 "checkpoint run2/best.pt does not exist: its run folder run2 holds no checkpoint: the run stopped before its first epoch ended; train it again \(cifar-train --config run2/config.toml --overwrite\)" -- \
+  "$EVAL" --checkpoint run2/best.pt --data data --device cpu
+expect 1 "checkpoint elsewhere.pt does not exist: train one with cifar-train --checkpoint elsewhere.pt" -- \
+  "$EVAL" --checkpoint elsewhere.pt --data data --device cpu

@@ -56,6 +56,9 @@ for meta, says in (({"model": "net", "mean": "[0.5, 0.5, 0.5]", "std": "[0.5, 0,
                    ({"model": "net", "image_size": "4"}, "image_size 4"),
                    ({"model": "net", "image_size": "64"}, "net takes 32 px"),
                    ({"model": "net", "stem": "weird"}, "stem 'weird'"),
+                   ({"model": "net", "crop_mode": "weird"}, "crop_mode 'weird'"),
+                   ({"model": "net", "crop_mode": "center", "crop_pct": "2"}, "crop_pct '2'"),
+                   ({"model": "net", "crop_pct": "nan"}, "crop_pct 'nan'"),
                    ({"model": "net", "mean": "[0.5,", "std": "[0.5]"}, "mean is not JSON")):
     save_file(sd, "meta.safetensors", metadata=meta)
     try:
@@ -95,6 +98,15 @@ if "$PY" -c "import onnx, onnxscript" 2>/dev/null; then
   "$PY" "$SRC/scripts/python/export_onnx.py" net.safetensors net.onnx >onnx.log 2>&1 ||
     { tail onnx.log >&2; fail "export_onnx.py did not replace its own net.onnx"; }
   pass "export_onnx.py refuses its input, a name without .onnx and a file that is no ONNX model"
+  # Weights that do not fit are said in one line naming the tensors.
+  "$PY" -c "from safetensors.torch import load_file, save_file
+sd = load_file('net.safetensors'); del sd['conv2.bias']
+save_file(sd, 'short.safetensors', metadata={'model': 'net'})" || fail "could not write short.safetensors"
+  "$PY" "$SRC/scripts/python/export_onnx.py" short.safetensors short.onnx >short.log 2>&1
+  [[ $? -eq 2 ]] || { cat short.log; fail "export_onnx.py on weights that do not fit did not exit 2"; }
+  grep -q "export_onnx.py: error: short.safetensors does not load as .*Missing key(s) in state_dict: \"conv2.bias\"" short.log ||
+    { cat short.log; fail "export_onnx.py does not name the missing tensor in its line"; }
+  pass "export_onnx.py names the tensors that do not fit"
 else
   echo "note: onnx/onnxscript not installed; ONNX export not tested"
 fi

@@ -3,6 +3,7 @@
 // 1x1, 1xN, Nx1, and headers that declare far more pixels than the file
 // holds. Each image is one solid colour, so the decoded pixels are known
 // whatever the resize: the test checks the values, not only that it runs.
+// And the lines cifar-predict prints for odd class names.
 // (A 1x1 image once came out of the resize channels-last and was copied as
 // if contiguous: its colours were scrambled in training, not in prediction.)
 #include <zlib.h>
@@ -201,4 +202,15 @@ TEST_CASE("every decoding path refuses a header declaring a huge image, naming i
     CHECK_THAT(predictions[0].error, Catch::Contains(name) && Catch::Contains("more than the"));
     CHECK(predictions[1].error.empty());
   }
+}
+
+// Odd class names too: cifar-predict's line per image stays one line, and
+// sends no terminal escape, whatever a weights file's metadata names.
+TEST_CASE("cifar-predict's lines show odd class names escaped", "[predict]") {
+  const Prediction p{.file = "a.png",
+                     .error = "",
+                     .top_k = {{"dog\nfrog", 0.75}, {"red\x1b[31m", 0.25}},
+                     .logits = {}};
+  const std::string line = format_prediction(p);
+  CHECK(line == "a.png: 'dog\\nfrog' 75.0% (then 'red\\x1b[31m' 25.0%)");
 }

@@ -144,9 +144,15 @@ TEST_CASE("a state dict saved before batch norms counted their batches loads", "
   CHECK(now.at("bn1.num_batches_tracked").item<int64_t>() == 0);
   CHECK(torch::equal(now.at("layer4.1.bn2.running_var"), sd.at("layer4.1.bn2.running_var")));
   sd.erase("bn1.running_mean");
-  REQUIRE_THROWS_WITH(
-      apply_weights(*loaded, sd, "resnet18", "old.pth"),
-      Catch::Contains("missing: bn1.running_mean") && !Catch::Contains("num_batches_tracked"));
+  REQUIRE_THROWS_WITH(apply_weights(*loaded, sd, "resnet18", "old.pth"),
+                      Catch::Contains("missing: bn1.running_mean") &&
+                          !Catch::Contains("num_batches_tracked") &&
+                          !Catch::Contains("no name matches"));
+  // Names none of which are the model's are still asked about, counts aside.
+  TensorMap foreign;
+  for (const auto& [name, t] : model_state_dict(*loaded)) foreign["backbone." + name] = t;
+  REQUIRE_THROWS_WITH(apply_weights(*loaded, foreign, "resnet18", "odd.pth"),
+                      Catch::Contains("no name matches: is it a resnet18 model?"));
 }
 
 // Issue 47, class 2: the class count was read before the "module." prefix

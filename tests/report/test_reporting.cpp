@@ -172,3 +172,16 @@ TEST_CASE("a resumed metrics.csv drops the rows of epochs its checkpoint does no
   for (std::string line; std::getline(in, line);) epochs.push_back(line.substr(0, line.find(',')));
   CHECK(epochs == std::vector<std::string>{"epoch", "1", "2", "3"});
 }
+
+// A weights file's metadata may name classes with a newline or a terminal's
+// escape: the tables keep a line per class and send no escape, as the log
+// shows names (core/names.h).
+TEST_CASE("class names holding control characters keep the tables' lines", "[reporting]") {
+  const std::vector<std::string> odd = {"cat", "dog\nfrog", "red\x1b[31m"};
+  for (const std::string& text :
+       {format_per_class(three_classes(), odd), format_confusion(three_classes(), odd)}) {
+    CHECK_THAT(text, Catch::Contains("'dog\\nfrog'") && Catch::Contains("'red\\x1b[31m'"));
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find("dog\nfrog") == std::string::npos);
+  }
+}

@@ -38,8 +38,10 @@ void train_model(Config& c, V&& v) {
                      "--init-weights file's metadata, else cifar)"}),
            c.stem, Parsed<ResNetStem>{stem_of, stem_text});
   // Saved, so that --config RUN/config.toml repeats the run from the same
-  // weights; a resumed run takes all three from its checkpoint's settings.
-  v.text(fixed(Opt{"--init-weights", kModel,
+  // weights; a resumed run takes all three from its checkpoint's settings
+  // (resolve/resume_checks.cpp compares the file; local: ranks may hold it
+  // at other paths).
+  v.text(local(Opt{"--init-weights", kModel,
                    "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
                    "instead of a fresh model"}),
          c.init_weights);

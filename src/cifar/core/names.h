@@ -34,6 +34,13 @@ inline std::string shown_name(const char* name) {
 inline std::string shown_name(const std::filesystem::path& path) {
   return shown_name(std::string_view(path.native()));
 }
+// Each of `names` as shown_name writes it (class names in a report's lines).
+inline std::vector<std::string> shown_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  out.reserve(names.size());
+  for (const std::string& name : names) out.push_back(shown_name(name));
+  return out;
+}
 
 bool python_name_less(std::string_view a, std::string_view b);
 

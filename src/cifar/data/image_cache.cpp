@@ -143,14 +143,12 @@ fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cach
   return cache_dir / "image-folders" / (to_hex(digest).substr(0, 16) + "-" + file);
 }
 
-fs::path cache_folder_for(const fs::path& dir, Split split, const ImageFolderOptions& options,
-                          int64_t tier) {
+fs::path cache_folder_for(const fs::path& dir, const ImageFolderOptions& options) {
   if (!options.cache_dir.empty() || options.spare_cache_dir.empty()) return options.cache_dir;
   std::error_code ec;
-  if (fs::exists(image_cache_path(dir, split, {}, tier), ec)) return {};  // read it there
   const fs::path beside = dir / ".cifar-cache";
   const fs::path written = fs::is_directory(beside, ec) ? beside : dir;
-  return ::access(written.c_str(), W_OK) == 0 ? fs::path() : options.spare_cache_dir;
+  return ::access(written.c_str(), W_OK | X_OK) == 0 ? fs::path() : options.spare_cache_dir;
 }
 
 std::vector<int64_t> cache_tiers() {
@@ -172,8 +170,7 @@ std::optional<std::pair<fs::path, fs::path>> class_folder_cache(const fs::path& 
     for (const Split split : {Split::kVal, Split::kTest}) {
       try {
         if (fs::equivalent(root, split_folder(dir, split), ec)) {
-          return std::pair{
-              image_cache_path(dir, split, cache_folder_for(dir, split, options, tier), tier), dir};
+          return std::pair{image_cache_path(dir, split, cache_folder_for(dir, options), tier), dir};
         }
       } catch (const std::runtime_error&) {  // two validation folders: none is the split
       }

@@ -58,12 +58,13 @@ std::filesystem::path image_cache_path(const std::filesystem::path& dir, Split s
                                        const std::filesystem::path& cache_dir,
                                        int64_t tier = kMinKeptSide);
 
-// The cache folder a split of DIR uses, as image_cache_path takes it:
-// options.cache_dir when given; else beside the data (empty), unless no
-// cache file of the split is there yet and DIR (or its .cifar-cache) is not
-// writable, when options.spare_cache_dir is.
-std::filesystem::path cache_folder_for(const std::filesystem::path& dir, Split split,
-                                       const ImageFolderOptions& options, int64_t tier);
+// The cache folder DIR's splits use, as image_cache_path takes it:
+// options.cache_dir when given; else beside the data (empty), unless DIR
+// (or its .cifar-cache) is not writable, when options.spare_cache_dir is (a
+// cache beside a read-only folder, stale after an upgrade, could never be
+// written again).
+std::filesystem::path cache_folder_for(const std::filesystem::path& dir,
+                                       const ImageFolderOptions& options);
 
 // Every tier a cache file can be kept at: kMinKeptSide doubled up to the
 // largest --image-size's whole images (data/resolution.h).

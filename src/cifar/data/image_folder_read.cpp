@@ -235,7 +235,7 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   }
   log_ignored(listing);
   const int64_t tier = kept_side_of(options.image);
-  const fs::path folder = cache_folder_for(dir, split, options, tier);
+  const fs::path folder = cache_folder_for(dir, options);
   const std::string where = folder.empty() ? "" : fs::absolute(dir).lexically_normal().string();
   return read_cached(listing, image_cache_path(dir, split, folder, tier), options, where, start);
 }

@@ -131,14 +131,16 @@ std::vector<Prediction> with_empty_folders(std::vector<Prediction> predictions,
 }
 
 std::string format_prediction(const Prediction& p) {
-  // The name as shown in messages (core/names.h): one line per image, whatever its name.
+  // Names as shown in messages (core/names.h): one line per image, whatever
+  // its name and its classes' (a weights file's metadata may name any).
   if (!p.error.empty()) return fmt::format("{}: error: {}", shown_name(p.file), p.error);
-  std::string line =
-      fmt::format("{}: {} {:.1f}%", shown_name(p.file), p.top_k[0].first, 100 * p.top_k[0].second);
+  std::string line = fmt::format("{}: {} {:.1f}%", shown_name(p.file), shown_name(p.top_k[0].first),
+                                 100 * p.top_k[0].second);
   if (p.top_k.size() > 1) {
     std::vector<std::string> rest;
     for (size_t j = 1; j < p.top_k.size(); ++j) {
-      rest.push_back(fmt::format("{} {:.1f}%", p.top_k[j].first, 100 * p.top_k[j].second));
+      rest.push_back(
+          fmt::format("{} {:.1f}%", shown_name(p.top_k[j].first), 100 * p.top_k[j].second));
     }
     line += fmt::format(" (then {})", fmt::join(rest, ", "));
   }

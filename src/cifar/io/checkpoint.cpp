@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/names.h"
 #include "cifar/core/stateful.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/checkpoint_bytes.h"
@@ -59,9 +60,30 @@ void save_checkpoint(const fs::path& path, const CheckpointInfo& info, Classifie
 
 namespace {
 
+// What to do about a checkpoint that is not there: in a run folder (its
+// config.toml beside it), the run's other checkpoint and the way on, never
+// a new run writing into that folder; elsewhere, a run that writes it.
+std::string missing_checkpoint_hint(const fs::path& path) {
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_regular_file(folder / "config.toml", ec)) {
+    return fmt::format("train one with cifar-train --checkpoint {}", shell_word(path.string()));
+  }
+  const fs::path last = folder / "last.pt";
+  if (path.filename() != "last.pt" && fs::is_regular_file(last, ec)) {
+    return fmt::format(
+        "its run folder holds {}: evaluate that, or go on with the run (cifar-train --config {} "
+        "--resume {}), which writes best.pt at its next epoch's end",
+        last.string(), shell_word((folder / "config.toml").string()), shell_word(last.string()));
+  }
+  return fmt::format(
+      "its run folder {} holds no checkpoint: the run stopped before its first epoch ended; "
+      "train it again (cifar-train --config {} --overwrite)",
+      folder.string(), shell_word((folder / "config.toml").string()));
+}
+
 std::string read_checkpoint_file(const fs::path& path) {
-  return read_file(path, kMaxCheckpointBytes, "checkpoint",
-                   fmt::format("train one with cifar-train --checkpoint {}", path.string()));
+  return read_file(path, kMaxCheckpointBytes, "checkpoint", missing_checkpoint_hint(path));
 }
 
 // The payload's archive, every tensor on the CPU whatever device it was
@@ -75,6 +97,11 @@ torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const 
   } catch (const std::exception& e) {  // c10::Error; std::out_of_range for a renamed entry
     fail(src,
          fmt::format("the weights cannot be read ({}); the file is damaged", first_line(e.what())));
+  }
+  for (const std::string& key : archive.keys()) {  // the storages as data.pkl sizes them
+    c10::IValue value;
+    archive.read(key, value);
+    check_tensors(value, src);
   }
   return archive;
 }

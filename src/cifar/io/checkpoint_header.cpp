@@ -12,6 +12,7 @@
 #include "cifar/core/file_io.h"
 #include "cifar/data/dataset.h"
 #include "cifar/formats/checksum.h"
+#include "cifar/formats/torch_legacy.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/checkpoint_bytes.h"
 #include "cifar/io/checkpoint_image.h"
@@ -114,22 +115,35 @@ CheckpointHeader parse_body(std::span<const uint8_t> body, uint32_t version,
 
 // ": it is a safetensors file, ..." for the weights files people have (a
 // safetensors file: an 8-byte header length, then its JSON; a torch.save
-// ZIP archive), which each tool takes with its own weights option (cifar-
-// eval's --weights, cifar-train's --init-weights); "" for anything else.
+// ZIP archive or legacy pickle), which each tool takes with its own weights
+// option (cifar-eval's --weights, cifar-train's --init-weights); a
+// TorchScript archive (its constants.pkl entry), which none takes; "" for
+// anything else.
 std::string weights_file_hint(std::span<const uint8_t> bytes, const std::string& option) {
+  const std::string give =
+      option.empty() ? std::string("a weights file (--weights, or cifar-train's --init-weights)")
+                     : option;
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.starts_with("PK\x03\x04") && text.find("/constants.pkl") != text.npos) {
+    return fmt::format(
+        ": it is a TorchScript archive (torch.jit.save), which no tool reads; in Python, "
+        "torch.save(model.state_dict(), path) writes weights to give as {}",
+        give);
+  }
   const char* kind = nullptr;
-  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0) {
+  if (text.starts_with("PK\x03\x04")) {
     kind = "a ZIP archive, as Python's torch.save writes";
+  } else if (is_legacy_torch_file(text)) {
+    kind = "torch.save's legacy format (PyTorch before 1.6)";
   } else if (bytes.size() > 9 && bytes[8] == '{' &&
              (get_u32(bytes.data()) | uint64_t{get_u32(bytes.data() + 4)} << 32) <=
                  bytes.size() - 8) {
-    kind = "a safetensors file";
+    return fmt::format(": it is a safetensors file, weights alone (a state_dict): give it as {}",
+                       give);
   }
   if (kind == nullptr) return "";
-  return fmt::format(
-      ": it is {}, weights alone (a state_dict): give it as {}", kind,
-      option.empty() ? std::string("a weights file (--weights, or cifar-train's --init-weights)")
-                     : option);
+  return fmt::format(": it is {}: if it holds weights alone (a state_dict), give it as {}", kind,
+                     give);
 }
 
 }  // namespace

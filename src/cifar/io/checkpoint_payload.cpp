@@ -45,39 +45,54 @@ void check_within_storage(const torch::Tensor& t, const std::string& src) {
          "file was edited or is damaged");
   }
   if (t.numel() == 0) return;
-  __int128 last = t.storage_offset();  // the last element's index in the storage
+  // The last element's index in the storage, and the bytes up to its end.
+  int64_t last = t.storage_offset();
+  bool overflows = last < 0;
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.stride(d) < 0) fail(src, "it holds a tensor with a negative stride; the file is damaged");
-    last += static_cast<__int128>(t.size(d) - 1) * t.stride(d);
+    int64_t span = 0;
+    overflows = overflows || t.stride(d) < 0 ||
+                __builtin_mul_overflow(t.size(d) - 1, t.stride(d), &span) ||
+                __builtin_add_overflow(last, span, &last);
   }
-  const __int128 needed = (last + 1) * static_cast<__int128>(t.element_size());
+  uint64_t needed = 0;
+  overflows = overflows || __builtin_mul_overflow(static_cast<uint64_t>(last) + 1,
+                                                  static_cast<uint64_t>(t.element_size()), &needed);
   const size_t held = t.has_storage() ? t.storage().nbytes() : 0;
-  if (needed > static_cast<__int128>(held)) {
-    fail(src, fmt::format("a tensor of shape [{}] needs {:.0f} bytes of its storage, which "
-                          "holds {}; the file was edited or is damaged: use another checkpoint",
-                          fmt::join(t.sizes(), ", "), static_cast<double>(needed), held));
+  if (overflows || needed > held) {
+    fail(src,
+         fmt::format("a tensor of shape [{}] needs {} bytes of its storage, which holds {}; "
+                     "the file was edited or is damaged: use another checkpoint",
+                     fmt::join(t.sizes(), ", "),
+                     overflows ? std::string("more than 2^63") : std::to_string(needed), held));
   }
 }
 
-// Every tensor in `v` (objects' state, lists, tuples, dicts), checked.
-void check_tensors(const c10::IValue& v, const std::string& src) {
+// Deeper than any checkpoint nests (an archive, a module, its state dict, a
+// list of groups, ...): a pickle that nests past it (or holds itself, which
+// the memo allows) is damaged.
+constexpr int kMaxDepth = 32;
+
+}  // namespace
+
+void check_tensors(const c10::IValue& v, const std::string& src, int depth) {
+  if (depth > kMaxDepth) {
+    fail(src, fmt::format("its weights nest more than {} deep; the file is damaged", kMaxDepth));
+  }
   if (v.isTensor()) {
     check_within_storage(v.toTensor(), src);
   } else if (v.isObject()) {
-    for (const c10::IValue& slot : v.toObjectRef().slots()) check_tensors(slot, src);
+    for (const c10::IValue& slot : v.toObjectRef().slots()) check_tensors(slot, src, depth + 1);
   } else if (v.isList()) {
-    for (const c10::IValue& e : v.toListRef()) check_tensors(e, src);
+    for (const c10::IValue& e : v.toListRef()) check_tensors(e, src, depth + 1);
   } else if (v.isTuple()) {
-    for (const c10::IValue& e : v.toTupleRef().elements()) check_tensors(e, src);
+    for (const c10::IValue& e : v.toTupleRef().elements()) check_tensors(e, src, depth + 1);
   } else if (v.isGenericDict()) {
     for (const auto& entry : v.toGenericDict()) {
-      check_tensors(entry.key(), src);
-      check_tensors(entry.value(), src);
+      check_tensors(entry.key(), src, depth + 1);
+      check_tensors(entry.value(), src, depth + 1);
     }
   }
 }
-
-}  // namespace
 
 void check_payload_tensors(const char* data, size_t size, const std::string& source) {
   c10::IValue root;
@@ -87,7 +102,13 @@ void check_payload_tensors(const char* data, size_t size, const std::string& sou
     auto storages = std::make_shared<torch::jit::DeserializationStorageContext>();
     for (const std::string& name : reader.getAllRecords()) {
       if (!name.starts_with("data/")) continue;
-      auto [bytes, length] = reader.getRecord(name);
+      // Only the length counts here: the storage points into the payload
+      // where the entry lies (stored, as LibTorch writes it), not a copy.
+      const size_t length = reader.getRecordSize(name);
+      const size_t offset = reader.getRecordOffset(name);
+      c10::DataPtr bytes = offset <= size && length <= size - offset
+                               ? c10::DataPtr(const_cast<char*>(data + offset), torch::kCPU)
+                               : std::get<0>(reader.getRecord(name));
       storages->addStorage(name.substr(5), c10::Storage(c10::Storage::use_byte_size_t(), length,
                                                         std::move(bytes), nullptr, false));
     }
@@ -110,7 +131,7 @@ void check_payload_tensors(const char* data, size_t size, const std::string& sou
     };
     root = torch::jit::readArchiveAndTensors("data", "", "", resolve, load, torch::kCPU, reader,
                                              torch::jit::Unpickler::defaultTypeParser, storages);
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {  // c10::Error, std::out_of_range, std::bad_alloc
     fail(source,
          fmt::format("the weights cannot be read ({}); the file is damaged", first_line(e.what())));
   }

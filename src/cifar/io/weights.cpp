@@ -14,7 +14,7 @@
 #include "cifar/core/version.h"
 #include "cifar/data/cifar10.h"
 #include "cifar/data/dataset.h"
-#include "cifar/io/normalization_range.h"
+#include "cifar/io/weights_normalization.h"
 #include "cifar/model/model_registry.h"
 
 namespace cifar {
@@ -41,8 +41,10 @@ pickle::Limits torch_file_limits(const std::string& model_name, ResNetStem stem)
   for (const auto& t : model->parameters()) values += t.numel();
   for (const auto& t : model->buffers()) values += t.numel();
   return {.max_bytes = static_cast<uint64_t>(values) * 8 * 4 + (uint64_t{16} << 20),
-          .why = fmt::format("four float64 copies of a {} state dict of {} values, and 16 MiB",
-                             model_name, values)};
+          .why = fmt::format(
+              "four float64 copies of a {} state dict of {} values, and 16 MiB; weights of a "
+              "larger model? pass its --model ({})",
+              model_name, values, in_words(model_names()))};
 }
 
 // A FIFO or device is refused here, before anything waits on it; a missing
@@ -222,42 +224,11 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
   out.image_note = images.note;
   out.image_size_recorded = meta.image_size.has_value();
   out.tta = contents.tta;
-  if (options.normalization) {
-    out.normalization = *options.normalization;
-    out.normalization_note = "as given on the command line";
-    if (meta.normalization && *meta.normalization != *options.normalization) {
-      // Warned as the image options are (weights_images.h).
-      const auto flags = [](const Normalization& n) {
-        return fmt::format("--mean {} --std {}", fmt::join(n.mean, ","), fmt::join(n.std, ","));
-      };
-      spdlog::warn(
-          "weights file {}: {} given, over what {} records ({}): images are normalised as "
-          "given, which changes the model's answers; leave the options out to normalise them "
-          "as trained",
-          source, flags(*options.normalization), says, flags(*meta.normalization));
-    }
-  } else if (meta.normalization) {
-    out.normalization = *meta.normalization;
-    out.normalization_note = fmt::format("from {}", says);
-  } else {
-    out.normalization_note = "the training default (the file does not say)";
-    out.normalization_known = false;
-    // The trap of weights trained in Python: a wrong normalisation costs
-    // accuracy without an error (the tutorial's Net: 37% -> 34%).
-    spdlog::warn(
-        "weights file {} records no normalisation: its images are normalised with CIFAR-10's "
-        "mean {} and std {}; if its weights were trained with others (the PyTorch tutorial's "
-        "0.5,0.5,0.5 and 0.5,0.5,0.5; ImageNet's 0.485,0.456,0.406 and 0.229,0.224,0.225), give "
-        "them as --mean and --std",
-        source, fmt::join(out.normalization.mean, ","), fmt::join(out.normalization.std, ","));
-  }
-  for (const bool is_std : {false, true}) {  // metadata and headers are checked when read
-    const auto& values = is_std ? out.normalization.std : out.normalization.mean;
-    if (const auto problem = channel_problem(values, is_std); !problem.empty()) {
-      throw std::invalid_argument(
-          fmt::format("--{} {}: {}", is_std ? "std" : "mean", fmt::join(values, ","), problem));
-    }
-  }
+  const ChosenNormalization chosen =
+      choose_normalization(options.normalization, meta.normalization, source, says);
+  out.normalization = chosen.normalization;
+  out.normalization_note = chosen.note;
+  out.normalization_known = chosen.known;
   if (const auto n = static_cast<int64_t>(out.class_names.size());
       options.num_classes && n != *options.num_classes) {
     throw std::runtime_error(fmt::format(

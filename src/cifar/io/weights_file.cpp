@@ -43,6 +43,8 @@ std::string weights_format_problem(const fs::path& path) {
 }
 
 std::string weights_content_problem(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return "";  // missing, a FIFO: its reader says so
   const std::string front = read_front(path, 9, "the weights file");
   // A header length, then JSON; its length's low byte may be a pickle's 0x80.
   const bool safetensors = front.size() == 9 && front[8] == '{';

@@ -125,7 +125,10 @@ void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::s
     if (!misshapen.empty()) parts.push_back("wrong shape: " + name_list(misshapen));
     throw std::runtime_error(fmt::format(
         "weights file {} does not fit a {} model: {}{}", source, model_name, fmt::join(parts, "; "),
-        mismatch_hint(tensors, target, missing.size() == target.size(), model_name)));
+        mismatch_hint(
+            tensors, target,
+            std::ranges::none_of(target, [&](const auto& t) { return tensors.contains(t.first); }),
+            model_name)));
   }
   check_values(target, tensors, source);
   torch::NoGradGuard no_grad;

@@ -14,6 +14,7 @@
 #include "cifar/report/class_report.h"
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/io/resumed_run_dir.h"
 
 namespace cifar {
@@ -50,8 +51,10 @@ std::string split_in_words(const std::string& split) {
   return split;
 }
 
-std::string format_per_class(const EvalResult& r, const std::vector<std::string>& names,
+std::string format_per_class(const EvalResult& r, const std::vector<std::string>& class_names,
                              const std::string& split) {
+  const std::vector<std::string> names =
+      shown_names(class_names);  // one line each, whatever they hold
   if (r.total == 0)
     return "No test images: the data has no test split (see the validation figures)\n";
   if (r.num_classes > kTop5Above) return format_many_classes(r, names, split);
@@ -79,7 +82,9 @@ std::string describe_tta(int64_t level) {
   return fmt::format("level {}", level);
 }
 
-std::string format_confusion(const EvalResult& r, const std::vector<std::string>& names) {
+std::string format_confusion(const EvalResult& r, const std::vector<std::string>& class_names) {
+  const std::vector<std::string> names =
+      shown_names(class_names);  // one line each, whatever they hold
   const auto n = static_cast<size_t>(r.num_classes);
   std::string out = fmt::format("Test-time augmentation: {}\n", describe_tta(r.tta));
   if (r.num_classes > kTop5Above) return out + describe_unprinted_confusion(r);

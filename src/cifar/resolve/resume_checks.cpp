@@ -21,22 +21,8 @@ namespace {
 // optimiser state a checkpoint holds: --resume keeps the checkpoint's (a
 // checkpoint of older versions, which saved no settings, had neither).
 // Refused here, before anything is written.
-// So is --init-weights: a resumed run goes on from its checkpoint's weights,
-// and config.toml names the file the run started from.
 void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
-  TrainConfig now = c;  // as saved: the --init-weights file's absolute path
-  if (!now.init_weights.empty()) {
-    now.init_weights = fs::absolute(c.init_weights).lexically_normal().string();
-  }
-  for (const SettingChange& change : changed_settings(was.config_toml, to_toml(now))) {
-    if (change.key == "init-weights" && !change.after.empty()) {
-      throw UsageError(fmt::format(
-          "--init-weights chooses the weights a run starts from, but --resume {} goes on from "
-          "its checkpoint's, of a run started {}: drop --init-weights (or drop --resume to start "
-          "a new run from {})",
-          c.resume, change.before.empty() ? std::string("without it") : "from " + change.before,
-          shell_word(c.init_weights)));
-    }
+  for (const SettingChange& change : changed_settings(was.config_toml, to_toml(c))) {
     if (change.key == "freeze-body" && change.before == "false") {
       throw UsageError(fmt::format(
           "--freeze-body keeps the body of weights loaded with --init-weights, but --resume {} "
@@ -64,6 +50,29 @@ void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
           c.resume, change.before, change.after, change.before));
     }
   }
+}
+
+// --init-weights on a resumed run: the file the run started from (its
+// config.toml's, so that --config RUN/config.toml --resume works), or none; a
+// resumed run goes on from its checkpoint's weights. Compared as files, not
+// as text (the option's role is local: ranks may hold it at other paths).
+void check_resumed_weights(const TrainConfig& c, const CheckpointInfo& was) {
+  if (c.init_weights.empty() || was.config_toml.empty()) return;  // older: not recorded
+  std::string started;
+  for (const TomlEntry& e : read_settings_toml(was.config_toml)) {
+    if (e.key == "init-weights") started = e.value;
+  }
+  std::error_code ec;
+  if (!started.empty() && (fs::absolute(c.init_weights).lexically_normal() == started ||
+                           fs::equivalent(c.init_weights, started, ec))) {
+    return;
+  }
+  throw UsageError(fmt::format(
+      "--init-weights chooses the weights a run starts from, but --resume {} goes on from its "
+      "checkpoint's, of a run started {}: drop --init-weights (or drop --resume to start a new "
+      "run from {})",
+      c.resume, started.empty() ? std::string("without it") : "from " + started,
+      shell_word(c.init_weights)));
 }
 
 }  // namespace
@@ -123,6 +132,7 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
         c.resume, first_line(e.what())));
   }
   check_resumed_fine_tune(c, info);
+  check_resumed_weights(c, info);
   if (!c.model.empty() && c.model != info.model) {
     throw UsageError(
         fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "

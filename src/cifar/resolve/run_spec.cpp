@@ -23,16 +23,17 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
-// The image settings as given; when resuming without them, the resumed
-// run's (its saved settings: --image-size 0 is the data set's own size,
-// --crop-mode auto and --crop-pct 0 the data set's preparation). The weights
-// it started from are the resumed run's (load_resume refused others).
-TrainConfig with_resumed_image(const TrainConfig& config, const ModelSource& source) {
+// The image settings and the weights the run started from as given; when
+// resuming without them, the resumed run's (its saved settings:
+// --image-size 0 is the data set's own size, --crop-mode auto and
+// --crop-pct 0 the data set's preparation; load_resume refused another
+// --init-weights).
+TrainConfig with_resumed_settings(const TrainConfig& config, const ModelSource& source) {
   TrainConfig sized = config;
   if (!source.resumed_settings) return sized;
   const TrainConfig& was = *source.resumed_settings;
-  if (config.init_weights.empty()) {
-    sized.init_weights = was.init_weights;
+  if (config.init_weights.empty()) sized.init_weights = was.init_weights;
+  if (!config.mean) {  // --mean and --std go together (validate)
     sized.mean = was.mean;
     sized.std = was.std;
   }
@@ -99,7 +100,7 @@ RunSpec plan_run(const TrainConfig& config, const Recipe& recipe, const RunConte
   RunFiles files = resolve_run_files(config, source, context.dist);
 
   // The size and preparation a resumed run was trained with, unless given.
-  TrainConfig sized = with_resumed_image(config, source);
+  TrainConfig sized = with_resumed_settings(config, source);
   if (sized.image_size == 0 && source.weights_image_size > 0) {  // the weights'
     sized.image_size = source.weights_image_size;
     if (dist.is_main()) {
