@@ -56,7 +56,7 @@ expect 0 "" -- "$TRAIN" "${ok[@]}" --resume normed.pt --epochs 3
 pass "--config RUN/config.toml repeats an --init-weights run, and resumes it"
 expect 2 "--init-weights chooses the weights a run starts from, but --resume normed.pt goes on from its checkpoint's, of a run started from $PWD/r18/model.safetensors: drop --init-weights" -- \
   "$TRAIN" "${ok[@]}" --resume normed.pt --init-weights from-meta/model.safetensors --epochs 4
-expect 2 "of a run started without it: drop --init-weights \(or drop --resume to start a new run from r18/model.safetensors\)" -- \
+expect 2 "whose settings name no --init-weights: drop --init-weights \(or drop --resume to start a new run from r18/model.safetensors\)" -- \
   "$TRAIN" "${ok[@]}" --resume r18.pt --init-weights r18/model.safetensors --epochs 2
 expect 2 "--mean and --std say how an --init-weights file's weights normalise their images" -- \
   "$TRAIN" "${ok[@]}" --mean 0.5,0.5,0.5 --std 0.25,0.25,0.25

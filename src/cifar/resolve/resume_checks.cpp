@@ -69,9 +69,10 @@ void check_resumed_weights(const TrainConfig& c, const CheckpointInfo& was) {
   }
   throw UsageError(fmt::format(
       "--init-weights chooses the weights a run starts from, but --resume {} goes on from its "
-      "checkpoint's, of a run started {}: drop --init-weights (or drop --resume to start a new "
-      "run from {})",
-      c.resume, started.empty() ? std::string("without it") : "from " + started,
+      "checkpoint's, {}: drop --init-weights (or drop --resume to start a new run from {})",
+      c.resume,
+      started.empty() ? std::string("whose settings name no --init-weights")
+                      : "of a run started from " + started,
       shell_word(c.init_weights)));
 }
 
