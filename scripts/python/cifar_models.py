@@ -433,8 +433,30 @@ def load(path, model=None, stem=None):
         raise ValueError(f"{os.fspath(path)} holds a resnet18 with the {other} stem "
                          f"({conv1.shape[-1]}x{conv1.shape[-1]} conv1): name it (load(..., "
                          f"stem='{other}'); export_onnx.py --stem {other})")
+    _check_values(path, m, sd)
     m.load_state_dict(sd, strict=True)
     return m.eval(), info
+
+
+def _check_values(path, model, sd):
+    """Refuses what cifar-train refuses (src/cifar/model/state_dict.cpp): a
+    floating-point parameter or buffer given as integers or booleans, or
+    holding NaN or infinity (every output would be NaN); names them all."""
+    not_float, not_finite = [], []
+    for name, target in model.state_dict().items():
+        given = sd.get(name)
+        if given is None or not target.is_floating_point():
+            continue  # missing: load_state_dict names it; num_batches_tracked
+        if not given.is_floating_point():
+            not_float.append(f"{name} ({str(given.dtype).removeprefix('torch.')})")
+        elif (bad := int((~torch.isfinite(given)).sum())) > 0:
+            not_finite.append(f"{name} ({bad} of {given.numel()})")
+    if not_float:
+        raise ValueError(f"{os.fspath(path)}: tensors that must be floating point are not: "
+                         f"{', '.join(not_float)}; the file is damaged or not a model's weights")
+    if not_finite:
+        raise ValueError(f"{os.fspath(path)}: tensors hold NaN or infinite values: "
+                         f"{', '.join(not_finite)}; every prediction would be NaN")
 
 
 def normalize(images_uint8, mean=DEFAULT_MEAN, std=DEFAULT_STD):

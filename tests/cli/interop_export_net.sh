@@ -67,6 +67,18 @@ for meta, says in (({"model": "net", "mean": "[0.5, 0.5, 0.5]", "std": "[0.5, 0,
         assert says in str(e), (meta, str(e))
     else:
         raise AssertionError(f"{meta} was taken")
+# Values the tools refuse: NaN, and integers where floats belong.
+for edit, says in ((lambda t: t.fill_(float("nan")), "NaN or infinite values: conv1.weight (450 of 450)"),
+                   (lambda t: t.to(torch.int32), "not: conv1.weight (int32)")):
+    odd = dict(sd)
+    odd["conv1.weight"] = edit(sd["conv1.weight"].clone())
+    save_file(odd, "odd.safetensors", metadata={"model": "net"})
+    try:
+        cifar_models.load("odd.safetensors")
+    except ValueError as e:
+        assert says in str(e), str(e)
+    else:
+        raise AssertionError(f"{says}: taken")
 r18 = cifar_models.make_model("resnet18", 10, "imagenet").state_dict()
 torch.save(r18, "r18.pth")
 try:
