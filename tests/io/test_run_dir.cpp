@@ -12,6 +12,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/io/checkpoint_owner.h"
 #include "cifar/io/run_dir.h"
 #include "test_helpers.h"
 

@@ -18,6 +18,7 @@
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
 #include "cifar/core/file_identity.h"
+#include "cifar/core/file_io.h"
 
 namespace cifar {
 using namespace options;
@@ -77,11 +78,11 @@ TrainConfig resolved_settings(const TrainConfig& c, const std::string& model, Re
   TrainConfig r = c;
   r.model = model;
   r.stem = stem;
-  r.data_dir = std::filesystem::absolute(c.data_dir).lexically_normal().string();
-  r.run_dir = std::filesystem::absolute(run_dir).lexically_normal().string();
-  r.checkpoint = std::filesystem::absolute(checkpoint).lexically_normal().string();
+  r.data_dir = absolute_path(c.data_dir).string();
+  r.run_dir = absolute_path(run_dir).string();
+  r.checkpoint = absolute_path(checkpoint).string();
   if (!c.init_weights.empty()) {
-    r.init_weights = std::filesystem::absolute(c.init_weights).lexically_normal().string();
+    r.init_weights = absolute_path(c.init_weights).string();
   }
   return r;
 }

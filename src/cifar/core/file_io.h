@@ -19,6 +19,12 @@
 
 namespace cifar {
 
+// PATH made absolute and normal ("run/../x/" -> "/cwd/x/"), without resolving
+// links: how the tools write a path into saved settings and compare two.
+inline std::filesystem::path absolute_path(const std::filesystem::path& path) {
+  return std::filesystem::absolute(path).lexically_normal();
+}
+
 // Checks that `path` is an existing regular file this process may read and
 // returns its size; throws std::runtime_error saying which check failed.
 // `what` names the file's role in messages ("checkpoint", "CIFAR-10 batch

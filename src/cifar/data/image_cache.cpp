@@ -16,10 +16,7 @@
 
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
-#include "cifar/data/crops.h"        // kWholeScale
-#include "cifar/data/resolution.h"   // kMaxResolution
-#include "cifar/formats/checksum.h"  // sha256 of the folder name
-#include "cifar/formats/image.h"     // kMaxImagePixels
+#include "cifar/formats/image.h"  // kMaxImagePixels
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -131,53 +128,6 @@ class CacheReader {
 };
 
 }  // namespace
-
-fs::path image_cache_path(const fs::path& dir, Split split, const fs::path& cache_dir,
-                          int64_t tier) {
-  const std::string file = fmt::format("{}{}.bin", split_folder_name(split),
-                                       tier > kMinKeptSide ? fmt::format("-{}", tier) : "");
-  if (cache_dir.empty()) return dir / ".cifar-cache" / file;
-  const std::string where = fs::absolute(dir).lexically_normal().string();
-  const auto digest =
-      sha256(std::span(reinterpret_cast<const uint8_t*>(where.data()), where.size()));
-  return cache_dir / "image-folders" / (to_hex(digest).substr(0, 16) + "-" + file);
-}
-
-fs::path cache_folder_for(const fs::path& dir, const ImageFolderOptions& options) {
-  if (!options.cache_dir.empty() || options.spare_cache_dir.empty()) return options.cache_dir;
-  std::error_code ec;
-  const fs::path beside = dir / ".cifar-cache";
-  const fs::path written = fs::is_directory(beside, ec) ? beside : dir;
-  return ::access(written.c_str(), W_OK | X_OK) == 0 ? fs::path() : options.spare_cache_dir;
-}
-
-std::vector<int64_t> cache_tiers() {
-  const ImagePrep widest{CropMode::kCenter, kMinCropPct};
-  const int64_t largest = kept_side(kMaxResolution, widest, kWholeScale * kMaxResolution);
-  std::vector<int64_t> tiers;
-  for (int64_t tier = kMinKeptSide; tier <= largest; tier *= 2) tiers.push_back(tier);
-  return tiers;
-}
-
-std::optional<std::pair<fs::path, fs::path>> class_folder_cache(const fs::path& root,
-                                                                const ImageFolderOptions& options,
-                                                                int64_t tier) {
-  fs::path folder = fs::absolute(root).lexically_normal();
-  if (!folder.has_filename()) folder = folder.parent_path();  // "val/"
-  const fs::path dir = folder.parent_path();
-  std::error_code ec;
-  if (has_image_folder_layout(dir)) {
-    for (const Split split : {Split::kVal, Split::kTest}) {
-      try {
-        if (fs::equivalent(root, split_folder(dir, split), ec)) {
-          return std::pair{image_cache_path(dir, split, cache_folder_for(dir, options), tier), dir};
-        }
-      } catch (const std::runtime_error&) {  // two validation folders: none is the split
-      }
-    }
-  }
-  return std::nullopt;
-}
 
 CacheLookup load_image_cache(const fs::path& path, const std::string& manifest, int64_t kept_side) {
   std::error_code ec;

@@ -58,13 +58,17 @@ std::filesystem::path image_cache_path(const std::filesystem::path& dir, Split s
                                        const std::filesystem::path& cache_dir,
                                        int64_t tier = kMinKeptSide);
 
-// The cache folder DIR's splits use, as image_cache_path takes it:
-// options.cache_dir when given; else beside the data (empty), unless DIR
-// (or its .cifar-cache) is not writable, when options.spare_cache_dir is (a
-// cache beside a read-only folder, stale after an upgrade, could never be
-// written again).
-std::filesystem::path cache_folder_for(const std::filesystem::path& dir,
-                                       const ImageFolderOptions& options);
+// Where a split of DIR is cached, and the `where` its manifest records
+// (image_cache_manifest): options.cache_dir when given; else beside the data
+// (where ""), unless DIR (or its .cifar-cache) is not writable, when
+// options.spare_cache_dir (a cache beside a read-only folder, stale after an
+// upgrade, could never be written again).
+struct CacheFile {
+  std::filesystem::path path;
+  std::string where;  // the absolute DIR when the cache lives apart from it, else ""
+};
+CacheFile split_cache_file(const std::filesystem::path& dir, Split split,
+                           const ImageFolderOptions& options, int64_t tier);
 
 // Every tier a cache file can be kept at: kMinKeptSide doubled up to the
 // largest --image-size's whole images (data/resolution.h).
@@ -76,10 +80,10 @@ std::vector<int64_t> cache_tiers();
 // what training cached (and the reverse). Else none: a cache of its own
 // inside ROOT would be a hidden folder among its classes, which
 // torchvision's ImageFolder takes for a class.
-// The cache folder is the data set's (cache_folder_for).
-std::optional<std::pair<std::filesystem::path, std::filesystem::path>> class_folder_cache(
-    const std::filesystem::path& root, const ImageFolderOptions& options,
-    int64_t tier = kMinKeptSide);
+// The cache is the data set's split's (split_cache_file).
+std::optional<CacheFile> class_folder_cache(const std::filesystem::path& root,
+                                            const ImageFolderOptions& options,
+                                            int64_t tier = kMinKeptSide);
 
 // The key text for a listing read with these options. `where` is the
 // absolute DIR when the cache lives apart from the data (two folders never

@@ -235,9 +235,8 @@ ImageSplit read_image_folder(const fs::path& dir, Split split, const ImageFolder
   }
   log_ignored(listing);
   const int64_t tier = kept_side_of(options.image);
-  const fs::path folder = cache_folder_for(dir, options);
-  const std::string where = folder.empty() ? "" : fs::absolute(dir).lexically_normal().string();
-  return read_cached(listing, image_cache_path(dir, split, folder, tier), options, where, start);
+  const CacheFile cache = split_cache_file(dir, split, options, tier);
+  return read_cached(listing, cache.path, options, cache.where, start);
 }
 
 ImageSplit read_class_folder(const fs::path& root, const std::vector<std::string>& known,
@@ -259,10 +258,7 @@ ClassFolderImages read_class_folder_files(const fs::path& root,
                                 "a folder of classes outside a data set: not cached, as a cache "
                                 "inside it would be a hidden folder among its classes");
   } else {
-    const auto& [path, dir] = *cache;
-    const bool beside = path.parent_path().filename() == ".cifar-cache";
-    out.split = read_cached(listing, path, options,
-                            beside ? "" : fs::absolute(dir).lexically_normal().string(), start);
+    out.split = read_cached(listing, cache->path, options, cache->where, start);
   }
   // Every listed file is in the split unless skip_bad_images dropped some,
   // which leaves the files unmatched: then none is named.

@@ -88,7 +88,9 @@ std::string read_checkpoint_file(const fs::path& path) {
 
 // The payload's archive, every tensor on the CPU whatever device it was
 // saved from (a GPU run saves from cuda:N): a checkpoint loads on any
-// machine, and the caller moves the model where it runs.
+// machine, and the caller moves the model where it runs. load_checkpoint
+// checks its tensors once (check_archive_tensors); the optimizer's later read
+// of the same bytes does not again.
 torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const std::string& src) {
   torch::serialize::InputArchive archive;
   try {
@@ -98,12 +100,17 @@ torch::serialize::InputArchive payload_archive(const LoadedCheckpoint& c, const 
     fail(src,
          fmt::format("the weights cannot be read ({}); the file is damaged", first_line(e.what())));
   }
-  for (const std::string& key : archive.keys()) {  // the storages as data.pkl sizes them
+  return archive;
+}
+
+// Every tensor of the archive LibTorch loaded within its storage, as
+// data.pkl sizes them (check_payload_tensors compares them with the zip's).
+void check_archive_tensors(torch::serialize::InputArchive& archive, const std::string& src) {
+  for (const std::string& key : archive.keys()) {
     c10::IValue value;
     archive.read(key, value);
     check_tensors(value, src);
   }
-  return archive;
 }
 
 }  // namespace
@@ -126,6 +133,7 @@ LoadedCheckpoint load_checkpoint(const fs::path& path, const std::string& weight
   c.model = make_model(c.info.model_options());
   check_payload_tensors(c.bytes.data() + c.header.payload_offset, c.header.payload_size, source);
   auto archive = payload_archive(c, source);
+  check_archive_tensors(archive, source);
   try {
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);

@@ -4,6 +4,7 @@
 // field, or one out of its range, names the checkpoint as damaged.
 #include <fmt/format.h>
 
+#include "cifar/core/errors.h"
 #include "cifar/data/dataset.h"
 #include "cifar/io/checkpoint.h"
 #include "cifar/io/checkpoint_bytes.h"

@@ -1,5 +1,5 @@
-// run_dir.cpp: a run folder's files, the fresh-run check and checkpoint ownership notes
-// (the folder's lock: run_dir_lock.cpp).
+// run_dir.cpp: a run folder's name and files, and the fresh-run check (the
+// folder's lock: run_dir_lock.cpp; whose a checkpoint is: checkpoint_owner.cpp).
 #include "cifar/io/run_dir.h"
 
 #include <fmt/format.h>
@@ -18,8 +18,6 @@
 #include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
 #include "cifar/formats/tensorboard.h"  // kEventFilePrefix
-#include "cifar/formats/toml_text.h"
-#include "cifar/io/checkpoint.h"
 
 namespace cifar {
 namespace fs = std::filesystem;
@@ -129,127 +127,6 @@ std::string make_run_id(const fs::path& run_dir) {
   std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
   return fmt::format("{} started {}.{:06d}Z pid {}", abs.lexically_normal().string(), stamp,
                      us % 1000000, ::getpid());
-}
-
-std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
-                                                       const std::string& run_id) {
-  std::optional<CheckpointInfo> info;
-  try {
-    info = peek_checkpoint_info(path);
-  } catch (const std::runtime_error&) {
-    return fmt::format("replacing {}, which is not a readable cifar-train checkpoint",
-                       path.string());
-  }
-  if (!info || (!run_id.empty() && info->run_id == run_id)) return std::nullopt;
-  std::string what = fmt::format("{}, epoch {}", info->model, info->epoch);
-  if (info->step_in_epoch > 0) what += fmt::format(" and {} steps", info->step_in_epoch);
-  if (info->test_accuracy >= 0) {
-    what += fmt::format(", test accuracy {:.1f}%", 100 * info->test_accuracy);
-  }
-  // Where that run's model lives on: its run folder's best.pt, if it is
-  // there and still that run's (a folder may be reused by another run).
-  std::string kept;
-  if (const fs::path folder = run_folder_of_id(info->run_id); !folder.empty()) {
-    try {
-      const auto best = peek_checkpoint_info(folder / "best.pt");
-      if (best && best->run_id == info->run_id) {
-        kept = fmt::format("; its run folder {} keeps that run's best.pt", folder.string());
-      }
-    } catch (const std::runtime_error&) {  // unreadable: nothing said of it
-    }
-  }
-  return fmt::format("replacing {} ({}) written by another run{}", path.string(), what, kept);
-}
-
-std::string non_file_kind(const fs::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
-  if (S_ISDIR(st.st_mode)) return "a folder";
-  if (S_ISCHR(st.st_mode)) return "a character device";
-  if (S_ISBLK(st.st_mode)) return "a block device";
-  if (S_ISFIFO(st.st_mode)) return "a FIFO";
-  if (S_ISSOCK(st.st_mode)) return "a socket";
-  return "not a regular file";
-}
-
-std::optional<fs::path> run_folder_of(const fs::path& path) {
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (fs::exists(fs::symlink_status(dir / kRunDirLockFile, ec))) return dir;
-  try {  // the first line of every config.toml cifar-train writes
-    const std::string front = read_front(dir / "config.toml", 64, "config.toml");
-    if (front.starts_with("# cifar-train settings")) return dir;
-  } catch (const std::runtime_error&) {
-  }
-  return std::nullopt;
-}
-
-fs::path run_folder_of_id(const std::string& run_id) {
-  const auto at = run_id.rfind(" started ");
-  return at == std::string::npos ? fs::path() : fs::path(run_id.substr(0, at));
-}
-
-namespace {
-// The run folder that wrote a checkpoint: its settings' run-dir (a resumed
-// run keeps its run id, which names the folder it started in), else the
-// run id's folder (a checkpoint without settings).
-fs::path writer_folder(const CheckpointInfo& info) {
-  try {
-    for (const TomlEntry& entry : read_flat_toml(info.config_toml)) {
-      if (entry.key == "run-dir" && !entry.value.empty()) return entry.value;
-    }
-  } catch (const TomlError&) {  // unreadable settings: the run id's folder
-  }
-  return run_folder_of_id(info.run_id);
-}
-}  // namespace
-
-std::string checkpoint_replace_problem(const fs::path& path, const std::string& option,
-                                       const fs::path& run_dir) {
-  // A checkpoint is cifar-train's own format: under a weights file's name a
-  // Python reader would take it for one and fail ("header too large").
-  if (const std::string ext = lower_case(path.extension().string());
-      ext == ".safetensors" || ext == ".onnx") {
-    return fmt::format(
-        "{} {}: a checkpoint is cifar-train's own format, not {}: name it .pt (the run folder's "
-        "model.safetensors holds the weights for Python; cifar-export writes them anywhere)",
-        option, path.string(), path.extension().string());
-  }
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return "";
-  const std::string hint = fmt::format(
-      "cifar-train replaces only its own checkpoints: choose another {}, or move it away "
-      "yourself",
-      option);
-  if (const std::string kind = non_file_kind(path); !kind.empty()) {
-    return fmt::format("{} {} is {}, not a checkpoint file; {}", option, path.string(), kind, hint);
-  }
-  if (const auto folder = run_folder_of(path); folder && !fs::equivalent(*folder, run_dir, ec)) {
-    return fmt::format("{} {} is a file of run folder {}, another run's output{}; {}", option,
-                       path.string(), folder->string(),
-                       run_folder_in_use(*folder) ? " (that run is still training)" : "", hint);
-  }
-  std::optional<CheckpointInfo> info;
-  try {
-    info = peek_checkpoint_info(path);
-  } catch (const std::runtime_error&) {
-    const std::string front = read_front(path, sizeof(kCheckpointMagic), option);
-    if (front == std::string(kCheckpointMagic, sizeof(kCheckpointMagic))) return "";  // damaged
-    return fmt::format("{} {} is not a cifar-train checkpoint (it holds something else); {}",
-                       option, path.string(), hint);
-  }
-  if (!info || info->run_id.empty()) return "";
-  // Another run, or the same run resumed twice: the folder that wrote the
-  // checkpoint is in use by a run that is not this one.
-  const fs::path writer = writer_folder(*info);
-  if (!writer.empty() && !fs::equivalent(writer, run_dir, ec) && run_folder_in_use(writer)) {
-    return fmt::format(
-        "{} {} is being written by another run, still training (run folder {}); "
-        "two runs would replace each other's checkpoint at every epoch: choose "
-        "another {}",
-        option, path.string(), writer.string(), option);
-  }
-  return "";
 }
 
 std::vector<NamedFile> run_output_files(const fs::path& run_dir, const fs::path& checkpoint) {

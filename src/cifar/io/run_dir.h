@@ -15,8 +15,8 @@
 //     that already holds another run's results, or a resumed run in one that
 //     does not provably hold its own run no further than its checkpoint,
 //     unless told to overwrite them (clear_run_dir); resolve/ refuses with it.
-//   - note_if_replacing_other_run: before a run first replaces a checkpoint
-//     path, one line saying what the file held if another run wrote it.
+// Which checkpoint a run may replace, and what it says when it does:
+// io/checkpoint_owner.h.
 #pragma once
 
 #include <cstdint>
@@ -57,40 +57,6 @@ std::vector<std::string> clear_run_dir(const std::filesystem::path& dir,
 // A new run's identity for CheckpointInfo::run_id: the run folder's absolute
 // path, the UTC start time (microseconds) and the process id.
 std::string make_run_id(const std::filesystem::path& run_dir);
-
-// If `path` holds a checkpoint that a run other than `run_id` wrote, one line
-// saying what it held, e.g. "replacing net.pt (net, epoch 2, test accuracy
-// 53.6%) written by another run", with "; its run folder DIR keeps that
-// run's best.pt" when it does; also a line for a file that is not a
-// readable checkpoint. nullopt when there is no file or this run wrote it.
-// Reads only the file's header.
-std::optional<std::string> note_if_replacing_other_run(const std::filesystem::path& path,
-                                                       const std::string& run_id);
-
-// --- What an output may replace -------------------------------------------------
-// An output replaces only a file that is its tool's own output. These say
-// what an existing file is, for the refusals (report/run_outputs,
-// io/weights_export).
-
-// "a folder", "a character device", "a FIFO", ... for what is at `path`
-// (links followed), "" for a regular file or nothing at all.
-std::string non_file_kind(const std::filesystem::path& path);
-
-// The run folder `path` is a file of: its folder, when that holds a run's
-// lock file or a config.toml that cifar-train wrote.
-std::optional<std::filesystem::path> run_folder_of(const std::filesystem::path& path);
-
-// The run folder a checkpoint's run_id names (make_run_id's first part).
-std::filesystem::path run_folder_of_id(const std::string& run_id);
-
-// Why cifar-train may not replace the file at `path` with a checkpoint of
-// the run in run folder `run_dir` (`option` names the path for the
-// message, e.g. "--checkpoint"), or "" when it may: nothing is there, or
-// one of cifar-train's checkpoints that is not another run folder's file
-// and not being written by a run still training in another folder (the
-// same run resumed elsewhere included).
-std::string checkpoint_replace_problem(const std::filesystem::path& path, const std::string& option,
-                                       const std::filesystem::path& run_dir);
 
 // Every file a run writes, by role: the run folder's files (lock file
 // included), then --checkpoint.

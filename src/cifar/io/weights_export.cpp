@@ -9,7 +9,7 @@
 
 #include "cifar/core/file_io.h"
 #include "cifar/data/cifar10.h"
-#include "cifar/io/run_dir.h"
+#include "cifar/io/checkpoint_owner.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/io/weights_metadata.h"
 #include "cifar/model/state_dict.h"

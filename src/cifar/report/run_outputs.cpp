@@ -12,6 +12,7 @@
 #include "cifar/core/names.h"
 #include "cifar/formats/tensorboard_trim.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/io/checkpoint_owner.h"
 #include "cifar/report/confusion_file.h"
 #include "cifar/report/tensorboard_epoch.h"
 

@@ -17,7 +17,7 @@
 #include "cifar/data/image_cache.h"
 #include "cifar/infer/image_list.h"
 #include "cifar/infer/predict.h"
-#include "cifar/io/run_dir.h"  // non_file_kind
+#include "cifar/io/checkpoint_owner.h"  // non_file_kind
 #include "cifar/io/weights_export.h"
 #include "cifar/io/weights_file.h"
 #include "cifar/resolve/inference.h"

@@ -10,6 +10,7 @@
 #include "cifar/config/config_file.h"
 #include "cifar/config/settings_check.h"
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
 #include "cifar/model/model_registry.h"
 
@@ -63,8 +64,8 @@ void check_resumed_weights(const TrainConfig& c, const CheckpointInfo& was) {
     if (e.key == "init-weights") started = e.value;
   }
   std::error_code ec;
-  if (!started.empty() && (fs::absolute(c.init_weights).lexically_normal() == started ||
-                           fs::equivalent(c.init_weights, started, ec))) {
+  if (!started.empty() &&
+      (absolute_path(c.init_weights) == started || fs::equivalent(c.init_weights, started, ec))) {
     return;
   }
   throw UsageError(fmt::format(

@@ -12,6 +12,7 @@
 
 #include "cifar/config/option_spec.h"
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/data/crops.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/formats/checksum.h"
@@ -113,8 +114,8 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
   const int64_t train_images = splits.train.size();
   const int64_t test_images = data.test.size();
   spdlog::info("data: {} ({}, {} classes: {} training, {} validation, {} test images)",
-               fs::absolute(c.data_dir).lexically_normal().string(), data.dataset.id(),
-               data.dataset.num_classes(), train_images, splits.val.size(), test_images);
+               absolute_path(c.data_dir).string(), data.dataset.id(), data.dataset.num_classes(),
+               train_images, splits.val.size(), test_images);
   const DatasetInfo& info = data.dataset;
   const std::string crops = splits.train.whole
                                 ? fmt::format(

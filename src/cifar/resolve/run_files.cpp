@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "cifar/core/errors.h"
+#include "cifar/core/file_io.h"
 #include "cifar/data/dataset.h"
 #include "cifar/data/image_folder.h"
 #include "cifar/io/run_dir.h"
@@ -34,9 +35,8 @@ void note_new_resumed_folder(const fs::path& dir, const ModelSource& source) {
   std::error_code ec;
   if (!source.resumed || fs::exists(fs::symlink_status(dir, ec))) return;
   const int64_t next = source.resumed->info.epoch + 1;
-  const auto whole = [](const fs::path& p) { return fs::absolute(p).lexically_normal(); };
   if (source.resumed_settings && !source.resumed_settings->run_dir.empty() &&
-      whole(source.resumed_settings->run_dir) == whole(dir)) {
+      absolute_path(source.resumed_settings->run_dir) == absolute_path(dir)) {
     spdlog::warn(
         "the resumed run's folder {} is gone: made again, its metrics.csv and TensorBoard "
         "history start at epoch {}",
@@ -99,7 +99,7 @@ fs::path default_checkpoint(const TrainConfig& config, const std::string& model)
   const bool folder =
       kind ? dataset_entry(*kind).image_files : has_image_folder_layout(config.data_dir);
   if (!folder) return model + ".pt";
-  fs::path dir = fs::absolute(config.data_dir).lexically_normal();
+  fs::path dir = absolute_path(config.data_dir);
   if (!dir.has_filename()) dir = dir.parent_path();  // "photos/"
   const std::string name = dir.filename().string();
   return name.empty() ? model + ".pt" : name + "-" + model + ".pt";
