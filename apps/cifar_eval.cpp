@@ -12,6 +12,7 @@
 #include "cifar/core/version.h"
 #include "cifar/data/image_folder.h"  // split_folder_name
 #include "cifar/infer/evaluate.h"
+#include "cifar/platform/interrupt.h"
 #include "cifar/report/reporting.h"
 #include "cifar/resolve/inference.h"
 
@@ -34,7 +35,10 @@ int main(int argc, char** argv) {
     config.progress_bar = !log.quiet && cifar::stderr_draws_bars();  // as cifar-train
     config.machine = cifar::machine_env_from_environment();          // as cifar-train
     config.spare_cache_dir = cifar::spare_cache_dir_from_environment();
-    const auto report = cifar::evaluate_checkpoint(cifar::resolve_eval(config));
+    const auto report = [&] {  // a Ctrl-C or SIGTERM stops it between batches (exit 130)
+      const cifar::InterruptGuard interrupt_guard(cifar::kInferenceNotice);
+      return cifar::evaluate_checkpoint(cifar::resolve_eval(config));
+    }();
     const std::string split = cifar::split_folder_name(config.split);  // "test", "val", "train"
     if (config.json) {
       std::cout << cifar::eval_to_json(report.result, report.model, report.device,

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 
 #include "cifar/app/cli.h"
 #include "cifar/app/std_streams.h"
@@ -18,6 +19,7 @@
 #include "cifar/core/file_io.h"
 #include "cifar/core/version.h"
 #include "cifar/infer/predict.h"
+#include "cifar/platform/interrupt.h"
 #include "cifar/resolve/inference.h"
 
 int main(int argc, char** argv) {
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
   return cifar::run_cli(app, argc, argv, log, [&] {
     config.machine = cifar::machine_env_from_environment();  // as cifar-train
     config.spare_cache_dir = cifar::spare_cache_dir_from_environment();
+    // A Ctrl-C or SIGTERM stops the work between images (exit 130), before any output.
+    std::optional<cifar::InterruptGuard> interrupt_guard(std::in_place, cifar::kInferenceNotice);
     // The images listed, --csv checked, the model loaded on its device, the TTA level.
     cifar::PredictRun run = cifar::resolve_predict(config);
     const cifar::ImageList& images = run.images;
@@ -41,6 +45,7 @@ int main(int argc, char** argv) {
     const auto predictions = cifar::with_empty_folders(
         cifar::predict_files(*run.checkpoint.model, run.checkpoint.info, images.files, run.options),
         images.empty_folders);
+    interrupt_guard.reset();  // `| head` ends the output as it ends any program's
     int failed = 0;
     for (const auto& p : predictions) {
       if (!p.error.empty()) {

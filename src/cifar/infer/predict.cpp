@@ -16,6 +16,7 @@
 #include "cifar/formats/image.h"
 #include "cifar/infer/evaluate.h"
 #include "cifar/platform/guards.h"
+#include "cifar/platform/interrupt.h"
 #include "cifar/report/confusion_file.h"  // csv_field
 
 namespace cifar {
@@ -95,6 +96,12 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
     inputs.clear();
   };
   for (size_t i = 0; i < files.size(); ++i) {
+    if (stop_requested()) {  // under the caller's InterruptGuard
+      throw Interrupted(fmt::format(
+          "interrupted (signal {}) after {} of {} images: nothing was written; the same command "
+          "starts again",
+          stop_signal(), i, files.size()));
+    }
     out[i].file = files[i];
     try {
       if (const auto hit = cached.find(std::filesystem::path(files[i]).lexically_normal().string());

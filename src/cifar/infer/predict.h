@@ -42,7 +42,8 @@ struct Prediction {
 // The model must be in eval mode on options.device; info gives normalisation
 // and class names. Preconditions (resolve/inference.h refuses the settings
 // first): options.top_k >= 1 and options.tta in 0..2; std::invalid_argument
-// otherwise.
+// otherwise. Throws Interrupted between images once a stop is requested
+// (platform/interrupt.h: the caller's InterruptGuard).
 std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInfo& info,
                                       const std::vector<std::string>& files,
                                       const PredictOptions& options);

@@ -1,11 +1,12 @@
-// interrupt.h: Ctrl-C and SIGTERM during training (and decoding).
+// interrupt.h: Ctrl-C and SIGTERM during training, evaluation, prediction
+// (and decoding).
 //
 // While an InterruptGuard lives, the first SIGINT or SIGTERM (or SIGHUP, a
 // closed terminal, or SIGPIPE, a closed log pipe, unless ignored, as under
 // nohup) only sets a flag and prints the guard's notice: the trainer
 // finishes its current step, writes a checkpoint, says how to resume and
-// exits non-zero; decoding stops after its current few hundred images. Signals that arrive together are one request:
-// `timeout` and a terminal's Ctrl-C can deliver the same request twice within
+// exits non-zero; decoding stops after its current few hundred images. Signals that arrive together
+// are one request: `timeout` and a terminal's Ctrl-C can deliver the same request twice within
 // microseconds (to the process and to its process group). Only a signal that
 // comes more than kSameRequestSeconds after the first, measured on the
 // monotonic clock, means "exit now": status 130 at once, without a checkpoint
@@ -26,6 +27,10 @@ inline constexpr double kSameRequestSeconds = 0.5;
 // What the first signal prints while training runs.
 inline constexpr const char* kTrainingNotice =
     "interrupt: finishing this step and writing a checkpoint (interrupt again to quit now)";
+
+// What the first signal prints while cifar-eval or cifar-predict works.
+inline constexpr const char* kInferenceNotice =
+    "interrupt: stopping after this batch (interrupt again to quit now)";
 
 class InterruptGuard {
  public:
