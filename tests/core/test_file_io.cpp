@@ -201,6 +201,20 @@ TEST_CASE("a path in a printed command pastes into a shell as one word", "[file_
   CHECK(shell_word("caf\xc3\xa9.pt") == "'caf\xc3\xa9.pt'");
 }
 
+TEST_CASE("a name takes the article it is said with", "[file_io]") {
+  CHECK(a_or_an("net") == "a net");
+  CHECK(a_or_an("resnet18") == "a resnet18");
+  CHECK(a_or_an("airbench94") == "an airbench94");
+  CHECK(a_or_an("efficientnet_lite0") == "an efficientnet_lite0");
+  CHECK(a_or_an("int") == "an int");
+  CHECK(a_or_an("10-class") == "a 10-class");
+  CHECK(a_or_an("8-class") == "an 8-class");
+  CHECK(a_or_an("18") == "an 18");
+  CHECK(a_or_an("11-class") == "an 11-class");
+  CHECK(a_or_an("110-class") == "a 110-class");
+  CHECK(a_or_an("") == "a ");
+}
+
 TEST_CASE("names sort as Python sorts os.walk's str names", "[file_io]") {
   // sorted(os.fsdecode(n) for n in names), as Python 3 gives it (byte order
   // puts \xc3( before \xc3\xa9 and \xff last).

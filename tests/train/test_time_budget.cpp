@@ -1,6 +1,7 @@
 // test_time_budget.cpp: --time's fit of a run's epochs to its budget.
 #include <catch2/catch.hpp>
 
+#include "cifar/config/option_spec.h"
 #include "cifar/optim/param_groups.h"
 #include "cifar/train/time_budget.h"
 
@@ -18,6 +19,10 @@ TEST_CASE("the epochs still to come fit what is left of the budget", "[time_budg
   CHECK(fit_epochs(120, 118, 18, 10) == 11);
   // No measurable pace: one more.
   CHECK(fit_epochs(120, 20, 20, 1) == 2);
+  // A budget that fits more than --epochs takes: its most (the log says the
+  // run ends before the budget).
+  CHECK(fit_epochs(6e7, 30, 20, 1) == options::kMaxEpochs);
+  CHECK(fit_epochs(6e7, 30, 20, options::kMaxEpochs + 5) == options::kMaxEpochs + 6);
 }
 
 TEST_CASE("a budget counts from the process's start", "[time_budget]") {

@@ -15,6 +15,16 @@ std::string lower_case(std::string_view text) {
   return out;
 }
 
+std::string a_or_an(std::string_view word) {
+  const auto number = [&](std::string_view n) {  // "11", "18", "11-class", not "110"
+    return word.starts_with(n) && (word.size() == n.size() || !std::isdigit(word[n.size()]));
+  };
+  const char first = static_cast<char>(
+      std::tolower(static_cast<unsigned char>(word.empty() ? ' ' : word.front())));
+  const bool vowel = std::string_view("aeiou8").find(first) != std::string_view::npos;
+  return fmt::format("{} {}", vowel || number("11") || number("18") ? "an" : "a", word);
+}
+
 std::string shell_word(std::string_view word) {
   const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 ||

@@ -54,6 +54,10 @@ std::string shell_word(std::string_view word);
 // a folder's name ("Train"), a capability ("AVX2") compared as written.
 std::string lower_case(std::string_view text);
 
+// `word` with its indefinite article, as it is said: "a net", "an airbench94",
+// "an 8-class", "an 18-class", "a 10-class".
+std::string a_or_an(std::string_view word);
+
 // The first `shown` of `names` joined by `separator`, then " and N more" for
 // the rest of `total` (0: names.size()) when some are left out.
 std::string first_names(const std::vector<std::string>& names, size_t shown,

@@ -1,5 +1,6 @@
 // pickle_tensors.cpp: see pickle_tensors.h.
 #include "cifar/formats/pickle_tensors.h"
+#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,7 +16,7 @@ namespace {
 std::vector<int64_t> int_tuple(const Value& value, const char* what) {
   const auto* t = std::get_if<Tuple>(&value.content);
   if (t == nullptr)
-    throw std::runtime_error(fmt::format("{} is a {}, not a tuple", what, type_name(value)));
+    throw std::runtime_error(fmt::format("{} is {}, not a tuple", what, a_or_an(type_name(value))));
   std::vector<int64_t> out;
   for (const auto& item : t->items) {
     const auto* i = std::get_if<int64_t>(&item->content);

@@ -1,5 +1,6 @@
 // torch_pickle.cpp: .pt files in torch.save's zip layout (see torch_pickle.h).
 #include "cifar/formats/torch_pickle.h"
+#include "cifar/core/names.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
@@ -43,8 +44,8 @@ TensorMap state_dict_of(const Value& root, const Fail& fail) {
   if (as_tensor_map(root, map)) return map;
   const auto* d = std::get_if<Dict>(&root.content);
   if (d == nullptr) {
-    throw fail(fmt::format("it holds a {}, not a dict of tensors; save model.state_dict()",
-                           pickle::type_name(root)));
+    throw fail(fmt::format("it holds {}, not a dict of tensors; save model.state_dict()",
+                           a_or_an(pickle::type_name(root))));
   }
   // One state dict under the wrapper keys: two (a "model" and a
   // "state_dict") would leave the choice to the order of a list.

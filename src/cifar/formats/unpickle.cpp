@@ -1,5 +1,6 @@
 // unpickle.cpp: see unpickle.h.
 #include "cifar/formats/unpickle.h"
+#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 
@@ -114,14 +115,14 @@ class Unpickler {
   void check_open(const Value& target) {
     if (target.contained) {
       throw std::runtime_error(fmt::format(
-          "the pickle changes a {} already inside another container, which torch.save never does",
-          type_name(target)));
+          "the pickle changes {} already inside another container, which torch.save never does",
+          a_or_an(type_name(target))));
     }
   }
   Dict& dict_at(ValuePtr& v) {
     auto* d = std::get_if<Dict>(&v->content);
     if (d == nullptr)
-      throw std::runtime_error(fmt::format("the pickle sets items on a {}", type_name(*v)));
+      throw std::runtime_error(fmt::format("the pickle sets items on {}", a_or_an(type_name(*v))));
     return *d;
   }
   void set_items(ValuePtr& target, const Items& kv) {
@@ -134,7 +135,8 @@ class Unpickler {
   void append(ValuePtr& target, const Items& items) {
     auto* l = std::get_if<List>(&target->content);
     if (l == nullptr)
-      throw std::runtime_error(fmt::format("the pickle appends to a {}", type_name(*target)));
+      throw std::runtime_error(
+          fmt::format("the pickle appends to {}", a_or_an(type_name(*target))));
     check_open(*target);
     contain(*target, items);
     l->items.insert(l->items.end(), items.begin(), items.end());

@@ -1,5 +1,6 @@
 // weights.cpp: building a model from a weights file (see weights.h).
 #include "cifar/io/weights.h"
+#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,9 +43,9 @@ pickle::Limits torch_file_limits(const std::string& model_name, ResNetStem stem)
   for (const auto& t : model->buffers()) values += t.numel();
   return {.max_bytes = static_cast<uint64_t>(values) * 8 * 4 + (uint64_t{16} << 20),
           .why = fmt::format(
-              "four float64 copies of a {} state dict of {} values, and 16 MiB; weights of a "
+              "four float64 copies of {} state dict of {} values, and 16 MiB; weights of a "
               "larger model? pass its --model ({})",
-              model_name, values, in_words(model_names()))};
+              a_or_an(model_name), values, in_words(model_names()))};
 }
 
 // A FIFO or device is refused here, before anything waits on it; a missing
@@ -232,13 +233,13 @@ ImportedWeights import_weights(WeightsContents contents, const WeightsOptions& o
   if (const auto n = static_cast<int64_t>(out.class_names.size());
       options.num_classes && n != *options.num_classes) {
     throw std::runtime_error(fmt::format(
-        "weights file {}: {} {} {}{}, but the data has {} classes: a {}-class model can "
+        "weights file {}: {} {} {}{}, but the data has {} classes: {}-class model can "
         "predict, not be evaluated or trained on this data",
         source,
         out.class_names_known ? fmt::format("{} lists", classes_field) : "its output layer has", n,
         out.class_names_known ? "names" : "outputs",
         n <= 12 ? fmt::format(" ({})", fmt::join(out.class_names, ", ")) : std::string(),
-        *options.num_classes, n));
+        *options.num_classes, a_or_an(std::to_string(n))));
   }
   out.model = make_model(ModelOptions(out.model_name)
                              .num_classes(static_cast<int64_t>(out.class_names.size()))

@@ -1,5 +1,6 @@
 // state_dict.cpp: matching a map of named tensors to a model (see state_dict.h).
 #include "cifar/model/state_dict.h"
+#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -45,7 +46,8 @@ std::string mismatch_hint(const TensorMap& tensors, const TensorMap& target, boo
            "--model resnet18 --stem imagenet (cifar-train --init-weights then starts a new head "
            "for the data's classes)";
   }
-  if (nothing_matches) return fmt::format("; no name matches: is it a {} model?", model_name);
+  if (nothing_matches)
+    return fmt::format("; no name matches: is it {} model?", a_or_an(model_name));
   return "";
 }
 
@@ -124,7 +126,8 @@ void apply_weights(ClassifierImpl& model, const TensorMap& tensors, const std::s
     if (!unexpected.empty()) parts.push_back("unexpected: " + name_list(unexpected));
     if (!misshapen.empty()) parts.push_back("wrong shape: " + name_list(misshapen));
     throw std::runtime_error(fmt::format(
-        "weights file {} does not fit a {} model: {}{}", source, model_name, fmt::join(parts, "; "),
+        "weights file {} does not fit {} model: {}{}", source, a_or_an(model_name),
+        fmt::join(parts, "; "),
         mismatch_hint(
             tensors, target,
             std::ranges::none_of(target, [&](const auto& t) { return tensors.contains(t.first); }),

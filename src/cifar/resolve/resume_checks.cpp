@@ -137,15 +137,15 @@ std::optional<LoadedCheckpoint> load_resume(const TrainConfig& c) {
   check_resumed_weights(c, info);
   if (!c.model.empty() && c.model != info.model) {
     throw UsageError(
-        fmt::format("--resume {} holds a {} model, but --model is {}; drop --model "
-                    "or resume a {} checkpoint",
-                    c.resume, info.model, c.model, c.model));
+        fmt::format("--resume {} holds {} model, but --model is {}; drop --model "
+                    "or resume {} checkpoint",
+                    c.resume, a_or_an(info.model), c.model, a_or_an(c.model)));
   }
   if (c.stem && model_entry(info.model).has_stem && to_string(*c.stem) != info.stem) {
     throw UsageError(
-        fmt::format("--resume {} holds a {} with the {} stem, but --stem is {}; drop --stem "
+        fmt::format("--resume {} holds {} with the {} stem, but --stem is {}; drop --stem "
                     "or resume a checkpoint with that stem",
-                    c.resume, info.model, info.stem, to_string(*c.stem)));
+                    c.resume, a_or_an(info.model), info.stem, to_string(*c.stem)));
   }
   if (c.steps == 0) check_resume_length(c, info, c.epochs, 0);  // else once fitted
   return resumed;

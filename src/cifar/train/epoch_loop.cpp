@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "cifar/config/option_spec.h"  // kMaxEpochs
 #include "cifar/core/errors.h"
 #include "cifar/core/names.h"
 #include "cifar/data/shard.h"
@@ -214,9 +215,11 @@ void fit_to_budget(const TrainingJob& job, const torch::Device& device) {
   const double before = job.budget.before_first_s();
   spdlog::info(
       "--time {:g} min: {} epochs fit it ({:.1f} s before the first step, then {:.1f} s an "
-      "epoch); {}",
+      "epoch); {}{}",
       job.loop.time_s / 60, epochs, before, (elapsed - before) / static_cast<double>(at.epoch),
-      changed ? "the schedule now spans them" : "the schedule stands");
+      changed ? "the schedule now spans them" : "the schedule stands",
+      epochs == options::kMaxEpochs ? " (the most --epochs takes: the run ends before the budget)"
+                           : "");
   if (changed) set_run_epochs(job, epochs);
   // The least a fit gives is one more epoch: a budget shorter than that is
   // said, with the end to expect, rather than passed without a word.

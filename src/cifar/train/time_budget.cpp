@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cifar/config/option_spec.h"  // kMaxEpochs
+
 namespace cifar {
 
 int64_t fit_epochs(double budget_s, double elapsed_s, double before_first_s, int64_t done) {
@@ -12,8 +14,9 @@ int64_t fit_epochs(double budget_s, double elapsed_s, double before_first_s, int
   if (!(pace > 0)) return done + 1;
   const double more = std::round((budget_s - elapsed_s) / pace);
   // At most --epochs' own limit, so that the saved count reads back.
-  return std::min<int64_t>(done + std::max<int64_t>(1, static_cast<int64_t>(std::min(more, 1e6))),
-                           std::max<int64_t>(done + 1, 1'000'000));
+  const auto most = static_cast<double>(options::kMaxEpochs);
+  return std::min<int64_t>(done + std::max<int64_t>(1, static_cast<int64_t>(std::min(more, most))),
+                           std::max<int64_t>(done + 1, options::kMaxEpochs));
 }
 
 double TimeBudget::elapsed_s(Clock::time_point now) const {

@@ -22,7 +22,8 @@ namespace cifar {
 // The run's epochs after `done` of them, `elapsed_s` seconds after the
 // process started, `before_first_s` of which went before the first step, on a
 // budget of `budget_s`: done + the epochs that fit the rest at the pace so
-// far (to the nearest), at least done + 1.
+// far (to the nearest), at least done + 1, at most kMaxEpochs (--epochs' own
+// limit, so that the saved count reads back) unless done is already past it.
 int64_t fit_epochs(double budget_s, double elapsed_s, double before_first_s, int64_t done);
 
 // The budget of one run, and when its process and its first step started.
