@@ -334,7 +334,9 @@ def _unwrap(path, sd):
     (docs/formats.md): a dict holding it under one of state_dict,
     model_state_dict, model, net or weights (under two: ValueError), and a
     prefix every name carries, module. (DataParallel) or _orig_mod.
-    (torch.compile)."""
+    (torch.compile); a Lightning checkpoint's state_dict without the
+    attribute every name starts with ("model.conv1.weight")."""
+    lightning = isinstance(sd, dict) and "pytorch-lightning_version" in sd
     if isinstance(sd, dict):
         found = [k for k in ("state_dict", "model_state_dict", "model", "net", "weights")
                  if isinstance(sd.get(k), dict) and sd[k]
@@ -346,9 +348,17 @@ def _unwrap(path, sd):
                              "path)")
         if found:
             sd = sd[found[0]]
-    for prefix in ("module.", "_orig_mod."):
-        if sd and all(k.startswith(prefix) for k in sd):
-            sd = {k[len(prefix):]: v for k, v in sd.items()}
+            if lightning and found[0] == "state_dict" and "." in next(iter(sd)):
+                attribute = next(iter(sd)).split(".")[0] + "."
+                if all(k.startswith(attribute) for k in sd):
+                    sd = {k[len(attribute):]: v for k, v in sd.items()}
+    stripped = True
+    while stripped and sd:  # nested in any order, as cifar-train reads them
+        stripped = False
+        for prefix in ("module.", "_orig_mod."):
+            if all(k.startswith(prefix) for k in sd):
+                sd = {k[len(prefix):]: v for k, v in sd.items()}
+                stripped = True
     return sd
 
 

@@ -2,7 +2,10 @@
 # One reading of a weights file (issue 47, class 2): a state dict as Python
 # saves it from DataParallel ("module."), torch.compile ("_orig_mod."), both,
 # or inside {"state_dict": ...} / {"model": ...}, in .pt, .pth (torch.save's
-# zip layout and its legacy one) and .safetensors, is the same model to every tool that reads weights:
+# zip layout and its legacy one) and .safetensors, a PyTorch Lightning
+# checkpoint (.ckpt: its trainer's state beside a state_dict whose names
+# start with the module's attribute, "model.") and Hugging Face's
+# pytorch_model.bin, is the same model to every tool that reads weights:
 # cifar-predict --weights, cifar-export --weights, cifar-eval --weights and
 # cifar-train --init-weights. The class count (a 1000-class head, a 3-class
 # one) comes from the file's layout undone, never from the names as saved
@@ -27,8 +30,20 @@ layouts = {
     "wrapped_dp": lambda sd: {"state_dict": {"module." + k: v for k, v in sd.items()}},
     "model_compiled": lambda sd: {"model": {"_orig_mod." + k: v for k, v in sd.items()}},
 }
+def lightning(sd):  # as trainer.save_checkpoint writes it (Lightning 2.x)
+    return {"epoch": 3, "global_step": 12, "pytorch-lightning_version": "2.4.0",
+            "state_dict": {"model." + k: v for k, v in sd.items()},
+            "loops": {"fit_loop": {"epoch_progress": {"total": {"ready": 4, "completed": 3}}}},
+            "callbacks": {"ModelCheckpoint{'monitor': None}": {
+                "best_model_score": None, "kth_value": torch.tensor(float("inf"))}},
+            "optimizer_states": [{"state": {0: {"momentum_buffer": torch.zeros(3)}},
+                                  "param_groups": [{"lr": 0.1, "betas": (0.9, 0.999),
+                                                    "params": [0]}]}],
+            "lr_schedulers": [], "hparams_name": "kwargs", "hyper_parameters": {"lr": 0.1}}
 for n in (1000, 3):
     sd = Net(num_classes=n).state_dict()
+    torch.save(lightning(sd), f"lightning-{n}.ckpt")
+    torch.save(sd, f"hf-{n}.bin")
     for name, layout in layouts.items():
         torch.save(layout(sd), f"{name}-{n}.pt")
     # torch.save's legacy layout (before PyTorch 1.6), as published weights
@@ -47,7 +62,7 @@ for n in (1000, 3):
         save_file({k: v.contiguous() for k, v in layouts[name](sd).items()}, f"st_{name}-{n}.safetensors")
 PY
 layouts=(plain dp compiled dp_compiled wrapped wrapped_dp model_compiled dp_pth st_dp st_compiled
-  st_dp_compiled legacy legacy_views)
+  st_dp_compiled legacy legacy_views lightning hf)
 wfile() { ls "$1-$2".*; }  # wfile LAYOUT N: its path
 write_folder pets cat,dog,frog train,test 8
 cp "$(ls pets/test/cat/*.png | head -1)" img.png
@@ -132,6 +147,7 @@ sd = Net().state_dict()
 torch.save({"model": sd, "state_dict": {k: torch.zeros_like(v) for k, v in sd.items()}}, "two.pt")
 shutil.copy("st_dp-1000.safetensors", "st_as.pt")
 shutil.copy("plain-1000.pt", "pt_as.safetensors")
+torch.save({"encoder." + k: v for k, v in sd.items()}, "held.pt")
 PY
 expect 1 "weights file two.pt: it holds a state dict under each of the keys state_dict, model, and which is the model's is not said" -- \
   "$EVAL" --weights two.pt --model net --data pets --device cpu
@@ -144,4 +160,10 @@ expect 2 "weights file pt_as.safetensors is a PyTorch file \(torch.save's zip or
   "$EXPORT" --weights pt_as.safetensors --out x.safetensors
 expect 0 "warning: weights file plain-3.pt records no normalisation: its images are normalised with CIFAR-10's mean 0.4914,0.4822,0.4465 and std 0.247,0.2435,0.2616; .* give them as --mean and --std" -- \
   "$EVAL" --weights plain-3.pt --model net --data pets --device cpu
-pass "two state dicts refused, formats named, an unrecorded normalisation warned about"
+expect 1 "every name starts with 'encoder.', the attribute of a module that holds the model: save that attribute's state_dict\(\) \(e.g. torch.save\(module.encoder.state_dict\(\), path\)\)" -- \
+  "$PREDICT" --weights held.pt --model net img.png
+for ext in ckpt bin; do
+  expect 2 "weights file x.$ext: .ckpt \(Lightning's checkpoints\) and .bin \(Hugging Face's pytorch_model.bin\) are read, not written" -- \
+    "$EXPORT" --weights plain-3.pt --model net --out "x.$ext"
+done
+pass "two state dicts refused, formats named, an unrecorded normalisation warned about, a module's attribute named, .ckpt and .bin not written"

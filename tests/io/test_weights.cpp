@@ -150,9 +150,15 @@ TEST_CASE("a state dict saved before batch norms counted their batches loads", "
                           !Catch::Contains("no name matches"));
   // Names none of which are the model's are still asked about, counts aside.
   TensorMap foreign;
-  for (const auto& [name, t] : model_state_dict(*loaded)) foreign["backbone." + name] = t;
+  for (const auto& [name, t] : model_state_dict(*loaded)) foreign["backbone." + name + "_v1"] = t;
   REQUIRE_THROWS_WITH(apply_weights(*loaded, foreign, "resnet18", "odd.pth"),
                       Catch::Contains("no name matches: is it a resnet18 model?"));
+  // The model's names behind a holding module's attribute: that is said.
+  TensorMap held;
+  for (const auto& [name, t] : model_state_dict(*loaded)) held["backbone." + name] = t;
+  REQUIRE_THROWS_WITH(apply_weights(*loaded, held, "resnet18", "odd.pth"),
+                      Catch::Contains("every name starts with 'backbone.'") &&
+                          !Catch::Contains("no name matches"));
 }
 
 // Issue 47, class 2: the class count was read before the "module." prefix

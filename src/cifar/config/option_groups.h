@@ -64,8 +64,8 @@ template <class In, class V>
 void model_group(In& in, V&& v) {
   v.text(Opt{"-c,--checkpoint", kModel, "Checkpoint written by cifar-train"}, in.checkpoint);
   v.text(Opt{"-w,--weights", kModel,
-             "Weights file (.safetensors, .pt, .pth, e.g. a Python state_dict) instead of a "
-             "checkpoint"},
+             "Weights file (.safetensors, .pt, .pth, .ckpt, .bin, e.g. a Python state_dict) "
+             "instead of a checkpoint"},
          in.weights);
   static const std::string model_help =
       "With --weights: " + models_in_words() + " (default: the file's metadata)";

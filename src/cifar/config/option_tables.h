@@ -41,10 +41,12 @@ void train_model(Config& c, V&& v) {
   // weights; a resumed run takes all three from its checkpoint's settings
   // (resolve/resume_checks.cpp compares the file; local: ranks may hold it
   // at other paths).
-  v.text(local(Opt{"--init-weights", kModel,
-                   "Start from these weights (.safetensors, .pt, .pth, e.g. saved in Python) "
-                   "instead of a fresh model"}),
-         c.init_weights);
+  v.text(
+      local(Opt{
+          "--init-weights", kModel,
+          "Start from these weights (.safetensors, .pt, .pth, .ckpt, .bin, e.g. saved in Python) "
+          "instead of a fresh model"}),
+      c.init_weights);
   v.parsed(fixed(Opt{"--mean", kModel,
                      "With --init-weights: the normalisation mean (r,g,b) its weights were "
                      "trained with (default: the file's metadata, else 0.4914,0.4822,0.4465)"}),

@@ -7,7 +7,7 @@
 // The model they share (ModelInput, the "Model" option group): exactly one
 // file gives it: a checkpoint written by cifar-train (--checkpoint), which
 // says everything about the model itself, or a weights file (--weights:
-// .safetensors, .pt, .pth, e.g. saved in Python), for which --model, --stem,
+// .safetensors, .pt, .pth, .ckpt, .bin, e.g. saved in Python), for which --model, --stem,
 // --mean, --std, --image-size, --crop-mode and --crop-pct fill in what its
 // metadata does not say (and override what it says: the images' options with
 // a warning, io/weights_images.h). The fields are parsed values

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <torch/csrc/jit/serialization/pickler.h>
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,8 +37,34 @@ bool as_tensor_map(const Value& value, TensorMap& out) {
   return true;
 }
 
+// Whether a dict has the string key `key`.
+bool has_key(const Dict& dict, std::string_view key) {
+  return std::ranges::any_of(dict.items, [&](const auto& item) {
+    const auto* name = std::get_if<std::string>(&item.first->content);
+    return name != nullptr && *name == key;
+  });
+}
+
+// A Lightning checkpoint's state dict under the model's own names: its
+// LightningModule holds the model in one attribute ("self.model = ..."), and
+// every name starts with that attribute's ("model.conv1.weight"). Left as it
+// is when the names share no first part (a module holding several).
+TensorMap without_lightning_attribute(TensorMap map) {
+  const std::string first = map.begin()->first;
+  const auto dot = first.find('.');
+  if (dot == std::string::npos) return map;
+  const std::string prefix = first.substr(0, dot + 1);
+  if (!std::ranges::all_of(map, [&](const auto& kv) { return kv.first.starts_with(prefix); })) {
+    return map;
+  }
+  TensorMap out;
+  for (const auto& [name, t] : map) out[name.substr(prefix.size())] = t;
+  return out;
+}
+
 // The state dict a saved object holds: itself when all its values are
-// tensors, else the dict under one of state_dict_keys().
+// tensors, else the dict under one of state_dict_keys() (a Lightning
+// checkpoint's under its attribute's name: without_lightning_attribute).
 template <typename Fail>
 TensorMap state_dict_of(const Value& root, const Fail& fail) {
   TensorMap map;
@@ -60,7 +87,11 @@ TensorMap state_dict_of(const Value& root, const Fail& fail) {
       }
     }
   }
-  if (found.size() == 1) return map;
+  if (found.size() == 1) {
+    return found.front() == "state_dict" && has_key(*d, kLightningVersionKey)
+               ? without_lightning_attribute(std::move(map))
+               : map;
+  }
   if (found.size() > 1) {
     throw fail(fmt::format(
         "it holds a state dict under each of the keys {}, and which is the model's is not "

@@ -26,6 +26,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cifar/formats/safetensors.h"  // TensorMap
@@ -37,6 +38,12 @@ namespace cifar {
 // when the top-level dict is not itself one.
 const std::vector<std::string>& state_dict_keys();
 
+// The key that marks a PyTorch Lightning checkpoint (trainer.save_checkpoint,
+// ModelCheckpoint's .ckpt files): its "state_dict" names every tensor after
+// the LightningModule's attribute holding the model ("model.conv1.weight"),
+// which the reader removes when all the names share it.
+inline constexpr std::string_view kLightningVersionKey = "pytorch-lightning_version";
+
 // The zip bytes of a torch.save-compatible file holding a plain dict name ->
 // tensor (CPU, contiguous, detached; floating point as float32).
 std::string encode_torch_state_dict(const TensorMap& tensors);
@@ -44,7 +51,8 @@ void write_torch_state_dict(const std::filesystem::path& path, const TensorMap& 
 
 // Reads a torch.save zip and returns its state dict: the top-level dict when
 // all its values are tensors, else the tensor dict under one of
-// state_dict_keys(). std::runtime_error naming `source` and the problem for a
+// state_dict_keys() (a Lightning checkpoint's without its attribute's
+// prefix). std::runtime_error naming `source` and the problem for a
 // file that is not a zip, a pickle that is not a dict, a class outside the
 // allowlist, bad storage references or truncated data, and for one past
 // `limits` (nesting, bytes of storages and tensors; data.pkl itself may

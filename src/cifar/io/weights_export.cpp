@@ -39,7 +39,7 @@ void export_weights(const LoadedCheckpoint& checkpoint, const fs::path& path) {
 std::string export_losses(const CheckpointInfo& info, const fs::path& path) {
   const std::string tta = info.tta > 0 ? fmt::format(" --tta {}", info.tta) : "";
   const std::string file = path.string();
-  if (weights_format(path) != WeightsFormat::kTorch) {
+  if (weights_format(path, WeightsUse::kWrite) != WeightsFormat::kTorch) {
     if (tta.empty()) return "";
     return fmt::format(
         "{} does not keep the test-time augmentation level ({}) the model is judged with: give "
@@ -73,9 +73,9 @@ namespace {
 
 // Whether the file at `path` is a weights file cifar-export writes.
 bool written_by_export(const fs::path& path) {
-  if (!weights_format_problem(path).empty()) return false;
+  if (!weights_format_problem(path, WeightsUse::kWrite).empty()) return false;
   const std::string front = read_front(path, 64, "--out");
-  if (weights_format(path) == WeightsFormat::kTorch) {
+  if (weights_format(path, WeightsUse::kWrite) == WeightsFormat::kTorch) {
     // A zip whose first record is "archive/data.pkl": LibTorch's writer
     // names its records so; torch.save names them after the file.
     constexpr std::string_view kRecord = "archive/data.pkl";

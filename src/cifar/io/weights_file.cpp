@@ -18,28 +18,44 @@ namespace cifar {
 namespace fs = std::filesystem;
 
 namespace {
-std::optional<WeightsFormat> format_of(const fs::path& path) {
+// Lightning's .ckpt and Hugging Face's pytorch_model.bin are torch.save
+// files too: read, never written (a .ckpt Lightning reads needs its trainer's
+// state).
+bool read_only_extension(const std::string& ext) {
+  return ext == ".ckpt" || ext == ".bin";
+}
+
+std::optional<WeightsFormat> format_of(const fs::path& path, WeightsUse use) {
   const std::string ext = lower_case(path.extension().string());
   if (ext == ".safetensors") return WeightsFormat::kSafetensors;
   if (ext == ".pt" || ext == ".pth") return WeightsFormat::kTorch;
+  if (use == WeightsUse::kRead && read_only_extension(ext)) return WeightsFormat::kTorch;
   return std::nullopt;
 }
 }  // namespace
 
-std::string weights_format_problem(const fs::path& path) {
-  if (format_of(path)) return "";
+std::string weights_format_problem(const fs::path& path, WeightsUse use) {
+  if (format_of(path, use)) return "";
+  const std::string ext = lower_case(path.extension().string());
   if (const std::string name = path.filename().string();
-      path.extension().empty() && format_of("x" + name)) {  // ".safetensors": no name before it
+      path.extension().empty() &&
+      format_of("x" + name, use)) {  // ".safetensors": no name before it
     return fmt::format("weights file {}: a name that is only an extension; name it NAME{}",
                        path.string(), name);
   }
+  if (read_only_extension(ext)) {
+    return fmt::format(
+        "weights file {}: .ckpt (Lightning's checkpoints) and .bin (Hugging Face's "
+        "pytorch_model.bin) are read, not written; write .safetensors, .pt or .pth",
+        path.string());
+  }
   // ONNX is written from Python (LibTorch has no exporter): say where.
-  const bool onnx = lower_case(path.extension().string()) == ".onnx";
-  return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth{}",
+  return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth{}{}",
                      path.string(), path.extension().string(),
-                     onnx ? " (ONNX: write a .safetensors, then run scripts/python/export_onnx.py "
-                            "FILE.safetensors FILE.onnx)"
-                          : "");
+                     use == WeightsUse::kRead ? " (or a torch.save file named .ckpt or .bin)" : "",
+                     ext == ".onnx" ? " (ONNX: write a .safetensors, then run "
+                                      "scripts/python/export_onnx.py FILE.safetensors FILE.onnx)"
+                                    : "");
 }
 
 std::string weights_content_problem(const fs::path& path) {
@@ -69,9 +85,9 @@ std::string weights_content_problem(const fs::path& path) {
       path.string());
 }
 
-WeightsFormat weights_format(const fs::path& path) {
-  if (const auto format = format_of(path)) return *format;
-  throw std::invalid_argument(weights_format_problem(path));
+WeightsFormat weights_format(const fs::path& path, WeightsUse use) {
+  if (const auto format = format_of(path, use)) return *format;
+  throw std::invalid_argument(weights_format_problem(path, use));
 }
 
 TensorMap without_wrapper_prefixes(const TensorMap& tensors) {
@@ -96,7 +112,7 @@ WeightsFile read_weights(const fs::path& path, const pickle::Limits& limits) {
 }
 
 void write_weights(const fs::path& path, const TensorMap& tensors, const StringMap& metadata) {
-  if (weights_format(path) == WeightsFormat::kTorch) {
+  if (weights_format(path, WeightsUse::kWrite) == WeightsFormat::kTorch) {
     write_torch_state_dict(path, tensors);
   } else {
     write_safetensors(path, tensors, metadata);

@@ -6,6 +6,9 @@
 //                  (torch_pickle.h): a dict name -> tensor; on reading also
 //                  torch.save(model.state_dict()) and dicts holding the state
 //                  dict under one of state_dict_keys(); no metadata
+//   .ckpt / .bin   read only: torch.save files under the names PyTorch
+//                  Lightning (its checkpoints) and Hugging Face
+//                  (pytorch_model.bin) give them
 // Any other extension is refused by the tools before anything is read or
 // written (resolve/, from weights_format_problem's text); here it is an
 // impossible input.
@@ -20,14 +23,17 @@
 namespace cifar {
 
 enum class WeightsFormat { kSafetensors, kTorch };
+enum class WeightsUse { kRead, kWrite };  // .ckpt and .bin are read only
 
 // The format the extension names (case-insensitive). Precondition: it names
-// one (weights_format_problem is ""); std::invalid_argument otherwise.
-WeightsFormat weights_format(const std::filesystem::path& path);
+// one for this use (weights_format_problem is ""); std::invalid_argument
+// otherwise.
+WeightsFormat weights_format(const std::filesystem::path& path, WeightsUse use = WeightsUse::kRead);
 
-// Why `path`'s extension names no weights format, naming the file and the
-// extensions that work; "" when it names one.
-std::string weights_format_problem(const std::filesystem::path& path);
+// Why `path`'s extension names no weights format for this use, naming the
+// file and the extensions that work; "" when it names one.
+std::string weights_format_problem(const std::filesystem::path& path,
+                                   WeightsUse use = WeightsUse::kRead);
 
 // Why a weights file cannot be of the format its extension names, or "" when
 // it may be; read from its first bytes only. A .pt/.pth that starts with

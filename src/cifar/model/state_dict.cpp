@@ -46,8 +46,25 @@ std::string mismatch_hint(const TensorMap& tensors, const TensorMap& target, boo
            "--model resnet18 --stem imagenet (cifar-train --init-weights then starts a new head "
            "for the data's classes)";
   }
-  if (nothing_matches)
+  if (nothing_matches) {
+    // A wrapper's attribute before every name ("model.conv1.weight" for a
+    // module holding the model as self.model): the names match without it.
+    const std::string& first = tensors.begin()->first;
+    const std::string prefix = first.substr(0, first.find('.') + 1);
+    const bool wrapped =
+        !prefix.empty() &&
+        std::ranges::all_of(tensors, [&](const auto& kv) { return kv.first.starts_with(prefix); }) &&
+        std::ranges::any_of(tensors, [&](const auto& kv) {
+          return target.contains(kv.first.substr(prefix.size()));
+        });
+    if (wrapped) {
+      return fmt::format(
+          "; every name starts with '{}', the attribute of a module that holds the model: save "
+          "that attribute's state_dict() (e.g. torch.save(module.{}.state_dict(), path))",
+          prefix, prefix.substr(0, prefix.size() - 1));
+    }
     return fmt::format("; no name matches: is it {} model?", a_or_an(model_name));
+  }
   return "";
 }
 

@@ -24,7 +24,7 @@ void check_model_input(const ModelInput& input) {
   if (input.checkpoint.empty() && input.weights.empty()) {
     throw UsageError(
         "give --checkpoint FILE (written by cifar-train) or --weights FILE "
-        "(.safetensors, .pt, .pth), one of them");
+        "(.safetensors, .pt, .pth, .ckpt, .bin), one of them");
   }
   if (!input.checkpoint.empty() && !input.weights.empty()) {
     throw UsageError(

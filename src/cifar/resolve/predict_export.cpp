@@ -151,7 +151,8 @@ LoadedCheckpoint resolve_export(const ExportConfig& config) {
   if (const std::string problem = export_replace_problem(config.out); !problem.empty()) {
     throw UsageError(problem);
   }
-  if (const std::string problem = weights_format_problem(config.out); !problem.empty()) {
+  if (const std::string problem = weights_format_problem(config.out, WeightsUse::kWrite);
+      !problem.empty()) {
     throw UsageError(problem);
   }
   ensure_writable(config.out, "--out", /*make_folder=*/false);
