@@ -26,6 +26,12 @@ if mknod chr c 1 3 2>/dev/null; then  # a copy of /dev/null's node, inside the t
   expect 2 "--checkpoint chr is a character device" -- "$TRAIN" "${ok[@]}" --run-dir r-chr -o chr
   [[ -c chr ]] || fail "the character device was replaced"
 fi
+ln -s gone/x.pt dangling.pt  # a link to nothing: said, not "does not exist"
+expect 2 "--checkpoint dangling.pt is a symbolic link to gone/x.pt, which is missing, not a checkpoint file" -- \
+  "$TRAIN" "${ok[@]}" --run-dir r-dangling -o dangling.pt
+expect 2 "--out dangling.pt is a symbolic link to gone/x.pt, which is missing, not a weights file" -- \
+  "$EXPORT" --weights nothing.pt --model net --out dangling.pt
+[[ -L dangling.pt ]] || fail "the dangling link was replaced"
 printf 'epochs = 1\n' >exp.toml
 before=$(sum exp.toml)
 expect 2 "--checkpoint exp.toml is the same file as --config exp.toml: writing it would destroy that input" -- \

@@ -3,7 +3,7 @@
 # standard output is an error; with descriptors 0-2 closed, nothing lands in
 # the run's files; a CMYK JPEG is classified; a warm-up longer than the run
 # is named; class names holding commas or quotes keep confusion.csv's columns;
-# NO_COLOR turns colours off.
+# NO_COLOR turns colours off; a --test-limit above the data is said.
 source "$(dirname "$0")/lib/common.bash"
 BIN=$(cd "$(dirname "$TRAIN")" && pwd)
 PREDICT=$BIN/cifar-predict
@@ -73,8 +73,12 @@ fi
 # --- --warmup-epochs longer than the run ------------------------------------------------
 expect 0 "--warmup-epochs 5 is longer than the run's 2 epochs: the learning rate climbs for the whole run and ends at 0.004, never reaching --lr 0.01; give --warmup-epochs below 2" -- \
   "$TRAIN" "${ok[@]}" --epochs 2 --lr 0.01 --warmup-epochs 5 --run-dir r2 --checkpoint r2.pt
-out=$("$TRAIN" "${ok[@]}" --epochs 2 --warmup-epochs 1 --run-dir r3 --checkpoint r3.pt 2>&1)
+out=$("$TRAIN" "${ok[@]}" --epochs 2 --warmup-epochs 1 --test-limit 20000 --run-dir r3 --checkpoint r3.pt 2>&1)
 grep -q "warmup-epochs" <<<"$out" && fail "a warm-up shorter than the run was warned about: $out"
+# --- a limit above the data ---------------------------------------------------------------
+grep -q -- "--test-limit 20000 is more than the data's 10000 test images: all of them are used" <<<"$out" ||
+  fail "--test-limit above the data was not said: $out"
+grep -q -- "--train-limit 100 is more" <<<"$out" && fail "a --train-limit below the data was said: $out"
 
 # --- class names holding commas and quotes ----------------------------------------------
 mkdir meta && cp -P data/* meta/

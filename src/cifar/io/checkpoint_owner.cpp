@@ -48,7 +48,12 @@ std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
 
 std::string non_file_kind(const fs::path& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+  if (::stat(path.c_str(), &st) != 0) {
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(path, ec);  // a link to nothing
+    return ec ? "" : fmt::format("a symbolic link to {}, which is missing", shown_name(target));
+  }
+  if (S_ISREG(st.st_mode)) return "";
   if (S_ISDIR(st.st_mode)) return "a folder";
   if (S_ISCHR(st.st_mode)) return "a character device";
   if (S_ISBLK(st.st_mode)) return "a block device";

@@ -29,8 +29,9 @@ std::optional<std::string> note_if_replacing_other_run(const std::filesystem::pa
 // what an existing file is, for the refusals (report/run_outputs,
 // io/weights_export).
 
-// "a folder", "a character device", "a FIFO", ... for what is at `path`
-// (links followed), "" for a regular file or nothing at all.
+// "a folder", "a character device", "a FIFO", "a symbolic link to X, which
+// is missing", ... for what is at `path` (links followed), "" for a regular
+// file or nothing at all.
 std::string non_file_kind(const std::filesystem::path& path);
 
 // The run folder `path` is a file of: its folder, when that holds a run's

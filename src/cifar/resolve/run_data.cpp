@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "cifar/config/option_spec.h"
 #include "cifar/core/errors.h"
@@ -116,6 +117,14 @@ void log_data(const TrainConfig& c, const RunData& data, bool main_rank, int64_t
   spdlog::info("data: {} ({}, {} classes: {} training, {} validation, {} test images)",
                absolute_path(c.data_dir).string(), data.dataset.id(), data.dataset.num_classes(),
                train_images, splits.val.size(), test_images);
+  for (const auto& [option, limit, images, which] :
+       {std::tuple{"--train-limit", c.train_limit, train_images, "training"},
+        std::tuple{"--test-limit", c.test_limit, test_images, "test"}}) {
+    if (limit > images) {
+      spdlog::info("{} {} is more than the data's {} {} images: all of them are used", option,
+                   limit, images, which);
+    }
+  }
   const DatasetInfo& info = data.dataset;
   const std::string crops = splits.train.whole
                                 ? fmt::format(
