@@ -157,6 +157,7 @@ TEST_CASE("without a terminal the bar logs plain lines through spdlog", "[progre
   cifar::ProgressBarOptions options;
   options.interactive = false;
   options.log_interval_seconds = 0;
+  options.counted = "image";
   cifar::ProgressBar bar("evaluating", 10000, options);
   CHECK(bar.due());
   bar.update(4000, {.rate = 2000, .loss = 0.5, .accuracy = 0.25});
@@ -164,7 +165,7 @@ TEST_CASE("without a terminal the bar logs plain lines through spdlog", "[progre
   // (the ETA after it depends on the microseconds this test took)
   const std::string text = log.str();
   CHECK(text.starts_with(
-      "evaluating step 4000/10000 (40%): loss 0.5000, acc 25.00%, 2000 img/s, ETA "));
+      "evaluating image 4000/10000 (40%): loss 0.5000, acc 25.00%, 2000 img/s, ETA "));
   CHECK(std::count(text.begin(), text.end(), '\n') == 1);
   CHECK(logger->sinks().size() == 1);
 }

@@ -54,6 +54,7 @@ ProgressBarOptions eval_progress_options(std::optional<bool> interactive,
   ProgressBarOptions o;
   o.interactive = interactive;
   o.delay_seconds = 2;
+  o.counted = "image";  // the bar counts images, not batches
   o.log_interval_seconds = log_interval_seconds;
   return o;
 }

@@ -109,10 +109,10 @@ std::string format_progress_line(const ProgressState& s, int width, bool ascii) 
 std::string format_progress_plain(const ProgressState& s) {
   std::string line = s.label;
   if (s.total > 0) {
-    line += fmt::format(" step {}/{} ({:.0f}%):", s.step, s.total,
+    line += fmt::format(" {} {}/{} ({:.0f}%):", s.counted, s.step, s.total,
                         100.0 * static_cast<double>(s.step) / static_cast<double>(s.total));
   } else {
-    line += fmt::format(" step {}:", s.step);
+    line += fmt::format(" {} {}:", s.counted, s.step);
   }
   if (s.loss) line += fmt::format(" loss {:.4f},", *s.loss);
   if (s.accuracy) line += fmt::format(" acc {:.2f}%,", 100 * *s.accuracy);
@@ -137,6 +137,7 @@ ProgressBar::ProgressBar(std::string label, int64_t total, ProgressBarOptions op
   state_.initial = options_.initial;
   state_.step = options_.initial;
   state_.unit = options_.unit;
+  state_.counted = options_.counted;
   if (interactive_) screen_.emplace();
 }
 

@@ -30,8 +30,9 @@ struct ProgressState {
   int64_t initial =
       0;  // where this run started counting (a resumed epoch): rates and ETA use step - initial
   double elapsed_seconds = 0;
-  double rate = 0;           // `unit`s per second; 0: unknown
-  std::string unit = "img";  // "img" gives "2840 img/s"
+  double rate = 0;               // `unit`s per second; 0: unknown
+  std::string unit = "img";      // "img" gives "2840 img/s"
+  std::string counted = "step";  // what `step` counts, for the plain line: "step", "image"
   std::optional<double> loss;
   std::optional<double> accuracy;  // in [0, 1]
 };
@@ -40,7 +41,8 @@ struct ProgressState {
 // unless ascii). Widths below 1 are treated as 1.
 std::string format_progress_line(const ProgressState& s, int width, bool ascii = false);
 // The line logged without a terminal:
-// "epoch 1/2 step 5250/12500 (42%): loss 1.6925, acc 39.30%, 2840 img/s, ETA 0:17".
+// "epoch 1/2 step 5250/12500 (42%): loss 1.6925, acc 39.30%, 2840 img/s, ETA 0:17"
+// ("evaluating image 4000/10000 ..." when it counts images).
 std::string format_progress_plain(const ProgressState& s);
 // "mm:ss", or "h:mm:ss" from an hour on; "?" for a negative or non-finite value.
 std::string format_clock(double seconds);
@@ -55,8 +57,9 @@ struct ProgressBarOptions {
   double log_interval_seconds = 10;  // plain-line interval otherwise
   double delay_seconds = 0;          // show nothing before (for loads and evaluations)
   std::string unit = "img";
-  int64_t initial = 0;  // the first step (resuming mid-epoch)
-  bool ascii = false;   // '#' instead of UTF-8 blocks
+  std::string counted = "step";  // what the count counts ("image" for an evaluation)
+  int64_t initial = 0;           // the first step (resuming mid-epoch)
+  bool ascii = false;            // '#' instead of UTF-8 blocks
 };
 
 struct ProgressMetrics {
