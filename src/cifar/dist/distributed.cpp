@@ -6,6 +6,7 @@
 
 #include <c10/util/Logging.h>
 #include <fmt/format.h>
+#include <netdb.h>  // getaddrinfo
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -43,6 +44,24 @@ constexpr std::chrono::seconds kStoreGrace{5};
 // in a read or still retrying; the process is about to end with the error)
 // and c10d stays quiet: when that thread gives up it logs its exception with
 // a C++ stack trace.
+// A MASTER_ADDR that names no host (a typo, a name this machine's resolver
+// does not know): said at once, rather than retried as if the store were
+// not up yet and reported at the time-out as one that never answered.
+void check_resolves(const std::string& host, const DistEnv& env) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int err = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found != nullptr) ::freeaddrinfo(found);
+  if (err != 0) {
+    throw std::runtime_error(fmt::format(
+        "distributed set-up failed on rank {} of {}: MASTER_ADDR {} names no host this machine "
+        "can find ({}): give rank 0's address, or a name that resolves here (127.0.0.1 when "
+        "every process runs on this machine)",
+        env.rank, env.world_size, host, ::gai_strerror(err)));
+  }
+}
+
 c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host,
                                                  const c10d::TCPStoreOptions& options,
                                                  QuietC10dLogs& quiet) {
@@ -108,6 +127,7 @@ Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions o
   if (env_.world_size == 1) return;
   TORCH_CHECK(options_.timeout.count() > 0, "--dist-timeout must be positive, got ",
               options_.timeout.count(), " ms");
+  check_resolves(env_.master_addr, env_);
   auto state = std::make_unique<State>();
   state->serves_store = !env_.use_agent_store && env_.rank == 0;
   state->backend_name = device.is_cuda() ? "nccl" : "gloo";
