@@ -338,3 +338,45 @@ TEST_CASE("a resumed run's folder without a last.pt of its own is refused, or re
   CHECK_THAT(resumed_run_dir_problem(dir, ResumedRun{.epochs = 1}).text,
              Catch::Contains("holds another run's results"));
 }
+
+TEST_CASE("a kill between best.pt's write and last.pt's leaves a folder that goes on",
+          "[run_dir]") {
+  // best.pt is written before last.pt at an epoch's end (report/run_outputs):
+  // a kill between the two leaves best.pt one epoch further than last.pt,
+  // or alone in the first epoch.
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  fs::create_directories(dir);
+  auto model = make_model(ModelOptions("net"));
+  const auto save = [&](const char* name, int64_t epoch) {
+    CheckpointInfo info;
+    info.class_names = default_class_names();
+    info.run_id = "run A";
+    info.epoch = epoch;
+    save_checkpoint(dir / name, info, *model, nullptr);
+  };
+  std::ofstream(dir / "config.toml") << "# cifar-train settings (read back with --config)\n";
+  std::ofstream(dir / "metrics.csv") << kMetricsCsvHeader << "\n1,0.5\n";
+  save("best.pt", 1);
+  // The first epoch: the same command again is told to resume best.pt, which goes on.
+  CHECK_THAT(run_dir_refusal(dir, std::nullopt),
+             Catch::Contains("--resume " + (dir / "best.pt").string()));
+  const ResumedRun from_best{.run_id = "run A", .epochs = 1, .checkpoint = "best.pt"};
+  CHECK(resumed_run_dir_problem(dir, from_best).text.empty());
+  ResumedRun other = from_best;
+  other.run_id = "run B";
+  CHECK_THAT(resumed_run_dir_problem(dir, other).text,
+             Catch::Contains("holds another run's results") && Catch::Contains("best.pt"));
+  // A later epoch: last.pt at 1, best.pt at 2; either goes on.
+  save("last.pt", 1);
+  save("best.pt", 2);
+  std::ofstream(dir / "metrics.csv", std::ios::app) << "2,0.4\n";
+  CHECK(resumed_run_dir_problem(dir, {.run_id = "run A", .epochs = 2, .checkpoint = "best.pt"})
+            .text.empty());
+  CHECK(resumed_run_dir_problem(dir, {.run_id = "run A", .epochs = 1, .checkpoint = "last.pt"})
+            .text.empty());
+  // A copy trained further elsewhere is still behind here.
+  CHECK_THAT(
+      resumed_run_dir_problem(dir, {.run_id = "run A", .epochs = 3, .checkpoint = "a.pt"}).text,
+      Catch::Contains("behind a.pt"));
+}

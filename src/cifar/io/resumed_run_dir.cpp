@@ -69,10 +69,10 @@ std::string foreign_metrics(const fs::path& dir) {
 }
 
 // What a run folder holds, for a message: "run \"ID\": last.pt at the end of
-// epoch 3, metrics.csv epochs 1-3".
-std::string folder_run(const std::optional<CheckpointInfo>& last,
+// epoch 3, metrics.csv epochs 1-3". `name`: the checkpoint `last` is.
+std::string folder_run(const std::optional<CheckpointInfo>& last, const std::string& name,
                        const std::vector<int64_t>& epochs) {
-  std::string out = last ? fmt::format("run \"{}\": last.pt {}", last->run_id,
+  std::string out = last ? fmt::format("run \"{}\": {} {}", last->run_id, name,
                                        position(last->epoch, last->step_in_epoch))
                          : std::string("no last.pt");
   if (!epochs.empty()) {
@@ -106,26 +106,31 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
   }
   if (std::string foreign = foreign_metrics(dir); !foreign.empty()) return {foreign};
   const std::vector<int64_t> epochs = metrics_epochs(dir);
+  std::optional<CheckpointInfo> best;
+  try {
+    best = peek_checkpoint_info(dir / "best.pt");
+  } catch (const std::runtime_error&) {
+    return {fmt::format("--run-dir {}'s best.pt is not a readable checkpoint", dir.string())};
+  }
   // A run that stopped before its first epoch ended (the resumed run itself,
   // failed once) left no checkpoint and no row: nothing there to lose.
-  if (!last && epochs.empty() && std::ranges::find(found, "best.pt") == found.end()) return {};
-  const std::string holds = folder_run(last, epochs);
+  if (!last && !best && epochs.empty()) return {};
+  // best.pt is written before last.pt: a kill between the two in the first
+  // epoch leaves best.pt alone, the folder's newest checkpoint.
+  const std::string name = last ? "last.pt" : "best.pt";
+  if (!last) last = best;
+  const std::string holds = folder_run(last, name, epochs);
   if (!last || run.run_id.empty() || last->run_id != run.run_id) {
     return {
         fmt::format("--run-dir {} holds another run's results ({}; {}), not those of the "
                     "run being resumed ({})",
                     dir.string(), listed_results(found), holds, resumed)};
   }
-  try {
-    const auto best = peek_checkpoint_info(dir / "best.pt");
-    if (best && best->run_id != run.run_id) {
-      return {
-          fmt::format("--run-dir {} mixes two runs: its best.pt is run \"{}\"'s, its "
-                      "last.pt the run being resumed ({})",
-                      dir.string(), best->run_id, resumed)};
-    }
-  } catch (const std::runtime_error&) {
-    return {fmt::format("--run-dir {}'s best.pt is not a readable checkpoint", dir.string())};
+  if (best && best->run_id != run.run_id) {
+    return {fmt::format(
+        "--run-dir {} mixes two runs: its best.pt is run \"{}\"'s, its last.pt the run being "
+        "resumed ({})",
+        dir.string(), best->run_id, resumed)};
   }
   // How far the folder may be ahead of the checkpoint: the kill windows.
   const auto limit = run.written_after_last ? std::pair{run.epochs + 1, int64_t{0}}
@@ -141,7 +146,12 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
             .ahead = true};
   }
   // Behind the checkpoint: the epochs between were trained in another folder.
-  if (std::pair{last->epoch, last->step_in_epoch} < std::pair{run.epochs, run.step_in_epoch}) {
+  // (Not when best.pt is as far: a kill between its write and last.pt's
+  // leaves last.pt an epoch behind, and best.pt goes on from there.)
+  const std::pair<int64_t, int64_t> newest = std::max(
+      std::pair{last->epoch, last->step_in_epoch},
+      best ? std::pair{best->epoch, best->step_in_epoch} : std::pair<int64_t, int64_t>{0, 0});
+  if (newest < std::pair{run.epochs, run.step_in_epoch}) {
     const bool elsewhere = !run.trained_in.empty() && !same_folder(run.trained_in, dir);
     return {fmt::format(
         "--run-dir {} holds the run being resumed behind {} ({}; {} {}{}): going on here would "

@@ -84,15 +84,20 @@ std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>
   if (!resumed) {
     const std::vector<std::string> found = results_in(dir);
     if (found.empty()) return "";
-    // A run stopped before its first checkpoint has nothing to continue.
-    const bool resumable = std::ranges::find(found, "last.pt") != found.end();
+    // A run stopped before its first checkpoint has nothing to continue; one
+    // killed between its first best.pt and last.pt goes on from best.pt.
+    const auto has = [&](const char* name) {
+      return std::ranges::find(found, name) != found.end();
+    };
+    const char* newest = has("last.pt") ? "last.pt" : "best.pt";
+    const bool resumable = has(newest);
     return fmt::format(
         "--run-dir {} already holds another run's results ({}); {}choose another --run-dir, or "
         "pass --overwrite to replace them",
         dir.string(), listed_results(found),
         resumable ? fmt::format("continue that run with --config {} --resume {}, ",
                                 shell_word((dir / "config.toml").string()),
-                                shell_word((dir / "last.pt").string()))
+                                shell_word((dir / newest).string()))
                   : "that run stopped before its first checkpoint, so there is none to continue: ");
   }
   const ResumedDirProblem problem = resumed_run_dir_problem(dir, *resumed);
