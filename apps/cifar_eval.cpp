@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     config.machine = cifar::machine_env_from_environment();          // as cifar-train
     config.spare_cache_dir = cifar::spare_cache_dir_from_environment();
     const auto report = [&] {  // a Ctrl-C or SIGTERM stops it between batches (exit 130)
-      const cifar::InterruptGuard interrupt_guard(cifar::kInferenceNotice);
+      const cifar::InterruptGuard interrupt_guard(cifar::kEvaluationNotice);
       return cifar::evaluate_checkpoint(cifar::resolve_eval(config));
     }();
     const std::string split = cifar::split_folder_name(config.split);  // "test", "val", "train"

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     config.machine = cifar::machine_env_from_environment();  // as cifar-train
     config.spare_cache_dir = cifar::spare_cache_dir_from_environment();
     // A Ctrl-C or SIGTERM stops the work between images (exit 130), before any output.
-    std::optional<cifar::InterruptGuard> interrupt_guard(std::in_place, cifar::kInferenceNotice);
+    std::optional<cifar::InterruptGuard> interrupt_guard(std::in_place, cifar::kPredictionNotice);
     // The images listed, --csv checked, the model loaded on its device, the TTA level.
     cifar::PredictRun run = cifar::resolve_predict(config);
     const cifar::ImageList& images = run.images;

@@ -162,8 +162,11 @@ expect 0 "warning: weights file plain-3.pt records no normalisation: its images 
   "$EVAL" --weights plain-3.pt --model net --data pets --device cpu
 expect 1 "every name starts with 'encoder.', the attribute of a module that holds the model: save that attribute's state_dict\(\) \(e.g. torch.save\(module.encoder.state_dict\(\), path\)\)" -- \
   "$PREDICT" --weights held.pt --model net img.png
+printf 'a Lightning checkpoint' >exists.ckpt  # an existing one: the format is what is wrong
 for ext in ckpt bin; do
   expect 2 "weights file x.$ext: .ckpt \(Lightning's checkpoints\) and .bin \(Hugging Face's pytorch_model.bin\) are read, not written" -- \
     "$EXPORT" --weights plain-3.pt --model net --out "x.$ext"
 done
+expect 2 "weights file exists.ckpt: .ckpt \(Lightning's checkpoints\) and .bin" -- \
+  "$EXPORT" --weights plain-3.pt --model net --out exists.ckpt
 pass "two state dicts refused, formats named, an unrecorded normalisation warned about, a module's attribute named, .ckpt and .bin not written"

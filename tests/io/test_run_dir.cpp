@@ -380,3 +380,16 @@ TEST_CASE("a kill between best.pt's write and last.pt's leaves a folder that goe
       resumed_run_dir_problem(dir, {.run_id = "run A", .epochs = 3, .checkpoint = "a.pt"}).text,
       Catch::Contains("behind a.pt"));
 }
+
+TEST_CASE("an output that is a symbolic link to nothing, or a loop, is named so", "[run_dir]") {
+  TempDir tmp;
+  const fs::path dangling = tmp.path() / "dangling.pt";
+  fs::create_symlink("gone/x.pt", dangling);
+  CHECK(non_file_kind(dangling) == "a symbolic link to gone/x.pt, which is missing");
+  const fs::path loop = tmp.path() / "loop.pt";
+  fs::create_symlink("loop.pt", loop);
+  CHECK_THAT(non_file_kind(loop),
+             Catch::StartsWith("a symbolic link to loop.pt, which cannot be followed (") &&
+                 Catch::Contains("symbolic links"));
+  CHECK(non_file_kind(tmp.path() / "nothing.pt").empty());
+}

@@ -153,6 +153,9 @@ TEST_CASE("a state dict saved before batch norms counted their batches loads", "
   for (const auto& [name, t] : model_state_dict(*loaded)) foreign["backbone." + name + "_v1"] = t;
   REQUIRE_THROWS_WITH(apply_weights(*loaded, foreign, "resnet18", "odd.pth"),
                       Catch::Contains("no name matches: is it a resnet18 model?"));
+  // No tensors at all (a safetensors header of metadata only): refused, no hint.
+  REQUIRE_THROWS_WITH(apply_weights(*loaded, TensorMap{}, "resnet18", "none.safetensors"),
+                      Catch::Contains("missing: bn1.bias"));
   // The model's names behind a holding module's attribute: that is said.
   TensorMap held;
   for (const auto& [name, t] : model_state_dict(*loaded)) held["backbone." + name] = t;

@@ -82,7 +82,9 @@ std::string model_files_in(const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string ext = it->path().extension().string();
-    if ((ext == ".pt" || ext == ".pth" || ext == ".safetensors") && it->is_regular_file(ec)) {
+    // (.bin left out: CIFAR's data files are named so)
+    if ((ext == ".pt" || ext == ".pth" || ext == ".safetensors" || ext == ".ckpt") &&
+        it->is_regular_file(ec)) {
       names.push_back(shown_name(it->path().filename()));
     }
   }

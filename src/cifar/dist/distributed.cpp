@@ -13,6 +13,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -45,20 +46,28 @@ constexpr std::chrono::seconds kStoreGrace{5};
 // and c10d stays quiet: when that thread gives up it logs its exception with
 // a C++ stack trace.
 // A MASTER_ADDR that names no host (a typo, a name this machine's resolver
-// does not know): said at once, rather than retried as if the store were
-// not up yet and reported at the time-out as one that never answered.
-void check_resolves(const std::string& host, const DistEnv& env) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const int err = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
-  if (found != nullptr) ::freeaddrinfo(found);
-  if (err != 0) {
-    throw std::runtime_error(fmt::format(
-        "distributed set-up failed on rank {} of {}: MASTER_ADDR {} names no host this machine "
-        "can find ({}): give rank 0's address, or a name that resolves here (127.0.0.1 when "
-        "every process runs on this machine)",
-        env.rank, env.world_size, host, ::gai_strerror(err)));
+// does not know) is named as such once --dist-timeout has passed, rather than
+// reported as a store that never answered. Asked again until then, as c10d
+// does: a cluster's name for rank 0 may resolve only once rank 0 is up (a
+// Kubernetes headless service), or the resolver may fail for a moment.
+void wait_until_resolved(const std::string& host, const DistEnv& env,
+                         std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const int err = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+    if (found != nullptr) ::freeaddrinfo(found);
+    if (err == 0) return;
+    if (std::chrono::steady_clock::now() >= until) {
+      throw std::runtime_error(fmt::format(
+          "distributed set-up failed on rank {} of {}: MASTER_ADDR {} names no host this "
+          "machine could find within --dist-timeout {} s ({}): give rank 0's address, or a name "
+          "that resolves here (127.0.0.1 when every process runs on this machine)",
+          env.rank, env.world_size, host, timeout.count() / 1000, ::gai_strerror(err)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
 }
 
@@ -127,7 +136,7 @@ Distributed::Distributed(const DistEnv& env, torch::Device device, DistOptions o
   if (env_.world_size == 1) return;
   TORCH_CHECK(options_.timeout.count() > 0, "--dist-timeout must be positive, got ",
               options_.timeout.count(), " ms");
-  check_resolves(env_.master_addr, env_);
+  wait_until_resolved(env_.master_addr, env_, options_.timeout);
   auto state = std::make_unique<State>();
   state->serves_store = !env_.use_agent_store && env_.rank == 0;
   state->backend_name = device.is_cuda() ? "nccl" : "gloo";

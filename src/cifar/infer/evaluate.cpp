@@ -215,6 +215,9 @@ EvalReport evaluate_checkpoint(EvalRun run) {
     }
     return evaluate(*checkpoint.model, test_data, options);
   });
+  // A stop during the last batch, after evaluate's last check (cifar-eval's
+  // guard): no report.
+  if (stop_requested()) throw Interrupted("interrupted during evaluation");
   return report;
 }
 

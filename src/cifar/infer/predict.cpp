@@ -41,6 +41,8 @@ std::map<std::string, torch::Tensor> cached_images(const CheckpointInfo& info,
         out[read.files[i].lexically_normal().string()] =
             read.split.images[static_cast<int64_t>(i)];  // (3, S, S) uint8
       }
+    } catch (const Interrupted&) {  // a stop during the decoding is the command's
+      throw;
     } catch (const UnreadableImage&) {  // its hint names cifar-eval's options: the file's line says
       spdlog::info(
           "{}: its images are decoded one by one, not through the data set's decode cache: a "
@@ -122,6 +124,12 @@ std::vector<Prediction> predict_files(ClassifierImpl& model, const CheckpointInf
     if (static_cast<int64_t>(pending.size()) >= options.batch_size) classify();
   }
   classify();
+  if (stop_requested()) {  // during the last batch
+    throw Interrupted(fmt::format(
+        "interrupted (signal {}) as the last of {} images were classified: nothing was written; "
+        "the same command starts again",
+        stop_signal(), files.size()));
+  }
   return out;
 }
 

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 #include "cifar/core/file_io.h"
@@ -49,9 +51,14 @@ std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
 std::string non_file_kind(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
     std::error_code ec;
-    const fs::path target = fs::read_symlink(path, ec);  // a link to nothing
-    return ec ? "" : fmt::format("a symbolic link to {}, which is missing", shown_name(target));
+    const fs::path target = fs::read_symlink(path, ec);  // a link to nothing, or a loop
+    if (ec) return "";
+    return err == ENOENT || err == ENOTDIR
+               ? fmt::format("a symbolic link to {}, which is missing", shown_name(target))
+               : fmt::format("a symbolic link to {}, which cannot be followed ({})",
+                             shown_name(target), std::strerror(err));
   }
   if (S_ISREG(st.st_mode)) return "";
   if (S_ISDIR(st.st_mode)) return "a folder";

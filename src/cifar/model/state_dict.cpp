@@ -46,7 +46,7 @@ std::string mismatch_hint(const TensorMap& tensors, const TensorMap& target, boo
            "--model resnet18 --stem imagenet (cifar-train --init-weights then starts a new head "
            "for the data's classes)";
   }
-  if (nothing_matches) {
+  if (nothing_matches && !tensors.empty()) {
     // A wrapper's attribute before every name ("model.conv1.weight" for a
     // module holding the model as self.model): the names match without it.
     const std::string& first = tensors.begin()->first;

@@ -29,8 +29,10 @@ inline constexpr const char* kTrainingNotice =
     "interrupt: finishing this step and writing a checkpoint (interrupt again to quit now)";
 
 // What the first signal prints while cifar-eval or cifar-predict works.
-inline constexpr const char* kInferenceNotice =
+inline constexpr const char* kEvaluationNotice =
     "interrupt: stopping after this batch (interrupt again to quit now)";
+inline constexpr const char* kPredictionNotice =
+    "interrupt: stopping after this image (interrupt again to quit now)";
 
 class InterruptGuard {
  public:

@@ -38,7 +38,7 @@ EvalRun resolve_eval(const EvalConfig& config);
 PredictRun resolve_predict(const PredictConfig& config);
 
 // cifar-export: the options checked, --out refused before the model is read
-// when its extension names no weights format (.safetensors, .pt, .pth, .ckpt, .bin), when
+// when its extension names no weights format it writes (.safetensors, .pt, .pth), when
 // it would replace a file cifar-export did not write, or cannot be written
 // (its folder is not made for it); then the model loaded.
 LoadedCheckpoint resolve_export(const ExportConfig& config);

@@ -145,16 +145,16 @@ PredictRun resolve_predict(const PredictConfig& config) {
 LoadedCheckpoint resolve_export(const ExportConfig& config) {
   check_model_input(config);
   validate(config);  // config/: --out is none of the inputs
-  // Before the model is read: --out replaces only an export of its own (a
-  // folder is named as one first), has a weights file's extension, and its
-  // folder is not made for it.
+  // Before the model is read: --out has a weights file's extension (a
+  // folder is named as one first), replaces only an export of its own, and
+  // its folder is not made for it.
+  const std::string format = weights_format_problem(config.out, WeightsUse::kWrite);
+  std::error_code ec;
+  if (!format.empty() && !std::filesystem::is_directory(config.out, ec)) throw UsageError(format);
   if (const std::string problem = export_replace_problem(config.out); !problem.empty()) {
     throw UsageError(problem);
   }
-  if (const std::string problem = weights_format_problem(config.out, WeightsUse::kWrite);
-      !problem.empty()) {
-    throw UsageError(problem);
-  }
+  if (!format.empty()) throw UsageError(format);
   ensure_writable(config.out, "--out", /*make_folder=*/false);
   return load_model_input(config);
 }
