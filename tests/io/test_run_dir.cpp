@@ -393,3 +393,38 @@ TEST_CASE("an output that is a symbolic link to nothing, or a loop, is named so"
                  Catch::Contains("symbolic links"));
   CHECK(non_file_kind(tmp.path() / "nothing.pt").empty());
 }
+
+TEST_CASE("what a run that stopped in its first epoch left is replaced by a fresh run",
+          "[run_dir]") {
+  // config.toml, metrics.csv without a row, TensorBoard's file, no
+  // checkpoint: the same command again goes on without --overwrite.
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  fs::create_directories(dir);
+  const auto leave = [&] {
+    std::ofstream(dir / "config.toml") << "# cifar-train settings (read back with --config)\n";
+    std::ofstream(dir / "metrics.csv") << kMetricsCsvHeader << "\n";
+    std::ofstream(dir / "events.out.tfevents.1764000000.host.42.0") << "x";
+  };
+  leave();
+  std::ofstream(dir / "notes.txt") << "mine";
+  CHECK(run_dir_refusal(dir, std::nullopt).empty());
+  CHECK(failed_start_leftovers(dir) ==
+        std::vector<std::string>{"config.toml", "metrics.csv",
+                                 "events.out.tfevents.1764000000.host.42.0"});
+  CHECK(clear_failed_start(dir).size() == 3);
+  CHECK_FALSE(fs::exists(dir / "metrics.csv"));
+  CHECK(fs::exists(dir / "notes.txt"));  // only a run's own files go
+  // Anything a completed epoch leaves is kept, and the folder refused.
+  leave();
+  std::ofstream(dir / "metrics.csv", std::ios::app) << "1,0.5\n";
+  CHECK_THAT(run_dir_refusal(dir, std::nullopt), Catch::Contains("already holds"));
+  CHECK(clear_failed_start(dir).empty());
+  leave();
+  std::ofstream(dir / "best.pt") << "x";
+  CHECK_THAT(run_dir_refusal(dir, std::nullopt), Catch::Contains("already holds"));
+  fs::remove(dir / "best.pt");
+  std::ofstream(dir / "config.toml") << "epochs = 3\n";  // not one cifar-train wrote
+  CHECK_THAT(run_dir_refusal(dir, std::nullopt), Catch::Contains("already holds"));
+  CHECK(clear_failed_start(dir).empty());
+}

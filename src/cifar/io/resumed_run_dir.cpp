@@ -24,6 +24,28 @@ std::string position(int64_t epochs, int64_t step_in_epoch) {
                            : fmt::format("at the end of epoch {}", epochs);
 }
 
+// What a run folder holds, for a message: "run \"ID\": last.pt at the end of
+// epoch 3, metrics.csv epochs 1-3". `name`: the checkpoint `last` is.
+std::string folder_run(const std::optional<CheckpointInfo>& last, const std::string& name,
+                       const std::vector<int64_t>& epochs) {
+  std::string out = last ? fmt::format("run \"{}\": {} {}", last->run_id, name,
+                                       position(last->epoch, last->step_in_epoch))
+                         : std::string("no last.pt");
+  if (!epochs.empty()) {
+    out += fmt::format(", metrics.csv epochs {}-{}", std::ranges::min(epochs),
+                       std::ranges::max(epochs));
+  }
+  return out;
+}
+
+// Whether two paths name one folder (false when either is missing).
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+}  // namespace
+
 // The epochs of metrics.csv's whole rows (a last line without its newline,
 // which a kill cut short, is left out); none when there is no file.
 std::vector<int64_t> metrics_epochs(const fs::path& dir) {
@@ -67,28 +89,6 @@ std::string foreign_metrics(const fs::path& dir) {
       "append to",
       dir.string(), first);
 }
-
-// What a run folder holds, for a message: "run \"ID\": last.pt at the end of
-// epoch 3, metrics.csv epochs 1-3". `name`: the checkpoint `last` is.
-std::string folder_run(const std::optional<CheckpointInfo>& last, const std::string& name,
-                       const std::vector<int64_t>& epochs) {
-  std::string out = last ? fmt::format("run \"{}\": {} {}", last->run_id, name,
-                                       position(last->epoch, last->step_in_epoch))
-                         : std::string("no last.pt");
-  if (!epochs.empty()) {
-    out += fmt::format(", metrics.csv epochs {}-{}", std::ranges::min(epochs),
-                       std::ranges::max(epochs));
-  }
-  return out;
-}
-
-// Whether two paths name one folder (false when either is missing).
-bool same_folder(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  return fs::equivalent(a, b, ec);
-}
-
-}  // namespace
 
 ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun& run) {
   const std::vector<std::string> found = results_in(dir);

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cifar {
 
@@ -57,5 +58,11 @@ struct ResumedDirProblem {
 // wrote (a run appends to it); empty when the folder holds no results or is
 // the run's own, as above.
 ResumedDirProblem resumed_run_dir_problem(const std::filesystem::path& dir, const ResumedRun& run);
+
+// The epochs of `dir`'s metrics.csv's whole rows (none without the file),
+// and why it is no file cifar-train wrote ("" when it is missing, empty or
+// starts with the header).
+std::vector<int64_t> metrics_epochs(const std::filesystem::path& dir);
+std::string foreign_metrics(const std::filesystem::path& dir);
 
 }  // namespace cifar

@@ -80,10 +80,28 @@ std::vector<std::string> remove_results(const fs::path& dir,
 
 }  // namespace
 
+std::vector<std::string> failed_start_leftovers(const fs::path& dir) {
+  const std::vector<std::string> found = results_in(dir);
+  const auto kept = [](const std::string& name) {  // a file a completed epoch writes
+    return name != "config.toml" && name != "metrics.csv" && !name.starts_with(kEventFilePrefix);
+  };
+  if (found.empty() || std::ranges::any_of(found, kept)) return {};
+  if (!metrics_epochs(dir).empty() || !foreign_metrics(dir).empty()) return {};
+  if (std::ranges::find(found, "config.toml") != found.end()) {
+    try {  // the first line of every config.toml cifar-train writes
+      if (!read_front(dir / "config.toml", 64, "config.toml").starts_with("# cifar-train settings"))
+        return {};
+    } catch (const std::runtime_error&) {
+      return {};
+    }
+  }
+  return found;
+}
+
 std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>& resumed) {
   if (!resumed) {
     const std::vector<std::string> found = results_in(dir);
-    if (found.empty()) return "";
+    if (found.empty() || !failed_start_leftovers(dir).empty()) return "";
     // A run stopped before its first checkpoint has nothing to continue; one
     // killed between its first best.pt and last.pt goes on from best.pt.
     const auto has = [&](const char* name) {
@@ -116,6 +134,10 @@ std::vector<std::string> clear_run_dir(const fs::path& dir,
                                        const std::optional<ResumedRun>& resumed) {
   if (run_dir_refusal(dir, resumed).empty()) return {};
   return remove_results(dir, results_in(dir));
+}
+
+std::vector<std::string> clear_failed_start(const fs::path& dir) {
+  return remove_results(dir, failed_start_leftovers(dir));
 }
 
 std::string make_run_id(const fs::path& run_dir) {

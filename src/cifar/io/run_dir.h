@@ -48,6 +48,16 @@ std::string listed_results(const std::vector<std::string>& names);
 std::string run_dir_refusal(const std::filesystem::path& dir,
                             const std::optional<ResumedRun>& resumed);
 
+// What a run that stopped in its first epoch (killed, out of memory, its
+// loss not a number) leaves, when that is all `dir` holds: cifar-train's
+// config.toml, metrics.csv without a row, TensorBoard event files, and no
+// checkpoint. Nothing there is worth keeping, and a fresh run (the same
+// command again) replaces them without --overwrite. Empty otherwise.
+std::vector<std::string> failed_start_leftovers(const std::filesystem::path& dir);
+// Removes them (none when the folder holds more) and returns their names.
+// Call it while holding the folder's RunDirLock.
+std::vector<std::string> clear_failed_start(const std::filesystem::path& dir);
+
 // --overwrite: removes the results run_dir_refusal objects to (none when it
 // finds nothing) and returns their names, for a log line. Call it while
 // holding the folder's RunDirLock.
