@@ -52,7 +52,8 @@ std::string run_dir_refusal(const std::filesystem::path& dir,
 // loss not a number) leaves, when that is all `dir` holds: cifar-train's
 // config.toml, metrics.csv without a row, TensorBoard event files, and no
 // checkpoint. Nothing there is worth keeping, and a fresh run (the same
-// command again) replaces them without --overwrite. Empty otherwise.
+// command again), or a resumed one, replaces them without --overwrite.
+// Empty otherwise.
 std::vector<std::string> failed_start_leftovers(const std::filesystem::path& dir);
 // Removes them (none when the folder holds more) and returns their names.
 // Call it while holding the folder's RunDirLock.

@@ -64,11 +64,12 @@ fs::path prepared(fs::path run_dir, const fs::path& checkpoint, const std::strin
       spdlog::warn("--overwrite: removed {} from {}", file, run_dir.string());
     }
   }
-  if (!resumed) {  // (also under --overwrite, which finds nothing to refuse there)
-    if (const auto files = clear_failed_start(run_dir); !files.empty()) {
-      spdlog::info("{}: replacing what a run that stopped in its first epoch left ({})",
-                   run_dir.string(), listed_results(files));
-    }
+  // What a run that stopped in its first epoch left (a fresh run's, or a
+  // resumed one's in a new folder): replaced, its TensorBoard file too. Also
+  // under --overwrite, which finds nothing to refuse there.
+  if (const auto files = clear_failed_start(run_dir); !files.empty()) {
+    spdlog::info("{}: replacing what a run that stopped in its first epoch left ({})",
+                 run_dir.string(), listed_results(files));
   }
   const std::string run_id = resumed ? resumed->run_id : "";
   if (auto note = note_if_replacing_other_run(checkpoint, run_id)) spdlog::warn("{}", *note);
