@@ -37,14 +37,6 @@ bool is_loopback(const std::string& host) {
 
 constexpr std::chrono::seconds kStoreGrace{5};
 
-// The TCPStore, made on a thread of its own and waited for at most
-// --dist-timeout and kStoreGrace: its connection retries end at the timeout,
-// but its handshake then waits for the server's reply with no bound, so a
-// MASTER_ADDR:MASTER_PORT that accepts connections and never answers would
-// hold this process forever. On time-out the thread is left behind (blocked
-// in a read or still retrying; the process is about to end with the error)
-// and c10d stays quiet: when that thread gives up it logs its exception with
-// a C++ stack trace.
 // A MASTER_ADDR that names no host (a typo, a name this machine's resolver
 // does not know) is named as such once --dist-timeout has passed, rather than
 // reported as a store that never answered. Asked again until then, as c10d
@@ -71,6 +63,14 @@ void wait_until_resolved(const std::string& host, const DistEnv& env,
   }
 }
 
+// The TCPStore, made on a thread of its own and waited for at most
+// --dist-timeout and kStoreGrace: its connection retries end at the timeout,
+// but its handshake then waits for the server's reply with no bound, so a
+// MASTER_ADDR:MASTER_PORT that accepts connections and never answers would
+// hold this process forever. On time-out the thread is left behind (blocked
+// in a read or still retrying; the process is about to end with the error)
+// and c10d stays quiet: when that thread gives up it logs its exception with
+// a C++ stack trace.
 c10::intrusive_ptr<c10d::TCPStore> connect_store(const std::string& host,
                                                  const c10d::TCPStoreOptions& options,
                                                  QuietC10dLogs& quiet) {

@@ -1,6 +1,5 @@
 // pickle_tensors.cpp: see pickle_tensors.h.
 #include "cifar/formats/pickle_tensors.h"
-#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "cifar/core/names.h"
 
 namespace cifar::pickle {
 namespace {

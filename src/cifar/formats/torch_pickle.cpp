@@ -1,6 +1,5 @@
 // torch_pickle.cpp: .pt files in torch.save's zip layout (see torch_pickle.h).
 #include "cifar/formats/torch_pickle.h"
-#include "cifar/core/names.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 #include <stdexcept>
 
 #include "cifar/core/file_io.h"  // write_file_atomically
+#include "cifar/core/names.h"
 #include "cifar/formats/torch_legacy.h"
 #include "cifar/formats/unpickle.h"
 

@@ -1,6 +1,5 @@
 // unpickle.cpp: see unpickle.h.
 #include "cifar/formats/unpickle.h"
-#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 
@@ -9,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "cifar/core/names.h"
 #include "cifar/formats/pickle_opcodes.h"
 #include "cifar/formats/pickle_tensors.h"
 

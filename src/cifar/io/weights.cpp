@@ -1,6 +1,5 @@
 // weights.cpp: building a model from a weights file (see weights.h).
 #include "cifar/io/weights.h"
-#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,6 +10,7 @@
 #include <stdexcept>
 
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/core/registry.h"
 #include "cifar/core/version.h"
 #include "cifar/data/cifar10.h"

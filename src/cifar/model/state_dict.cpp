@@ -1,12 +1,13 @@
 // state_dict.cpp: matching a map of named tensors to a model (see state_dict.h).
 #include "cifar/model/state_dict.h"
-#include "cifar/core/names.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <vector>
+
+#include "cifar/core/names.h"
 
 namespace cifar {
 namespace {
@@ -51,12 +52,11 @@ std::string mismatch_hint(const TensorMap& tensors, const TensorMap& target, boo
     // module holding the model as self.model): the names match without it.
     const std::string& first = tensors.begin()->first;
     const std::string prefix = first.substr(0, first.find('.') + 1);
-    const bool wrapped =
-        !prefix.empty() &&
-        std::ranges::all_of(tensors, [&](const auto& kv) { return kv.first.starts_with(prefix); }) &&
-        std::ranges::any_of(tensors, [&](const auto& kv) {
-          return target.contains(kv.first.substr(prefix.size()));
-        });
+    const bool wrapped = !prefix.empty() && std::ranges::all_of(tensors, [&](const auto& kv) {
+      return kv.first.starts_with(prefix);
+    }) && std::ranges::any_of(tensors, [&](const auto& kv) {
+      return target.contains(kv.first.substr(prefix.size()));
+    });
     if (wrapped) {
       return fmt::format(
           "; every name starts with '{}', the attribute of a module that holds the model: save "
