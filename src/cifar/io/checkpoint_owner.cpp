@@ -13,6 +13,7 @@
 #include "cifar/core/names.h"
 #include "cifar/formats/toml_text.h"
 #include "cifar/io/checkpoint.h"
+#include "cifar/io/run_dir.h"  // is_cifar_train_settings
 #include "cifar/io/run_dir_lock.h"
 
 namespace cifar {
@@ -73,11 +74,7 @@ std::optional<fs::path> run_folder_of(const fs::path& path) {
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   if (fs::exists(fs::symlink_status(dir / kRunDirLockFile, ec))) return dir;
-  try {  // the first line of every config.toml cifar-train writes
-    const std::string front = read_front(dir / "config.toml", 64, "config.toml");
-    if (front.starts_with("# cifar-train settings")) return dir;
-  } catch (const std::runtime_error&) {
-  }
+  if (is_cifar_train_settings(dir / "config.toml")) return dir;
   return std::nullopt;
 }
 

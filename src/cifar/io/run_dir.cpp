@@ -80,6 +80,14 @@ std::vector<std::string> remove_results(const fs::path& dir,
 
 }  // namespace
 
+bool is_cifar_train_settings(const fs::path& path) {
+  try {  // the first line of every config.toml cifar-train writes
+    return read_front(path, 64, "config.toml").starts_with("# cifar-train settings");
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
 std::vector<std::string> failed_start_leftovers(const fs::path& dir) {
   const std::vector<std::string> found = results_in(dir);
   const auto kept = [](const std::string& name) {  // a file a completed epoch writes
@@ -87,13 +95,9 @@ std::vector<std::string> failed_start_leftovers(const fs::path& dir) {
   };
   if (found.empty() || std::ranges::any_of(found, kept)) return {};
   if (!metrics_epochs(dir).empty() || !foreign_metrics(dir).empty()) return {};
-  if (std::ranges::find(found, "config.toml") != found.end()) {
-    try {  // the first line of every config.toml cifar-train writes
-      if (!read_front(dir / "config.toml", 64, "config.toml").starts_with("# cifar-train settings"))
-        return {};
-    } catch (const std::runtime_error&) {
-      return {};
-    }
+  if (std::ranges::find(found, "config.toml") != found.end() &&
+      !is_cifar_train_settings(dir / "config.toml")) {
+    return {};
   }
   return found;
 }

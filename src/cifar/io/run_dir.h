@@ -48,6 +48,9 @@ std::string listed_results(const std::vector<std::string>& names);
 std::string run_dir_refusal(const std::filesystem::path& dir,
                             const std::optional<ResumedRun>& resumed);
 
+// Whether `path` is a config.toml cifar-train wrote (its first line says so).
+bool is_cifar_train_settings(const std::filesystem::path& path);
+
 // What a run that stopped in its first epoch (killed, out of memory, its
 // loss not a number) leaves, when that is all `dir` holds: cifar-train's
 // config.toml, metrics.csv without a row, TensorBoard event files, and no
