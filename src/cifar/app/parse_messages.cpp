@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -81,6 +83,20 @@ std::string tidy(const std::string& message) {
 
 namespace {
 
+// Whether argv gives `option` (--name, --name=value, -x, -xVALUE).
+bool on_command_line(const CLI::Option& option, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    for (const std::string& name : option.get_lnames()) {
+      if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0) return true;
+    }
+    for (const std::string& name : option.get_snames()) {
+      if (arg.rfind("-" + name, 0) == 0) return true;
+    }
+  }
+  return false;
+}
+
 // The app's options a message names ("--name"), in order, each once.
 std::vector<const CLI::Option*> named_options(const CLI::App& app, const std::string& message) {
   std::vector<const CLI::Option*> options;
@@ -100,18 +116,18 @@ const CLI::Option* named_option(const CLI::App& app, const std::string& message)
   return options.empty() ? nullptr : options.front();
 }
 
-// Whether argv gives `option` (--name, --name=value, -x, -xVALUE).
-bool on_command_line(const CLI::Option& option, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg(argv[i]);
-    for (const std::string& name : option.get_lnames()) {
-      if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0) return true;
-    }
-    for (const std::string& name : option.get_snames()) {
-      if (arg.rfind("-" + name, 0) == 0) return true;
-    }
-  }
-  return false;
+// The config file read, its path and the formatter that knows its lines;
+// none when no --config was read.
+struct ConfigRead {
+  std::string path;
+  std::shared_ptr<TomlConfig> formatter;  // null for another formatter
+};
+std::optional<ConfigRead> config_read(const CLI::App& app) {
+  const CLI::Option* config = app.get_config_ptr();
+  if (config == nullptr || config->results().empty()) return std::nullopt;
+  // The last: as<> throws on a repeated --config.
+  return ConfigRead{config->results().back(),
+                    std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter())};
 }
 
 }  // namespace
@@ -120,18 +136,16 @@ bool on_command_line(const CLI::Option& option, int argc, char** argv) {
 // " (--config FILE, line N)" when the file set it, "" when the command line
 // did, else " (in or with --config FILE)".
 std::string config_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
-  const CLI::Option* config = app.get_config_ptr();
-  if (config == nullptr || config->results().empty()) return "";
-  const std::string path = config->results().back();  // as<> throws on a repeated --config
-  const auto formatter = std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter());
+  const auto read = config_read(app);
+  if (!read) return "";
   const CLI::Option* option = named_option(app, message);
   if (option != nullptr && on_command_line(*option, argc, argv)) return "";  // not the file's
-  if (formatter != nullptr && option != nullptr) {
-    if (const auto line = formatter->line_of(*option)) {
-      return fmt::format(" (--config {}, line {})", path, *line);
+  if (read->formatter != nullptr && option != nullptr) {
+    if (const auto line = read->formatter->line_of(*option)) {
+      return fmt::format(" (--config {}, line {})", read->path, *line);
     }
   }
-  return fmt::format(" (in or with --config {})", path);
+  return fmt::format(" (in or with --config {})", read->path);
 }
 
 // The same for a refusal made after parsing (validate(), the run's checks),
@@ -142,27 +156,24 @@ std::string config_place(const CLI::App& app, const std::string& message, int ar
 // image-size at line 3)" otherwise, "" for none (or a message that already
 // names its place).
 std::string file_place(const CLI::App& app, const std::string& message, int argc, char** argv) {
-  const CLI::Option* config = app.get_config_ptr();
-  const auto formatter = std::dynamic_pointer_cast<TomlConfig>(app.get_config_formatter());
-  if (message.find("(--config ") != std::string::npos || config == nullptr ||
-      config->results().empty() || formatter == nullptr) {
+  const auto read = config_read(app);
+  if (message.find("(--config ") != std::string::npos || !read || read->formatter == nullptr) {
     return "";
   }
   const std::vector<const CLI::Option*> named = named_options(app, message);
   std::vector<std::string> places;
   int64_t subject_line = 0;
   for (const CLI::Option* option : named) {
-    const auto line = formatter->line_of(*option);
+    const auto line = read->formatter->line_of(*option);
     if (!line || on_command_line(*option, argc, argv)) continue;
     if (option == named.front()) subject_line = *line;
     places.push_back(fmt::format("{} at line {}", option->get_lnames().front(), *line));
   }
-  const std::string& path = config->results().back();
   if (places.empty()) return "";
   if (places.size() == 1 && subject_line != 0) {
-    return fmt::format(" (--config {}, line {})", path, subject_line);
+    return fmt::format(" (--config {}, line {})", read->path, subject_line);
   }
-  return fmt::format(" (--config {}: {})", path, fmt::join(places, ", "));
+  return fmt::format(" (--config {}: {})", read->path, fmt::join(places, ", "));
 }
 
 }  // namespace cifar
