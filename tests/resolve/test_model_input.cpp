@@ -112,6 +112,14 @@ TEST_CASE("a weights file's problems are the user's to fix, each named", "[resol
                Catch::Contains(std::string(name) + " is not a PyTorch file: it starts with neither "
                                                    "a zip archive's header"));
   }
+  // A missing .pt (or a link to nothing) is said to be missing, a runtime
+  // error, not a file that names no model.
+  std::filesystem::create_symlink(dir.path() / "gone", dir.path() / "dangling.pth");
+  for (const char* name : {"missing.pt", "dangling.pth"}) {
+    CHECK_THROWS_WITH(resolve_weights(dir.path() / name, {}),
+                      Catch::Contains(std::string(name) + " does not exist") &&
+                          !Catch::Contains("which model"));
+  }
   // A .safetensors without metadata: refused once read.
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "bare.safetensors", {}); }),
              Catch::Contains("does not say which model it holds; pass --model"));

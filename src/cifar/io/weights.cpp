@@ -135,7 +135,9 @@ std::string stem_hint(const TensorMap& tensors, const ImportedWeights& out,
 std::string weights_path_problem(const fs::path& path, const WeightsOptions& options) {
   if (is_checkpoint(path)) return "";
   if (std::string problem = weights_format_problem(path); !problem.empty()) return problem;
-  // A file of another format is that first, not a question of its model.
+  // A missing or unreadable file is that (std::runtime_error), and a file of
+  // another format is that, before any question of its model.
+  check_readable_file(path, "weights file");
   if (std::string problem = weights_content_problem(path); !problem.empty()) return problem;
   if (weights_format(path) == WeightsFormat::kTorch && !options.model)
     return no_model(path.string());
