@@ -101,8 +101,13 @@ def _metadata(path, meta):
     if not 0.25 <= crop_pct <= 1:  # NaN too
         raise ValueError(f"{os.fspath(path)}: its metadata's crop_pct {meta['crop_pct']!r} is not "
                          "a number from 0.25 to 1")
-    return (tuple(mean), tuple(std), stem, image_size, read("classes", None), crop_mode,
-            crop_pct)
+    classes = read("classes", None)
+    if classes is not None and (not isinstance(classes, list) or not classes
+                                or not all(isinstance(c, str) and c for c in classes)
+                                or len(set(classes)) != len(classes)):
+        raise ValueError(f"{os.fspath(path)}: its metadata's classes {classes!r} are not a list "
+                         "of names, each non-empty and each once")
+    return (tuple(mean), tuple(std), stem, image_size, classes, crop_mode, crop_pct)
 
 
 def load(path, model=None, stem=None):

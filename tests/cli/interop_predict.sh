@@ -100,6 +100,7 @@ header[last]["data_offsets"] = [o + 1000 for o in header[last]["data_offsets"]]
 text = json.dumps(header).encode()
 open("lying.safetensors", "wb").write(struct.pack("<Q", len(text)) + text + good[8 + n:])
 open("notes.safetensors", "w").write("just some text")
+save_file(sd, "dup.safetensors", metadata={"model": "net", "classes": json.dumps(["a"] * 10)})
 PY
 expect 1 "names.pt does not fit a net model: missing: fc3.bias, fc3.weight; unexpected: head.bias, head.weight" -- \
   "$PREDICT" --weights names.pt --model net "${files[0]}"
@@ -113,6 +114,12 @@ expect 1 "is larger than the" -- "$PREDICT" --weights long_header.safetensors "$
 expect 1 "entry '[a-z0-9.]+' lies at bytes \[[0-9]+, [0-9]+\) but the data area holds" -- "$PREDICT" --weights lying.safetensors "${files[0]}"
 expect 1 "notes.safetensors: (header length|.*too short|.*exceeds)" -- "$PREDICT" --weights notes.safetensors "${files[0]}"
 expect 2 "does not say which model.*--model" -- "$PREDICT" --weights py_sd.pt "${files[0]}"
+expect 1 "metadata 'classes' names 'a' twice: each class needs a name of its own" -- \
+  "$PREDICT" --weights dup.safetensors "${files[0]}"
+"$PY" -c "import cifar_models as cm; cm.load('dup.safetensors')" >dup.log 2>&1 &&
+  fail "cifar_models.load read classes named alike"
+grep -q "each non-empty and each once" dup.log || { cat dup.log; fail "cifar_models.load: no reason"; }
+pass "classes named alike in a file's metadata: refused by cifar-predict and cifar_models.load"
 expect 2 "unknown extension '.onnx'" -- "$PREDICT" --weights x.onnx --model net "${files[0]}"
 expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$PREDICT" "${files[0]}"
 

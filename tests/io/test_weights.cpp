@@ -159,9 +159,9 @@ TEST_CASE("a state dict saved before batch norms counted their batches loads", "
   // The model's names behind a holding module's attribute: that is said.
   TensorMap held;
   for (const auto& [name, t] : model_state_dict(*loaded)) held["backbone." + name] = t;
-  REQUIRE_THROWS_WITH(apply_weights(*loaded, held, "resnet18", "odd.pth"),
-                      Catch::Contains("every name starts with 'backbone.'") &&
-                          !Catch::Contains("no name matches"));
+  REQUIRE_THROWS_WITH(
+      apply_weights(*loaded, held, "resnet18", "odd.pth"),
+      Catch::Contains("every name starts with 'backbone.'") && !Catch::Contains("no name matches"));
 }
 
 // Issue 47, class 2: the class count was read before the "module." prefix
@@ -296,6 +296,12 @@ TEST_CASE("weights metadata: what it says, and malformed values named", "[weight
       Catch::Contains("lists 100001 names, more than the 100000"));
   CHECK_THROWS_WITH(parse_weights_metadata({{"classes", "[1, 2]"}}, "m"),
                     Catch::Contains("'classes'"));
+  // Each class a name of its own: a prediction would name two classes alike.
+  CHECK_THROWS_WITH(parse_weights_metadata({{"classes", R"(["cat", "dog", "cat"])"}}, "m"),
+                    Catch::Contains("metadata 'classes' names 'cat' twice"));
+  CHECK_THROWS_WITH(parse_weights_metadata({{"classes", R"(["cat", ""])"}}, "m"),
+                    Catch::Contains("metadata 'classes' has an empty name"));
+  CHECK(parse_weights_metadata({{"classes", R"(["cat", "dog"])"}}, "m").class_names->size() == 2);
   // image_size: the range --image-size takes (a run would use it as one).
   CHECK(parse_weights_metadata({{"image_size", "1024"}}, "m").image_size == 1024);
   CHECK_THROWS_WITH(parse_weights_metadata({{"image_size", "1025"}}, "m"),

@@ -116,9 +116,9 @@ TEST_CASE("a weights file's problems are the user's to fix, each named", "[resol
   // error, not a file that names no model.
   std::filesystem::create_symlink(dir.path() / "gone", dir.path() / "dangling.pth");
   for (const char* name : {"missing.pt", "dangling.pth"}) {
-    CHECK_THROWS_WITH(resolve_weights(dir.path() / name, {}),
-                      Catch::Contains(std::string(name) + " does not exist") &&
-                          !Catch::Contains("which model"));
+    CHECK_THROWS_WITH(
+        resolve_weights(dir.path() / name, {}),
+        Catch::Contains(std::string(name) + " does not exist") && !Catch::Contains("which model"));
   }
   // A .safetensors without metadata: refused once read.
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "bare.safetensors", {}); }),
@@ -131,7 +131,10 @@ TEST_CASE("a weights file's problems are the user's to fix, each named", "[resol
   WeightsOptions named;
   named.model = "net";
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "x.onnx", named); }),
-             Catch::Contains("x.onnx: unknown extension '.onnx'; use .safetensors, .pt or .pth"));
+             Catch::Contains("x.onnx: unknown extension '.onnx'; use .safetensors, .pt or .pth") &&
+                 Catch::Contains("an ONNX file is not read: give the .safetensors or .pt it was "
+                                 "exported from") &&
+                 !Catch::Contains("export_onnx.py"));
   WeightsOptions big;
   big.images.image_size = 40;
   CHECK_THAT(refusal([&] { resolve_weights(dir.path() / "net.safetensors", big); }),

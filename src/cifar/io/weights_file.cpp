@@ -49,13 +49,17 @@ std::string weights_format_problem(const fs::path& path, WeightsUse use) {
         "pytorch_model.bin) are read, not written; write .safetensors, .pt or .pth",
         path.string());
   }
-  // ONNX is written from Python (LibTorch has no exporter): say where.
+  // ONNX is written from Python (LibTorch has no exporter): say where; read,
+  // it is the .safetensors it was made from that the tools take.
+  const std::string onnx =
+      use == WeightsUse::kRead
+          ? " (an ONNX file is not read: give the .safetensors or .pt it was exported from)"
+          : " (ONNX: write a .safetensors, then run scripts/python/export_onnx.py "
+            "FILE.safetensors FILE.onnx)";
   return fmt::format("weights file {}: unknown extension '{}'; use .safetensors, .pt or .pth{}{}",
                      path.string(), path.extension().string(),
                      use == WeightsUse::kRead ? " (or a torch.save file named .ckpt or .bin)" : "",
-                     ext == ".onnx" ? " (ONNX: write a .safetensors, then run "
-                                      "scripts/python/export_onnx.py FILE.safetensors FILE.onnx)"
-                                    : "");
+                     ext == ".onnx" ? onnx : "");
 }
 
 std::string weights_content_problem(const fs::path& path) {

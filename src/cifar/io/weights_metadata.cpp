@@ -124,6 +124,19 @@ WeightsMetadata parse_weights_metadata(const StringMap& metadata, const std::str
           "have",
           source, out.class_names->size(), kMaxClasses));
     }
+    // A prediction names its class: an empty name says nothing, a repeated
+    // one makes two classes one.
+    std::vector<std::string> sorted = *out.class_names;
+    std::ranges::sort(sorted);
+    const auto repeated = std::ranges::adjacent_find(sorted);
+    if (sorted.front().empty() || repeated != sorted.end()) {
+      throw std::runtime_error(fmt::format(
+          "weights file {}: metadata 'classes' {}: each class needs a name of its own: write "
+          "the file again with the classes' names, one each",
+          source,
+          sorted.front().empty() ? std::string("has an empty name")
+                                 : fmt::format("names '{}' twice", *repeated)));
+    }
   }
   return out;
 }
