@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     if (const CLI::Option* file = app.get_config_ptr(); file != nullptr && file->count() > 0) {
       config.config_file = file->as<std::string>();  // an input: no output may replace it
     }
+    cifar::settle_run_length(app, config.time_minutes, config.steps);
     cifar::validate(config);  // at start: text config.toml cannot hold, say, stops here
     cifar::check_recipe_settings(config);
     if (config.deterministic) cifar::set_deterministic_cublas_env();

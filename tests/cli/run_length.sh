@@ -49,7 +49,7 @@ pass "--time 0.2: $epochs epochs fitted in $fits fit(s); config.toml holds them"
 # A budget spent at once: the count never changes (2 epochs, one fit of 2, said,
 # with the end to expect past the budget), and config.toml is without --time
 # all the same, so a resume works.
-"$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 2 --steps 0 --time 0.001 \
+"$TRAIN" --config "$SRC/configs/photos.toml" --data small --device cpu --epochs 2 --time 0.001 \
   --run-dir spent --checkpoint spent.pt >spent.out 2>spent.err || { tail -20 spent.err; fail "--time 0.001 failed"; }
 [[ $(($(wc -l <spent/metrics.csv) - 1)) == 2 ]] || fail "--time 0.001 from --epochs 2 did not run 2 epochs"
 grep -q -- "--time 0.001 min: 2 epochs fit it .*the schedule stands" spent.err ||
@@ -58,12 +58,26 @@ grep -q -- "--time 0.001 min is shorter than the 2 epochs a run under it trains 
   { cat spent.err; fail "--time 0.001: the budget's overrun is not said"; }
 grep -qx "time = 0.0" spent/config.toml || { grep time spent/config.toml; fail "--time 0.001: config.toml keeps --time"; }
 pass "--time 0.001: 2 epochs, config.toml without --time though no fit changed the count"
+# --time on the command line replaces the config file's steps (photos.toml's
+# 48, which would otherwise be refused beside it), said.
+grep -qF -- "--time 0.001 replaces --config $SRC/configs/photos.toml's steps = 48" spent.err ||
+  { head spent.err; fail "--time over photos.toml's steps: not said"; }
+grep -qx "steps = 0" spent/config.toml || fail "--time over photos.toml: config.toml keeps its steps"
+pass "--time on the command line replaces a config file's --steps"
 
 expect 2 "drop --time" -- "$TRAIN" --config run/config.toml --data small --device cpu --time 1 \
   --resume run/last.pt
 pass "--time with --resume is refused"
 expect 2 "--time 1 and --steps 500 both set the run's length: give one" -- \
   "$TRAIN" --data small --device cpu --time 1 --steps 500
+printf 'time = 1.0\nsteps = 500\n' >both.toml
+expect 2 "--time 1 and --steps 500 both set the run's length: give one" -- \
+  "$TRAIN" --config both.toml --data small --device cpu
+printf 'time = 1.0\n' >timed.toml
+"$TRAIN" --config timed.toml --data small --device cpu --epochs 1 --steps 2 --run-dir timed \
+  --checkpoint timed.pt >timed.out 2>timed.err || { tail timed.err; fail "--steps over a config's time failed"; }
+grep -qF -- "--steps 2 replaces --config timed.toml's time = 1" timed.err || { head timed.err; fail "--steps over a config's time: not said"; }
+pass "--time and --steps: both in one place refused, the command line's over the file's"
 
 # Interrupted before its first fit, a --time run says that its resume trains
 # --epochs' count (config.toml's), not a count fitted to the budget.

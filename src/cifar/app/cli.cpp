@@ -75,6 +75,24 @@ void resolve_data_env(const CLI::App& app, std::string& data_dir) {
   if (std::string env = data_from_env(app); !env.empty()) data_dir = std::move(env);
 }
 
+void settle_run_length(const CLI::App& app, double& time_minutes, int64_t& steps) {
+  if (time_minutes <= 0 || steps <= 0) return;
+  const auto& order = app.parse_order();  // the command line's options only
+  const auto given = [&](const char* name) {
+    return std::find(order.begin(), order.end(), app.get_option_no_throw(name)) != order.end();
+  };
+  const bool time = given("--time");
+  if (time == given("--steps")) return;
+  const std::string file = app.get_config_ptr()->as<std::string>();
+  if (time) {
+    spdlog::info("--time {:g} replaces --config {}'s steps = {}", time_minutes, file, steps);
+    steps = 0;
+  } else {
+    spdlog::info("--steps {} replaces --config {}'s time = {:g}", steps, file, time_minutes);
+    time_minutes = 0;
+  }
+}
+
 DistEnv dist_env_from_environment() {
   std::map<std::string, std::string> vars;
   for (const char* name : kDistEnvVars) {

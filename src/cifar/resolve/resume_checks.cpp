@@ -40,7 +40,8 @@ void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
     if (change.key == "pretrained" && change.after == "true") {
       throw UsageError(fmt::format(
           "--pretrained chooses the weights a run starts from, but --resume {} goes on from its "
-          "checkpoint's, of a run started without it: drop --pretrained (or drop --resume to "
+          "checkpoint's, of a run started without it: drop --pretrained (--no-pretrained if a "
+          "config file sets it; or drop --resume to "
           "start again from the ImageNet weights)",
           c.resume));
     }

@@ -30,7 +30,7 @@ const ModelEntry& pretrained_entry(const std::string& model) {
   }
   throw UsageError(fmt::format(
       "--pretrained: {} has no pretrained weights; the models that have them: {} (pass --model "
-      "{}, or drop --pretrained)",
+      "{}, or --no-pretrained)",
       model, fmt::join(with, ", "), with.empty() ? "" : with.front()));
 }
 
