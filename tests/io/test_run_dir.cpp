@@ -132,6 +132,28 @@ TEST_CASE("replacing a checkpoint of another run says what it held", "[run_dir]"
   save_checkpoint(path, info, *model, nullptr);
   CHECK(note_if_replacing_other_run(path, "run B") ==
         "replacing " + path.string() + " (net, epoch 2 and 7 steps) written by another run");
+  // A run that stopped before its end, its folder's last.pt its own: how to
+  // go on with it.
+  const fs::path folder = dir.path() / "A";
+  fs::create_directories(folder);
+  info.run_id = make_run_id(folder);
+  info.config_toml = "epochs = 5\n";
+  for (const char* name : {"best.pt", "last.pt"}) {
+    save_checkpoint(folder / name, info, *model, nullptr);
+  }
+  save_checkpoint(path, info, *model, nullptr);
+  const std::string kept = "; its run folder " + folder.string() + " keeps that run's best.pt";
+  const std::string go_on = "; that run stopped in epoch 3 of 5: go on with it with --config " +
+                            (folder / "config.toml").string() + " --resume " +
+                            (folder / "last.pt").string();
+  CHECK(note_if_replacing_other_run(path, "run B") ==
+        "replacing " + path.string() + " (net, epoch 2 and 7 steps) written by another run" + kept +
+            go_on);
+  info.step_in_epoch = 0;
+  info.config_toml = "epochs = 2\n";  // done: nothing to go on with
+  save_checkpoint(path, info, *model, nullptr);
+  CHECK(note_if_replacing_other_run(path, "run B") ==
+        "replacing " + path.string() + " (net, epoch 2) written by another run" + kept);
   std::ofstream(path, std::ios::binary) << "not a checkpoint";
   CHECK(note_if_replacing_other_run(path, "run B") ==
         "replacing " + path.string() + ", which is not a readable cifar-train checkpoint");

@@ -139,8 +139,8 @@ LoadedCheckpoint load_checkpoint(const fs::path& path, const std::string& weight
     archive.read("model", model_archive);
     c.model->load(model_archive);
   } catch (const std::exception& e) {  // c10::Error; std::out_of_range for a renamed entry
-    fail(source,
-         fmt::format("its weights do not fit {} model ({})", a_or_an(c.info.model), first_line(e.what())));
+    fail(source, fmt::format("its weights do not fit {} model ({})", a_or_an(c.info.model),
+                             first_line(e.what())));
   }
   check_weight_values(*c.model, source);  // NaN/inf in a re-sealed checkpoint, named
   return c;

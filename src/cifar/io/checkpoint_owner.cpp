@@ -18,6 +18,39 @@
 
 namespace cifar {
 namespace fs = std::filesystem;
+namespace {
+
+// The run folder that wrote a checkpoint: its settings' run-dir (a resumed
+// run keeps its run id, which names the folder it started in), else the
+// run id's folder (a checkpoint without settings).
+fs::path writer_folder(const CheckpointInfo& info) {
+  try {
+    for (const TomlEntry& entry : read_flat_toml(info.config_toml)) {
+      if (entry.key == "run-dir" && !entry.value.empty()) return entry.value;
+    }
+  } catch (const TomlError&) {  // unreadable settings: the run id's folder
+  }
+  return run_folder_of_id(info.run_id);
+}
+
+// The epochs a checkpoint's run was to train (its config.toml's), 0 when
+// unknown.
+int64_t planned_epochs(const CheckpointInfo& info) {
+  try {
+    for (const TomlEntry& entry : read_flat_toml(info.config_toml)) {
+      if (entry.key == "epochs" && entry.type == TomlType::kInteger) return std::stoll(entry.value);
+    }
+  } catch (const std::exception&) {  // an older or damaged header: unknown
+  }
+  return 0;
+}
+
+// Whether the checkpoint's run stopped before its planned end.
+bool unfinished(const CheckpointInfo& info) {
+  return info.step_in_epoch > 0 || info.epoch < planned_epochs(info);
+}
+
+}  // namespace
 
 std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
                                                        const std::string& run_id) {
@@ -42,6 +75,24 @@ std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
       const auto best = peek_checkpoint_info(folder / "best.pt");
       if (best && best->run_id == info->run_id) {
         kept = fmt::format("; its run folder {} keeps that run's best.pt", folder.string());
+      }
+    } catch (const std::runtime_error&) {  // unreadable: nothing said of it
+    }
+  }
+  // A run that stopped before its end goes on from the last.pt of the folder
+  // it was writing to (a resumed run's may not be the one it started in).
+  if (const fs::path folder = writer_folder(*info); !folder.empty() && unfinished(*info)) {
+    try {
+      const auto last = peek_checkpoint_info(folder / "last.pt");
+      if (last && last->run_id == info->run_id) {
+        const int64_t planned = planned_epochs(*info);
+        kept += fmt::format(
+            "; that run stopped {} epoch {}{}: go on with it with --config {} --resume {}",
+            info->step_in_epoch > 0 ? "in" : "after",
+            info->epoch + (info->step_in_epoch > 0 ? 1 : 0),
+            planned > 0 ? fmt::format(" of {}", planned) : "",
+            shell_word((folder / "config.toml").string()),
+            shell_word((folder / "last.pt").string()));
       }
     } catch (const std::runtime_error&) {  // unreadable: nothing said of it
     }
@@ -82,21 +133,6 @@ fs::path run_folder_of_id(const std::string& run_id) {
   const auto at = run_id.rfind(" started ");
   return at == std::string::npos ? fs::path() : fs::path(run_id.substr(0, at));
 }
-
-namespace {
-// The run folder that wrote a checkpoint: its settings' run-dir (a resumed
-// run keeps its run id, which names the folder it started in), else the
-// run id's folder (a checkpoint without settings).
-fs::path writer_folder(const CheckpointInfo& info) {
-  try {
-    for (const TomlEntry& entry : read_flat_toml(info.config_toml)) {
-      if (entry.key == "run-dir" && !entry.value.empty()) return entry.value;
-    }
-  } catch (const TomlError&) {  // unreadable settings: the run id's folder
-  }
-  return run_folder_of_id(info.run_id);
-}
-}  // namespace
 
 std::string checkpoint_replace_problem(const fs::path& path, const std::string& option,
                                        const fs::path& run_dir) {

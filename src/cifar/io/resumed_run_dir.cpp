@@ -121,10 +121,10 @@ ResumedDirProblem resumed_run_dir_problem(const fs::path& dir, const ResumedRun&
   if (!last) last = best;
   const std::string holds = folder_run(last, name, epochs);
   if (!last || run.run_id.empty() || last->run_id != run.run_id) {
-    return {
-        fmt::format("--run-dir {} holds another run's results ({}; {}), not those of the "
-                    "run being resumed ({})",
-                    dir.string(), listed_results(found), holds, resumed)};
+    return {.text = fmt::format("--run-dir {} holds another run's results ({}; {}), not those "
+                                "of the run being resumed ({})",
+                                dir.string(), listed_results(found), holds, resumed),
+            .own_checkpoint = last ? name : ""};
   }
   if (best && best->run_id != run.run_id) {
     return {fmt::format(

@@ -50,6 +50,9 @@ struct ResumedRun {
 struct ResumedDirProblem {
   std::string text;    // empty: the folder is the run's to go on in
   bool ahead = false;  // it holds the same run, further on than the checkpoint
+  // Another run's folder: its newest checkpoint ("last.pt", or "best.pt"
+  // after a kill between the two), which goes on with the folder's own run.
+  std::string own_checkpoint;
 };
 
 // Why `dir` is not provably the folder to go on with run `run` in: one line
