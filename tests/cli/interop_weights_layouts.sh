@@ -50,6 +50,7 @@ for n in (1000, 3):
     # often are; one copy whose fc3.weight is a strided view into a larger
     # storage that fc3.bias shares.
     torch.save(sd, f"legacy-{n}.pt", _use_new_zipfile_serialization=False)
+    torch.save(sd, f"legacy_p3-{n}.pt", _use_new_zipfile_serialization=False, pickle_protocol=3)
     w, b = sd["fc3.weight"], sd["fc3.bias"]
     big = torch.zeros(w.shape[0], 2 * w.shape[1] + 1)
     big[:, 0:2 * w.shape[1]:2] = w
@@ -62,7 +63,7 @@ for n in (1000, 3):
         save_file({k: v.contiguous() for k, v in layouts[name](sd).items()}, f"st_{name}-{n}.safetensors")
 PY
 layouts=(plain dp compiled dp_compiled wrapped wrapped_dp model_compiled dp_pth st_dp st_compiled
-  st_dp_compiled legacy legacy_views lightning hf)
+  st_dp_compiled legacy legacy_p3 legacy_views lightning hf)
 wfile() { ls "$1-$2".*; }  # wfile LAYOUT N: its path
 write_folder pets cat,dog,frog train,test 8
 cp "$(ls pets/test/cat/*.png | head -1)" img.png

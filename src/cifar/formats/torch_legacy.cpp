@@ -12,9 +12,12 @@ namespace {
 using pickle::ValuePtr;
 
 // PROTO 2, LONG1 of 10 bytes (0x1950a86a20f9469cfc6c, little-endian), STOP:
-// the first pickle of every legacy file (torch.save pickles at protocol 2).
+// the first pickle of every legacy file (torch.save pickles at protocol 2 by
+// default; its pickle_protocol=3 gives PROTO 3 and the same bytes after it,
+// which torch.load reads too: 4 and 5 frame them, and torch.load refuses them).
 constexpr std::string_view kMagicPickle(
     "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e", 15);
+constexpr size_t kProtocolByte = 1;
 constexpr int64_t kProtocolVersion = 1001;
 
 struct Storage {
@@ -107,7 +110,12 @@ void locate_storages(LegacyReader& in, std::map<std::string, Storage>& storages)
 }  // namespace
 
 bool is_legacy_torch_file(std::string_view bytes) {
-  return bytes.starts_with(kMagicPickle);
+  if (bytes.size() < kMagicPickle.size()) return false;
+  const char protocol = bytes[kProtocolByte];
+  return (protocol == '\x02' || protocol == '\x03') &&
+         bytes.substr(0, kProtocolByte) == kMagicPickle.substr(0, kProtocolByte) &&
+         bytes.substr(kProtocolByte + 1, kMagicPickle.size() - kProtocolByte - 1) ==
+             kMagicPickle.substr(kProtocolByte + 1);
 }
 
 ValuePtr unpickle_legacy_torch(std::string_view bytes, const pickle::Limits& limits) {
