@@ -162,6 +162,16 @@ TEST_CASE("a state dict saved before batch norms counted their batches loads", "
   REQUIRE_THROWS_WITH(
       apply_weights(*loaded, held, "resnet18", "odd.pth"),
       Catch::Contains("every name starts with 'backbone.'") && !Catch::Contains("no name matches"));
+  // Another model's names (a head for other classes too, counts aside): that
+  // model is named.
+  TensorMap net_sd = model_state_dict(*make_model(ModelOptions("net").num_classes(3)));
+  for (const char* model : {"resnet18", "airbench94"}) {
+    REQUIRE_THROWS_WITH(apply_weights(*make_model(ModelOptions(model)), net_sd, model, "net.pt"),
+                        Catch::Contains("its names are a net model's: pass --model net"));
+  }
+  const TensorMap resnet_sd = model_state_dict(*make_model(ModelOptions("resnet18")));
+  REQUIRE_THROWS_WITH(apply_weights(*make_model(ModelOptions("net")), resnet_sd, "net", "r.pth"),
+                      Catch::Contains("its names are a resnet18 model's: pass --model resnet18"));
 }
 
 // Issue 47, class 2: the class count was read before the "module." prefix

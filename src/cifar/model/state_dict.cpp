@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "cifar/core/names.h"
@@ -23,6 +24,26 @@ std::string shape_text(c10::IntArrayRef sizes) {
 bool has_shape(const TensorMap& m, const std::string& name, std::vector<int64_t> shape) {
   const auto it = m.find(name);
   return it != m.end() && it->second.sizes().vec() == shape;
+}
+
+// The names of `tensors`, less batch norms' counts (files of PyTorch before
+// 0.4.1 have none).
+std::set<std::string> names_of(const TensorMap& tensors) {
+  std::set<std::string> names;
+  for (const auto& [name, t] : tensors) {
+    if (!name.ends_with(kBatchCount)) names.insert(name);
+  }
+  return names;
+}
+
+// The model whose state dict has exactly the names of `tensors` (its shapes
+// aside: a head for other classes, another stem), or "".
+std::string model_with_names(const TensorMap& tensors) {
+  const std::set<std::string> names = names_of(tensors);
+  for (const std::string& model : model_names()) {
+    if (names_of(model_state_dict(*make_model(ModelOptions(model)))) == names) return model;
+  }
+  return "";
 }
 
 // What the mismatch most likely is, as the end of the error message.
@@ -46,6 +67,9 @@ std::string mismatch_hint(const TensorMap& tensors, const TensorMap& target, boo
     return "; this is a torchvision ResNet-18 for ImageNet (7x7 stem, 1000 classes): pass "
            "--model resnet18 --stem imagenet (cifar-train --init-weights then starts a new head "
            "for the data's classes)";
+  }
+  if (const std::string other = model_with_names(tensors); !other.empty() && other != model_name) {
+    return fmt::format("; its names are {} model's: pass --model {}", a_or_an(other), other);
   }
   if (nothing_matches && !tensors.empty()) {
     // A wrapper's attribute before every name ("model.conv1.weight" for a
