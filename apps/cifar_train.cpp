@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
       config.config_file = file->as<std::string>();  // an input: no output may replace it
     }
     cifar::settle_run_length(app, config.time_minutes, config.steps);
+    cifar::settle_weights_digest(app, config.init_weights_sha256);
     cifar::validate(config);  // at start: text config.toml cannot hold, say, stops here
     cifar::check_recipe_settings(config);
     if (config.deterministic) cifar::set_deterministic_cublas_env();

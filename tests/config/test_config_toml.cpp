@@ -70,6 +70,7 @@ TEST_CASE("config.toml reads back as the same settings, every key of them", "[co
   c.ema = 0.999;
   c.deterministic = true;
   c.init_weights = "/weights/resnet18 #2.pth";
+  c.init_weights_sha256 = "5fdabae34f85e4a4448d56b73856866d963824e468d43a266b18a1aac6ee983d";
   c.mean = {0.485, 0.456, 0.406};
   c.std = {0.229, 0.224, 0.225};
   CHECK_FALSE(c == TrainConfig{});

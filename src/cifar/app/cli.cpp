@@ -51,6 +51,16 @@ void setup_logging(const LogOptions& options) {
 }
 
 namespace {
+
+// Whether the command line (not the --config file) gave option `name`.
+bool given_on_command_line(const CLI::App& app, const char* name) {
+  const auto& order = app.parse_order();  // the command line's options only
+  return std::find(order.begin(), order.end(), app.get_option_no_throw(name)) != order.end();
+}
+
+}  // namespace
+
+namespace {
 // --data as $CIFAR10_DIR gives it: the variable's value when the tool has
 // --data and neither the command line nor the config file set it; else "".
 std::string data_from_env(const CLI::App& app) {
@@ -77,10 +87,7 @@ void resolve_data_env(const CLI::App& app, std::string& data_dir) {
 
 void settle_run_length(const CLI::App& app, double& time_minutes, int64_t& steps) {
   if (time_minutes <= 0 || steps <= 0) return;
-  const auto& order = app.parse_order();  // the command line's options only
-  const auto given = [&](const char* name) {
-    return std::find(order.begin(), order.end(), app.get_option_no_throw(name)) != order.end();
-  };
+  const auto given = [&](const char* name) { return given_on_command_line(app, name); };
   const bool time = given("--time");
   if (time == given("--steps")) return;
   const std::string file = app.get_config_ptr()->as<std::string>();
@@ -91,6 +98,16 @@ void settle_run_length(const CLI::App& app, double& time_minutes, int64_t& steps
     spdlog::info("--steps {} replaces --config {}'s time = {:g}", steps, file, time_minutes);
     time_minutes = 0;
   }
+}
+
+void settle_weights_digest(const CLI::App& app, std::string& init_weights_sha256) {
+  const auto given = [&](const char* name) { return given_on_command_line(app, name); };
+  if (init_weights_sha256.empty() || !given("--init-weights") || given("--init-weights-sha256")) {
+    return;
+  }
+  spdlog::info("--init-weights replaces --config {}'s, and so its init-weights-sha256",
+               app.get_config_ptr()->as<std::string>());
+  init_weights_sha256.clear();
 }
 
 DistEnv dist_env_from_environment() {
@@ -212,10 +229,7 @@ void parse_for_help(CLI::App& app, int argc, char** argv) {
 // --quiet and --verbose ask for opposite logging: the command line's choice
 // overrides the config file's; both on one of them is refused.
 void settle_log_flags(const CLI::App& app, int argc, char** argv, LogOptions& log) {
-  const auto& order = app.parse_order();  // the command line's options only
-  const auto given = [&](const char* name) {
-    return std::find(order.begin(), order.end(), app.get_option_no_throw(name)) != order.end();
-  };
+  const auto given = [&](const char* name) { return given_on_command_line(app, name); };
   const bool quiet = given("--quiet") && log.quiet;  // not --quiet=false
   const bool verbose = given("--verbose") && log.verbose;
   if (quiet && !verbose) log.verbose = false;

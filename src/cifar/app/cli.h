@@ -48,6 +48,11 @@ void resolve_data_env(const CLI::App& app, std::string& data_dir);
 // are left for validate() to refuse.
 void settle_run_length(const CLI::App& app, double& time_minutes, int64_t& steps);
 
+// --init-weights given on the command line replaces a --config file's, and
+// so the digest the file recorded of it (--init-weights-sha256), said in a
+// line.
+void settle_weights_digest(const CLI::App& app, std::string& init_weights_sha256);
+
 // The launcher's variables (torchrun's RANK, WORLD_SIZE, ...), parsed.
 DistEnv dist_env_from_environment();
 

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include <CLI/CLI.hpp>
 #include <limits>
 #include <type_traits>
@@ -43,6 +46,21 @@ void check_fine_tune_settings(const TrainConfig& c) {
         "--freeze-body trains no part of the body, so --body-lr-scale {:g} has nothing to "
         "scale: give one of them",
         c.body_lr_scale));
+  }
+  if (!c.init_weights_sha256.empty()) {
+    const std::string& hex = c.init_weights_sha256;
+    if (hex.size() < 8 || hex.size() > 64 ||
+        !std::ranges::all_of(hex, [](unsigned char ch) { return std::isxdigit(ch) != 0; })) {
+      throw UsageError(fmt::format(
+          "--init-weights-sha256 '{}' is not a SHA-256: give the 64 hex digits sha256sum prints "
+          "for the file, or the first 8 or more of them",
+          hex));
+    }
+    if (c.init_weights.empty()) {
+      throw UsageError(
+          "--init-weights-sha256 checks the file --init-weights names: give --init-weights FILE "
+          "too, or drop it");
+    }
   }
   if ((c.freeze_body || !c.train_from.empty() || c.body_lr_scale != 1) && c.init_weights.empty() &&
       c.resume.empty() && !c.pretrained) {

@@ -47,6 +47,11 @@ void train_model(Config& c, V&& v) {
           "Start from these weights (.safetensors, .pt, .pth, .ckpt, .bin, e.g. saved in Python) "
           "instead of a fresh model"}),
       c.init_weights);
+  v.text(local(Opt{"--init-weights-sha256", kModel,
+                   "With --init-weights: the SHA-256 its file must have (hex, as sha256sum "
+                   "prints, or its first 8 or more digits); the run folder's config.toml records "
+                   "the file's, so that a rerun refuses a changed file"}),
+         c.init_weights_sha256);
   v.parsed(fixed(Opt{"--mean", kModel,
                      "With --init-weights: the normalisation mean (r,g,b) its weights were "
                      "trained with (default: the file's metadata, else 0.4914,0.4822,0.4465)"}),

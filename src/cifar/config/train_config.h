@@ -117,6 +117,10 @@ struct TrainConfig {
   std::string resume;        // a checkpoint to continue from (not saved in config.toml)
   bool overwrite = false;    // replace an earlier run's results in run_dir (not saved)
   std::string init_weights;  // start from these weights (.safetensors/.pt)
+  // The SHA-256 (hex, or its first 8 or more digits) the --init-weights file
+  // must have; a run records its file's, so that a rerun of its config.toml
+  // refuses a file that has changed since.
+  std::string init_weights_sha256;
   // --mean and --std, with --init-weights only: the normalisation its weights
   // were trained with, over what the file records (a torchvision .pth records
   // nothing).

@@ -38,6 +38,8 @@ struct ModelSource {
   // The weights file started from ("--init-weights FILE", "--pretrained
   // (FILE)"), for the log and errors; empty for a fresh start or a resume.
   std::string weights_named_by = {};
+  // The SHA-256 of the --init-weights file (hex), recorded in config.toml.
+  std::string weights_sha256 = {};
   // The side the weights were trained at (--pretrained's): --image-size's
   // default; 0: the data's.
   int64_t weights_image_size = 0;

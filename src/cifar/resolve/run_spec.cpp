@@ -23,16 +23,22 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
-// The image settings and the weights the run started from as given; when
+// The image settings and the weights the run started from as given (the
+// --init-weights file's digest as read); when
 // resuming without them, the resumed run's (its saved settings:
 // --image-size 0 is the data set's own size, --crop-mode auto and
 // --crop-pct 0 the data set's preparation; load_resume refused another
 // --init-weights).
 TrainConfig with_resumed_settings(const TrainConfig& config, const ModelSource& source) {
   TrainConfig sized = config;
+  // The file a run starts from, recorded by its digest.
+  if (!source.weights_sha256.empty()) sized.init_weights_sha256 = source.weights_sha256;
   if (!source.resumed_settings) return sized;
   const TrainConfig& was = *source.resumed_settings;
-  if (config.init_weights.empty()) sized.init_weights = was.init_weights;
+  if (config.init_weights.empty()) {
+    sized.init_weights = was.init_weights;
+    sized.init_weights_sha256 = was.init_weights_sha256;
+  }
   if (!config.mean) {  // --mean and --std go together (validate)
     sized.mean = was.mean;
     sized.std = was.std;

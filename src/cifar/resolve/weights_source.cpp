@@ -13,6 +13,7 @@
 
 #include "cifar/core/errors.h"
 #include "cifar/core/file_io.h"
+#include "cifar/core/names.h"
 #include "cifar/formats/checksum.h"
 #include "cifar/io/weights.h"
 #include "cifar/model/model_body.h"
@@ -91,6 +92,21 @@ void check_train_from(ClassifierImpl& model, const std::string& model_name,
       name, model_name, fmt::join(names, ", ")));
 }
 
+// The SHA-256 of the --init-weights file, in hex; std::runtime_error unless
+// it starts with `wanted` (--init-weights-sha256: a rerun's record).
+std::string checked_sha256(const fs::path& file, const std::string& wanted) {
+  const std::string bytes = read_file(file, uint64_t{1} << 34, "weights file");
+  const std::string digest =
+      to_hex(sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+  if (digest.starts_with(lower_case(wanted))) return digest;
+  throw std::runtime_error(fmt::format(
+      "--init-weights {}: its SHA-256 is {}, not the {} --init-weights-sha256 asks for (a run "
+      "folder's config.toml records the file it started from): the file has changed since; give "
+      "the file the run started from, or, to start from this one, drop init-weights-sha256 from "
+      "the config file",
+      file.string(), digest.substr(0, std::max<size_t>(wanted.size(), 12)), wanted));
+}
+
 }  // namespace
 
 // --init-weights FILE, or --pretrained's file with the normalisation and
@@ -112,6 +128,7 @@ ModelSource weights_source(const TrainConfig& config,
     options.model = pretrained->name;
     options.normalization = pretrained->pretrained->normalization;
   }
+  const std::string digest = pretrained ? "" : checked_sha256(file, config.init_weights_sha256);
   ImportedWeights w = resolve_weights(file, options);
   if (!config.train_from.empty()) check_train_from(*w.model, w.model_name, config.train_from);
   // As cifar-eval's "weights:" line (model_input.cpp): the values and whence.
@@ -126,6 +143,7 @@ ModelSource weights_source(const TrainConfig& config,
           .class_names = w.class_names,
           .class_names_known = w.class_names_known,
           .weights_named_by = named_by,
+          .weights_sha256 = digest,
           .weights_image_size = pretrained              ? pretrained->pretrained->image_size
                                 : w.image_size_recorded ? w.image.image_size
                                                         : 0,
