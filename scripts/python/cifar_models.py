@@ -28,5 +28,6 @@ prepare, normalize); every name is here too.
 from cifar_nets import *  # noqa: F401,F403
 from cifar_nets import (CLASSES, DEFAULT_MEAN, DEFAULT_STD, LITE_MEAN, LITE_STD,  # noqa: F401
                         MODEL_NAMES)
-from cifar_prep import kept_side, normalize, prepare, read_cifar10, reduce, to_input  # noqa: F401
+from cifar_prep import (kept_side, normalize, prepare, read_cifar10, read_image,  # noqa: F401
+                        reduce, to_input)
 from cifar_weights import _unwrap, load, read_weights  # noqa: F401

@@ -70,11 +70,52 @@ def reduce(image_uint8, max_short):
     return x.round().clamp(0, 255)[0].to(torch.uint8)
 
 
+def read_image(path):
+    """A PNG or JPEG file -> (3, H, W) uint8, as cifar-eval and cifar-predict
+    decode it (src/cifar/formats/image.cpp): grey as RGB, a PNG's
+    transparency (alpha, or a palette's or grey's tRNS) composited onto white,
+    16-bit PNG scaled to the nearest 8-bit value (libpng's png_set_scale_16);
+    EXIF orientation is not applied, as the tools do not."""
+    from torchvision.io import ImageReadMode, decode_image
+    data = torch.frombuffer(bytearray(open(path, "rb").read()), dtype=torch.uint8)
+    if bytes(data[:8].tolist()) != b"\x89PNG\r\n\x1a\n":
+        return decode_image(data, mode=ImageReadMode.RGB)
+    x = decode_image(data, mode=ImageReadMode.RGB_ALPHA)  # (4, H, W)
+    sixteen = x.dtype == torch.uint16  # torchvision keeps 16-bit samples
+    x = x.to(torch.int32)
+    if sixteen:  # libpng's png_do_scale_16_to_8, to the bit
+        high, low = x >> 8, x & 255
+        x = high + (((low - high + 128) * 65535) >> 24)
+    rgb, alpha = x[:3], x[3:]
+    return ((rgb * alpha + 255 * (255 - alpha) + 127) // 255).to(torch.uint8)
+
+
+def _check_image(image):
+    """ValueError unless `image` is what to_input takes, saying how to get it."""
+    how = ("read_image(path) gives one, decoded as cifar-predict decodes it; or "
+           "torchvision.io.decode_image(path, ImageReadMode.RGB)")
+    if not isinstance(image, torch.Tensor):
+        raise ValueError(f"to_input takes a (3, H, W) uint8 tensor, not a {type(image).__name__}: {how}")
+    if image.dtype != torch.uint8:
+        hint = ("a float image in [0, 1] (torchvision's ToTensor) is "
+                "(x * 255).round().to(torch.uint8)" if image.is_floating_point() else how)
+        raise ValueError(f"to_input takes a uint8 image (values 0-255), not {image.dtype}: {hint}")
+    if image.dim() != 3 or image.shape[0] != 3:
+        shape = tuple(image.shape)
+        hint = (".permute(2, 0, 1) makes an (H, W, 3) image (3, H, W)"
+                if image.dim() == 3 and image.shape[-1] == 3 else
+                ".expand(3, -1, -1) makes a (1, H, W) grey image RGB"
+                if image.dim() == 3 and image.shape[0] == 1 else how)
+        raise ValueError(f"to_input takes a (3, H, W) image, not {shape}: {hint}")
+
+
 def to_input(image_uint8, image_size, mean=DEFAULT_MEAN, std=DEFAULT_STD,
              crop_mode="squash", crop_pct=1.0):
-    """(3, H, W) uint8 -> (3, S, S) float, as cifar-eval and cifar-predict
-    prepare an image: reduced to its kept side (reduce()), prepared
-    (prepare()), then normalised."""
+    """(3, H, W) uint8 (read_image(path)) -> (3, S, S) float, as cifar-eval
+    and cifar-predict prepare an image: reduced to its kept side (reduce()),
+    prepared (prepare()), then normalised. ValueError for another dtype or
+    shape, saying how to get this one."""
+    _check_image(image_uint8)
     x = prepare(reduce(image_uint8, kept_side(image_size, crop_pct)), image_size, crop_mode,
                 crop_pct)
     return normalize(x.unsqueeze(0), mean, std)[0]
