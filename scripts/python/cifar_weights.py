@@ -5,6 +5,8 @@ metadata cifar-export writes, and the values and keys the tools refuse.
 import json
 import math
 import os
+import pickle
+import re
 
 import torch
 
@@ -26,7 +28,17 @@ def read_weights(path):
         with safe_open(path, framework="pt") as f:
             meta = dict(f.metadata() or {})
         return _unwrap(path, load_file(path)), meta
-    return _unwrap(path, torch.load(path, map_location="cpu", weights_only=True)), {}
+    try:
+        loaded = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        # torch's text goes on to advise weights_only=False, which would run
+        # whatever code the file holds: said here without that advice.
+        named = re.search(r"GLOBAL ([\w.]+)", str(e))
+        raise ValueError(f"{os.fspath(path)} holds Python objects, not only tensors"
+                         f"{f' ({named.group(1)})' if named else ''}: it is not loaded, as "
+                         "unpickling it could run code; save model.state_dict() instead of the "
+                         "model or other objects") from None
+    return _unwrap(path, loaded), {}
 
 
 def _unwrap(path, sd):

@@ -121,6 +121,12 @@ expect 1 "named has both val/ and validation/: each is read as the validation sp
   "$TRAIN" --data named "${quick[@]}" --run-dir run7 --checkpoint r7.pt
 [[ ! -e run7 && ! -e r7.pt ]] || fail "a run refused for two validation folders wrote files"
 pass "valid/ and validation/ serve as val/ does, named in the log; two of them refused, naming both"
+# A split's folder given as the data: the data set it belongs to is named.
+for split in train valid; do
+  expect 1 "roboflow/$split holds no data set cifar-train knows .*It is the $split split of the data set in /.*/roboflow: give --data /.*/roboflow\$" -- \
+    "$TRAIN" --data roboflow/$split "${quick[@]}" --run-dir run9 --checkpoint r9.pt
+done
+pass "--data DIR/train or DIR/valid: the refusal names DIR"
 
 # A photo run's default checkpoint is named after its folder, not only its model.
 "$TRAIN" --data roboflow/ "${quick[@]}" --run-dir run8 >r8.out 2>r8.err ||

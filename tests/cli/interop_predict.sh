@@ -101,6 +101,11 @@ text = json.dumps(header).encode()
 open("lying.safetensors", "wb").write(struct.pack("<Q", len(text)) + text + good[8 + n:])
 open("notes.safetensors", "w").write("just some text")
 save_file(sd, "dup.safetensors", metadata={"model": "net", "classes": json.dumps(["a"] * 10)})
+import os
+class Runs:  # a pickle that would run a command
+    def __reduce__(self):
+        return (os.system, ("touch pwned",))
+torch.save({**sd, "extra": Runs()}, "runs_code.pt")
 PY
 expect 1 "names.pt does not fit a net model: missing: fc3.bias, fc3.weight; unexpected: head.bias, head.weight" -- \
   "$PREDICT" --weights names.pt --model net "${files[0]}"
@@ -120,6 +125,13 @@ expect 1 "metadata 'classes' names 'a' twice: each class needs a name of its own
   fail "cifar_models.load read classes named alike"
 grep -q "each non-empty and each once" dup.log || { cat dup.log; fail "cifar_models.load: no reason"; }
 pass "classes named alike in a file's metadata: refused by cifar-predict and cifar_models.load"
+expect 1 "runs_code.pt: it holds a Python object of type posix.system, which a weights file does not need" -- "$PREDICT" --weights runs_code.pt --model net "${files[0]}"
+"$PY" -c "import cifar_models as cm; cm.load('runs_code.pt', model='net')" >code.log 2>&1 &&
+  fail "cifar_models.load read a pickle that runs code"
+grep -q "runs_code.pt holds Python objects, not only tensors (posix.system): it is not loaded" code.log &&
+  ! grep -q "weights_only. set to .False" code.log || { cat code.log; fail "cifar_models.load: no reason, or torch's advice to unpickle it"; }
+[[ ! -e pwned ]] || fail "a pickle ran its command"
+pass "a pickle that would run code: refused by cifar-predict and cifar_models.load, which does not advise weights_only=False"
 expect 2 "unknown extension '.onnx'" -- "$PREDICT" --weights x.onnx --model net "${files[0]}"
 expect 2 "give --checkpoint FILE .* or --weights FILE" -- "$PREDICT" "${files[0]}"
 

@@ -126,8 +126,8 @@ void validate(const TrainConfig& config) {
   train_options(config, RangeChecker{.toml = true});
   if (config.time_minutes > 0 && !config.resume.empty()) {
     throw UsageError(
-        "--time fits a new run's epochs; a resumed run trains to --epochs: drop --time (the "
-        "run folder's config.toml holds the epochs its --time chose)");
+        "--time fits a new run's epochs; a resumed run trains to the count its run settled on "
+        "(its config.toml's epochs, which --time chose): drop --time");
   }
   if (config.time_minutes > 0 && config.steps > 0) {
     throw UsageError(fmt::format(

@@ -58,6 +58,24 @@ std::string images_hint(const fs::path& dir) {
   return "";
 }
 
+// For a split's folder given as the data (DIR/train): the data set it is
+// part of.
+std::string split_folder_hint(const fs::path& dir) {
+  const fs::path whole = absolute_path(dir).lexically_normal();
+  const std::string name = (whole.has_filename() ? whole : whole.parent_path()).filename();
+  const fs::path parent = (whole.has_filename() ? whole : whole.parent_path()).parent_path();
+  const bool split = name == "train" || name == "test" ||
+                     std::ranges::find(kValFolderNames, name) != kValFolderNames.end();
+  if (!split || parent.empty()) return "";
+  for (const auto& e : dataset_kinds()) {
+    if (!e.detect(parent).empty()) {
+      return fmt::format(". It is the {} split of the data set in {}: give --data {}", name,
+                         parent.string(), shell_word(parent.string()));
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::optional<DatasetKind> dataset_request(const std::string& text) {
@@ -89,7 +107,7 @@ DatasetKind detect_dataset(const fs::path& dir) {
         "{} holds no data set cifar-train knows (it holds {}{}): {}; or name the kind with "
         "--dataset{}",
         dir.string(), listing(dir), split_case_hint(dir), what_each_kind_needs(),
-        images_hint(dir)));
+        images_hint(dir) + split_folder_hint(dir)));
   }
   std::vector<std::string> kinds;
   for (const auto& [kind, file] : found)
