@@ -38,6 +38,17 @@ TEST_CASE("a step's memory grows with the batch and the pixels, the probe changi
   REQUIRE(after.size() == before.size());
   for (size_t i = 0; i < after.size(); ++i) CHECK(torch::equal(after[i], before[i]));
   CHECK(torch::equal(torch::rand({1}), rng_before));  // no random draw
+  // The evaluation's batch, probed without a graph at up to 64 px and scaled.
+  options.eval_batch = 100;
+  options.eval_side = 64;
+  const StepMemory eval64 = forecast_step_memory(*model, options);
+  CHECK(eval64.eval_per_image > 1'000'000);  // ResNet-18: about 8 MB an image at 64 px
+  CHECK(eval64.eval == 100 * eval64.eval_per_image);
+  options.eval_side = 256;
+  const StepMemory eval256 = forecast_step_memory(*model, options);
+  CHECK(static_cast<double>(eval256.eval_per_image) ==
+        Approx(16.0 * static_cast<double>(eval64.eval_per_image)).epsilon(0.1));
+  for (size_t i = 0; i < after.size(); ++i) CHECK(torch::equal(after[i], before[i]));
 }
 
 TEST_CASE("a step larger than the free memory is refused naming the batch that fits",
@@ -61,6 +72,26 @@ TEST_CASE("a step larger than the free memory is refused naming the batch that f
   CHECK_THAT(step_memory_problem({.per_image = 4 * gib, .step = 32 * gib, .available = 2 * gib},
                                  options, 8),
              Catch::Contains("lower --image-size (not one image fits)"));
+  // An evaluation batch that would not fit, though the step does: the
+  // evaluation's batch is named (it was left out: the first epoch trained,
+  // then the evaluation took all the memory).
+  const StepMemoryOptions evaluating{.batch = 8, .side = 512, .eval_batch = 100, .eval_side = 512};
+  CHECK(step_memory_problem({.per_image = gib / 8,
+                             .step = gib,
+                             .available = 5 * gib,
+                             .eval_per_image = gib / 4,
+                             .eval = 25 * gib},
+                            evaluating, 8) ==
+        "an evaluation batch of 100 images at 512 px would hold about 25.0 GiB (256 MiB an "
+        "image), more than the 5.0 GiB free for this process: lower --eval-batch-size to 20 or "
+        "less");
+  CHECK(step_memory_problem({.per_image = gib / 8,
+                             .step = gib,
+                             .available = 30 * gib,
+                             .eval_per_image = gib / 4,
+                             .eval = 25 * gib},
+                            evaluating, 8)
+            .empty());
   // Resumed: its image size and batch are the run's, so the advice is memory.
   const StepMemoryOptions resumed{.batch = 8, .side = 512, .resumed = true};
   CHECK_THAT(

@@ -7,6 +7,7 @@
 
 #include "cifar/platform/autocast.h"
 #include "cifar/platform/memory.h"
+#include "cifar/platform/peak_memory.h"
 
 namespace cifar {
 namespace {
@@ -43,6 +44,40 @@ int64_t held_per_image(ClassifierImpl& model, const StepMemoryOptions& options, 
   return std::max<int64_t>(0, two - one);
 }
 
+// What an evaluation batch holds at its peak, per byte of tensors its
+// forward allocates at once: the process's resident memory grew by 1.9-2.1x
+// the tensors' peak an image (ResNet-18, 32 px stem, float32: 128 and 256
+// px; docs/benchmarks.md), oneDNN's own buffers and the heap's slack on top.
+constexpr double kEvalPeakPerTensors = 2.0;
+constexpr int64_t kEvalProbeBatch = 8;
+
+// The most tensor bytes a forward without a graph of `batch` images of
+// `side` px holds at once.
+int64_t eval_peak(ClassifierImpl& model, const StepMemoryOptions& options, int64_t batch,
+                  int64_t side) {
+  auto images = torch::zeros({batch, 3, side, side});  // (B, 3, S, S)
+  if (options.channels_last) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
+  return peak_cpu_tensor_bytes([&] {
+    const torch::NoGradGuard no_grad;
+    const AutocastScope autocast(images.device(), options.precision, /*cache=*/false);
+    const torch::Tensor logits = model.forward(images);  // (B, classes)
+  });
+}
+
+// One image's share of an evaluation batch's peak at `side`: eight images'
+// less one's over seven (at one or two images a forward's fixed buffers
+// hide it), after a first pass of each shape.
+int64_t eval_peak_per_image(ClassifierImpl& model, const StepMemoryOptions& options, int64_t side) {
+  const bool was_training = model.is_training();
+  model.eval();
+  eval_peak(model, options, 1, side);
+  eval_peak(model, options, kEvalProbeBatch, side);
+  const int64_t one = eval_peak(model, options, 1, side);
+  const int64_t many = eval_peak(model, options, kEvalProbeBatch, side);
+  model.train(was_training);
+  return std::max<int64_t>(0, (many - one) / (kEvalProbeBatch - 1));
+}
+
 }  // namespace
 
 StepMemory forecast_step_memory(ClassifierImpl& model, const StepMemoryOptions& options) {
@@ -53,13 +88,43 @@ StepMemory forecast_step_memory(ClassifierImpl& model, const StepMemoryOptions& 
       static_cast<int64_t>(kPeakPerHeld * side_ratio * side_ratio *
                            static_cast<double>(held_per_image(model, options, probe)));
   memory.step = memory.per_image * options.batch;
+  if (options.eval_batch > 0) {
+    const int64_t eval_probe = std::min(options.eval_side, kProbeSide);
+    const double eval_ratio =
+        static_cast<double>(options.eval_side) / static_cast<double>(eval_probe);
+    memory.eval_per_image =
+        static_cast<int64_t>(kEvalPeakPerTensors * eval_ratio * eval_ratio *
+                             static_cast<double>(eval_peak_per_image(model, options, eval_probe)));
+    memory.eval = memory.eval_per_image * options.eval_batch;
+  }
   memory.available = available_memory_bytes() / std::max(1, options.processes_here);
   return memory;
 }
 
+namespace {
+
+// The same for the evaluation's batch, which refusing --batch-size says
+// nothing of.
+std::string eval_memory_problem(const StepMemory& memory, const StepMemoryOptions& options) {
+  if (memory.eval_per_image <= 0 || memory.eval <= memory.available) return "";
+  const int64_t fits = memory.available / memory.eval_per_image;
+  return fmt::format(
+      "an evaluation batch of {} images at {} px would hold about {} ({} an image), more than the "
+      "{} free for this process: {}",
+      options.eval_batch, options.eval_side, memory_size(memory.eval),
+      memory_size(memory.eval_per_image), memory_size(memory.available),
+      fits >= 1 ? fmt::format("lower --eval-batch-size to {} or less", fits)
+                : std::string("lower --image-size (not one image fits)"));
+}
+
+}  // namespace
+
 std::string step_memory_problem(const StepMemory& memory, const StepMemoryOptions& options,
                                 int64_t global_batch) {
-  if (memory.available <= 0 || memory.per_image <= 0 || memory.step <= memory.available) return "";
+  if (memory.available <= 0) return "";
+  if (memory.per_image <= 0 || memory.step <= memory.available) {
+    return eval_memory_problem(memory, options);
+  }
   const int64_t fits = memory.available / memory.per_image;  // images per process
   const int64_t per_process = global_batch / std::max<int64_t>(1, options.batch);
   std::string what = fits >= 1 ? fmt::format("lower --batch-size to {} or less, or --image-size",

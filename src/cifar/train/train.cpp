@@ -58,16 +58,21 @@ void stop_if_interrupted(Distributed& dist) {
                     /*announce=*/dist.is_main());
 }
 
-// A CPU step that would not fit the free memory is refused before anything
-// is written (step_memory.h), every rank alike; a large one is said.
+// A CPU step or evaluation batch that would not fit the free memory is
+// refused before anything is written (step_memory.h), every rank alike; a
+// large step is said.
 void check_step_memory(ClassifierImpl& model, const RunSpec& spec, const RunEnv& env,
                        Distributed& dist) {
+  const int64_t evaluated =
+      std::max(spec.data.test.size(), spec.data.val ? spec.data.val->size() : int64_t{0});
   const StepMemoryOptions options{.batch = per_rank_batch(spec.loop.batch_size, dist.world_size()),
                                   .side = spec.data.train.image_size(),
                                   .channels_last = spec.data.train.channels_last(),
                                   .precision = spec.step.precision,
                                   .processes_here = std::max(1, env.dist.local_world_size),
-                                  .resumed = spec.source.resumed.has_value()};
+                                  .resumed = spec.source.resumed.has_value(),
+                                  .eval_batch = std::min(spec.loop.eval_batch_size, evaluated),
+                                  .eval_side = spec.data.test.image_size()};
   const StepMemory memory = forecast_step_memory(model, options);
   std::string problem = step_memory_problem(memory, options, spec.loop.batch_size);
   if (dist.world_size() > 1) {
@@ -77,10 +82,12 @@ void check_step_memory(ClassifierImpl& model, const RunSpec& spec, const RunEnv&
   }
   if (!problem.empty()) throw std::runtime_error(problem);
   if (memory.available <= 0) return;  // unknown: nothing to compare with
-  spdlog::log(memory.step > memory.available / 4 ? spdlog::level::info : spdlog::level::debug,
-              "memory: a step holds about {} ({} an image at {} px), of {} free",
+  const bool large = std::max(memory.step, memory.eval) > memory.available / 4;
+  spdlog::log(large ? spdlog::level::info : spdlog::level::debug,
+              "memory: a step holds about {} ({} an image at {} px), an evaluation batch of {} "
+              "about {}, of {} free",
               memory_size(memory.step), memory_size(memory.per_image), options.side,
-              memory_size(memory.available));
+              options.eval_batch, memory_size(memory.eval), memory_size(memory.available));
 }
 
 // The job once the processes have joined: every rank runs all of it, in the
