@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "cifar/app/cli.h"
+#include "cifar/app/option_precedence.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config.h"
 #include "cifar/config/config_file.h"
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
       std::cout << cifar::describe_devices();
       return 0;
     }
+    cifar::RunEnv env;
+    env.dist = cifar::dist_env_from_environment();
+    cifar::label_logs_with_rank(env.dist);  // before the first line a rank logs
     cifar::resolve_data_env(app, config.data_dir);
     if (const CLI::Option* file = app.get_config_ptr(); file != nullptr && file->count() > 0) {
       config.config_file = file->as<std::string>();  // an input: no output may replace it
@@ -53,16 +57,13 @@ int main(int argc, char** argv) {
     cifar::validate(config);  // at start: text config.toml cannot hold, say, stops here
     cifar::check_recipe_settings(config);
     if (config.deterministic) cifar::set_deterministic_cublas_env();
-    cifar::RunEnv env;
     env.program = argv[0];
     env.started = started;
     env.progress_bar = !log.quiet && cifar::stderr_draws_bars();
     env.machine = cifar::machine_env_from_environment();
-    env.dist = cifar::dist_env_from_environment();
     env.pretrained_dirs = cifar::pretrained_dirs_from_environment();
     env.spare_cache_dir = cifar::spare_cache_dir_from_environment();
     env.configs_dir = cifar::shipped_configs_shown();
-    cifar::label_logs_with_rank(env.dist);
     const auto result = cifar::train(config, env);
     if (env.dist.rank != 0) return 0;   // rank 0 reports for all processes
     if (!result.test_is_val.empty()) {  // said once in the log, and here in the report

@@ -73,27 +73,46 @@ def reduce(image_uint8, max_short):
 def read_image(path):
     """A PNG or JPEG file -> (3, H, W) uint8, as cifar-eval and cifar-predict
     decode it (src/cifar/formats/image.cpp): grey as RGB, a PNG's
-    transparency (alpha, or a palette's or grey's tRNS) composited onto white,
-    16-bit PNG scaled to the nearest 8-bit value (libpng's png_set_scale_16);
-    EXIF orientation is not applied, as the tools do not."""
+    transparency (alpha, a palette's or a colour key's tRNS) composited onto
+    white, 16-bit PNG scaled to the nearest 8-bit value (libpng's
+    png_set_scale_16); EXIF orientation is not applied, as the tools do not.
+    JPEG through torchvision (libjpeg, CMYK as the tools take it), PNG
+    through PIL, 16-bit PNG through torchvision (PIL truncates it)."""
     from torchvision.io import ImageReadMode, decode_image
-    data = torch.frombuffer(bytearray(open(path, "rb").read()), dtype=torch.uint8)
-    if bytes(data[:8].tolist()) != b"\x89PNG\r\n\x1a\n":
+    raw = open(path, "rb").read()
+    if not raw.startswith(b"\x89PNG\r\n\x1a\n"):
+        data = torch.frombuffer(bytearray(raw), dtype=torch.uint8)
         return decode_image(data, mode=ImageReadMode.RGB)
-    x = decode_image(data, mode=ImageReadMode.RGB_ALPHA)  # (4, H, W)
-    sixteen = x.dtype == torch.uint16  # torchvision keeps 16-bit samples
-    x = x.to(torch.int32)
-    if sixteen:  # libpng's png_do_scale_16_to_8, to the bit
-        high, low = x >> 8, x & 255
-        x = high + (((low - high + 128) * 65535) >> 24)
+    if raw[24] == 16:  # IHDR's bit depth
+        x = _png16_rgba(raw, decode_image, ImageReadMode)
+    else:
+        from PIL import Image
+        with Image.open(path) as im:
+            rgba = im.convert("RGBA")  # palette, grey, low depths, tRNS: expanded
+            x = torch.frombuffer(bytearray(rgba.tobytes()), dtype=torch.uint8)
+            x = x.view(rgba.height, rgba.width, 4).permute(2, 0, 1).to(torch.int32)
     rgb, alpha = x[:3], x[3:]
     return ((rgb * alpha + 255 * (255 - alpha) + 127) // 255).to(torch.uint8)
 
 
+def _png16_rgba(raw, decode_image, mode):
+    """A 16-bit PNG's (4, H, W) int32 RGBA scaled to 8 bits as libpng
+    scales it (png_do_scale_16_to_8), its tRNS colour key made transparent."""
+    x = decode_image(torch.frombuffer(bytearray(raw), dtype=torch.uint8),
+                     mode=mode.RGB_ALPHA).to(torch.int32)  # 16-bit samples kept
+    at = raw.find(b"tRNS")
+    if at > 0 and raw[25] in (0, 2):  # grey or RGB with a colour key
+        key = [int.from_bytes(raw[at + 4 + i:at + 6 + i], "big") for i in range(0, 6, 2)]
+        key = key[:1] * 3 if raw[25] == 0 else key
+        keyed = (x[:3] == torch.tensor(key).view(3, 1, 1)).all(0)
+        x[3][keyed] = 0
+    high, low = x >> 8, x & 255
+    return high + (((low - high + 128) * 65535) >> 24)
+
+
 def _check_image(image):
     """ValueError unless `image` is what to_input takes, saying how to get it."""
-    how = ("read_image(path) gives one, decoded as cifar-predict decodes it; or "
-           "torchvision.io.decode_image(path, ImageReadMode.RGB)")
+    how = "read_image(path) gives one, decoded as cifar-predict decodes it"
     if not isinstance(image, torch.Tensor):
         raise ValueError(f"to_input takes a (3, H, W) uint8 tensor, not a {type(image).__name__}: {how}")
     if image.dtype != torch.uint8:

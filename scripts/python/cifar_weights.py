@@ -34,10 +34,15 @@ def read_weights(path):
         # torch's text goes on to advise weights_only=False, which would run
         # whatever code the file holds: said here without that advice.
         named = re.search(r"GLOBAL ([\w.]+)", str(e))
-        raise ValueError(f"{os.fspath(path)} holds Python objects, not only tensors"
-                         f"{f' ({named.group(1)})' if named else ''}: it is not loaded, as "
-                         "unpickling it could run code; save model.state_dict() instead of the "
-                         "model or other objects") from None
+        if named:
+            raise ValueError(f"{os.fspath(path)} holds Python objects, not only tensors "
+                             f"({named.group(1)}): it is not loaded, as unpickling it could run "
+                             "code; save model.state_dict() instead of the model or other "
+                             "objects") from None
+        reason = re.search(r"WeightsUnpickler error: ([^\n]*)", str(e))
+        raise ValueError(f"{os.fspath(path)}: torch.load cannot read it "
+                         f"({reason.group(1) if reason else type(e).__name__}); save "
+                         "model.state_dict() with torch.save's defaults") from None
     return _unwrap(path, loaded), {}
 
 

@@ -65,7 +65,7 @@ done
 # --- --resume into another run's folder ---------------------------------------------
 expect 0 "" -- "$TRAIN" "${ok[@]}" --run-dir B -o b.pt
 b_last=$(sum B/last.pt) b_config=$(sum B/config.toml) b_metrics=$(sum B/metrics.csv)
-expect 2 "--run-dir B holds another run's results .*not those of the run being resumed .*; continue the folder's own run with --resume B/last.pt, continue A/last.pt in a new folder with --run-dir NEW_DIR" -- \
+expect 2 "--run-dir B holds another run's results .*not those of the run being resumed .*; continue the folder's own run with --config B/config.toml --resume B/last.pt --checkpoint NEW.pt, continue A/last.pt in a new folder with --run-dir NEW_DIR" -- \
   "$TRAIN" "${ok[@]}" --epochs 2 --resume A/last.pt --run-dir B -o c.pt
 [[ $(sum B/last.pt) == "$b_last" && $(sum B/config.toml) == "$b_config" &&
    $(sum B/metrics.csv) == "$b_metrics" ]] || fail "B's files changed"

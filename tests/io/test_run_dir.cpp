@@ -143,9 +143,10 @@ TEST_CASE("replacing a checkpoint of another run says what it held", "[run_dir]"
   }
   save_checkpoint(path, info, *model, nullptr);
   const std::string kept = "; its run folder " + folder.string() + " keeps that run's best.pt";
-  const std::string go_on = "; that run stopped in epoch 3 of 5: go on with it with --config " +
-                            (folder / "config.toml").string() + " --resume " +
-                            (folder / "last.pt").string();
+  const std::string go_on =
+      "; that run stopped in epoch 3 of 5: go on with it with --config " +
+      (folder / "config.toml").string() + " --resume " + (folder / "last.pt").string() +
+      " --checkpoint NEW.pt (its config.toml names this file, now this run's)";
   CHECK(note_if_replacing_other_run(path, "run B") ==
         "replacing " + path.string() + " (net, epoch 2 and 7 steps) written by another run" + kept +
             go_on);

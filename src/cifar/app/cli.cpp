@@ -20,6 +20,7 @@
 
 #include "cifar/app/dist_env.h"
 #include "cifar/app/help_format.h"
+#include "cifar/app/option_precedence.h"
 #include "cifar/app/parse_messages.h"
 #include "cifar/app/std_streams.h"
 #include "cifar/config/config_file.h"
@@ -51,16 +52,6 @@ void setup_logging(const LogOptions& options) {
 }
 
 namespace {
-
-// Whether the command line (not the --config file) gave option `name`.
-bool given_on_command_line(const CLI::App& app, const char* name) {
-  const auto& order = app.parse_order();  // the command line's options only
-  return std::find(order.begin(), order.end(), app.get_option_no_throw(name)) != order.end();
-}
-
-}  // namespace
-
-namespace {
 // --data as $CIFAR10_DIR gives it: the variable's value when the tool has
 // --data and neither the command line nor the config file set it; else "".
 std::string data_from_env(const CLI::App& app) {
@@ -83,31 +74,6 @@ std::filesystem::path spare_cache_dir_from_environment() {
 
 void resolve_data_env(const CLI::App& app, std::string& data_dir) {
   if (std::string env = data_from_env(app); !env.empty()) data_dir = std::move(env);
-}
-
-void settle_run_length(const CLI::App& app, double& time_minutes, int64_t& steps) {
-  if (time_minutes <= 0 || steps <= 0) return;
-  const auto given = [&](const char* name) { return given_on_command_line(app, name); };
-  const bool time = given("--time");
-  if (time == given("--steps")) return;
-  const std::string file = app.get_config_ptr()->as<std::string>();
-  if (time) {
-    spdlog::info("--time {:g} replaces --config {}'s steps = {}", time_minutes, file, steps);
-    steps = 0;
-  } else {
-    spdlog::info("--steps {} replaces --config {}'s time = {:g}", steps, file, time_minutes);
-    time_minutes = 0;
-  }
-}
-
-void settle_weights_digest(const CLI::App& app, std::string& init_weights_sha256) {
-  const auto given = [&](const char* name) { return given_on_command_line(app, name); };
-  if (init_weights_sha256.empty() || !given("--init-weights") || given("--init-weights-sha256")) {
-    return;
-  }
-  spdlog::info("--init-weights replaces --config {}'s, and so its init-weights-sha256",
-               app.get_config_ptr()->as<std::string>());
-  init_weights_sha256.clear();
 }
 
 DistEnv dist_env_from_environment() {

@@ -42,17 +42,6 @@ void setup_logging(const LogOptions& options);
 // "(--data from $CIFAR10_DIR=...)"). The library itself reads no environment.
 void resolve_data_env(const CLI::App& app, std::string& data_dir);
 
-// --time and --steps both set a run's length: the one given on the command
-// line replaces the --config file's other, said in a line (photos.toml's
-// steps = 48 under --time 2). Both on the command line, or both in the file,
-// are left for validate() to refuse.
-void settle_run_length(const CLI::App& app, double& time_minutes, int64_t& steps);
-
-// --init-weights given on the command line replaces a --config file's, and
-// so the digest the file recorded of it (--init-weights-sha256), said in a
-// line.
-void settle_weights_digest(const CLI::App& app, std::string& init_weights_sha256);
-
 // The launcher's variables (torchrun's RANK, WORLD_SIZE, ...), parsed.
 DistEnv dist_env_from_environment();
 

@@ -132,6 +132,13 @@ std::optional<ConfigRead> config_read(const CLI::App& app) {
 
 }  // namespace
 
+bool set_by_config_file(const CLI::App& app, const char* name) {
+  const auto read = config_read(app);
+  const CLI::Option* option = app.get_option_no_throw(name);
+  return read && read->formatter != nullptr && option != nullptr &&
+         read->formatter->line_of(*option).has_value();
+}
+
 // Where a value CLI11 refused came from when a config file was read:
 // " (--config FILE, line N)" when the file set it, "" when the command line
 // did, else " (in or with --config FILE)".

@@ -25,6 +25,10 @@ std::string tidy(const std::string& message);
 // did, else " (in or with --config FILE)".
 std::string config_place(const CLI::App& app, const std::string& message, int argc, char** argv);
 
+// Whether the --config file read set option `name` (a line of its own),
+// whatever the command line gave.
+bool set_by_config_file(const CLI::App& app, const char* name);
+
 // The same for a refusal made after parsing: " (--config FILE, line N)" when
 // the option it is about was set by the config file alone, " (--config FILE:
 // model at line 1, image-size at line 3)" for the options it names that the

@@ -127,7 +127,7 @@ void validate(const TrainConfig& config) {
   if (config.time_minutes > 0 && !config.resume.empty()) {
     throw UsageError(
         "--time fits a new run's epochs; a resumed run trains to the count its run settled on "
-        "(its config.toml's epochs, which --time chose): drop --time");
+        "(its config.toml's epochs): drop --time");
   }
   if (config.time_minutes > 0 && config.steps > 0) {
     throw UsageError(fmt::format(

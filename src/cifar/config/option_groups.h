@@ -39,9 +39,10 @@ void image_prep_options(C& c, V&& v) {
     return kTrain ? fixed(o) : o;
   };
   v.number(opt("--image-size",
-               "Train on images of N x N pixels (0: chosen: a pretrained model's own; else 32, "
-               "or for airbench94 on an image folder its photos' median shorter side, 32 to 64, "
-               "said in the log); kept in the checkpoint for cifar-eval and cifar-predict",
+               "Train on images of N x N pixels (0: chosen: a pretrained model's own, or the "
+               "--init-weights file's recorded size; else 32, or for airbench94 on an image "
+               "folder its photos' median shorter side, 32 to 64, said in the log); kept in the "
+               "checkpoint for cifar-eval and cifar-predict",
                "With --weights: the side N (px) of the images the model takes (0: the file's "
                "metadata, else 32)"),
            c.image_size, Range<int64_t>{0, kMaxResolution});

@@ -87,7 +87,8 @@ std::optional<std::string> note_if_replacing_other_run(const fs::path& path,
       if (last && last->run_id == info->run_id) {
         const int64_t planned = planned_epochs(*info);
         kept += fmt::format(
-            "; that run stopped {} epoch {}{}: go on with it with --config {} --resume {}",
+            "; that run stopped {} epoch {}{}: go on with it with --config {} --resume {} "
+            "--checkpoint NEW.pt (its config.toml names this file, now this run's)",
             info->step_in_epoch > 0 ? "in" : "after",
             info->epoch + (info->step_in_epoch > 0 ? 1 : 0),
             planned > 0 ? fmt::format(" of {}", planned) : "",

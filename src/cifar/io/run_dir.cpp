@@ -128,10 +128,13 @@ std::string run_dir_refusal(const fs::path& dir, const std::optional<ResumedRun>
       "{}; {}continue {} in a new folder with --run-dir NEW_DIR, or pass --overwrite to "
       "replace the results in {}",
       problem.text,
-      problem.ahead || !problem.own_checkpoint.empty()
-          ? fmt::format(
-                "continue the folder's own run with --resume {}, ",
-                shell_word((dir / (problem.ahead ? "last.pt" : problem.own_checkpoint)).string()))
+      problem.ahead ? fmt::format("continue the folder's own run with --resume {}, ",
+                                  shell_word((dir / "last.pt").string()))
+      : !problem.own_checkpoint.empty()
+          ? fmt::format("continue the folder's own run with --config {} --resume {} --checkpoint "
+                        "NEW.pt, ",
+                        shell_word((dir / "config.toml").string()),
+                        shell_word((dir / problem.own_checkpoint).string()))
           : "",
       resumed->checkpoint, dir.string());
 }

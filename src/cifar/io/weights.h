@@ -83,7 +83,9 @@ struct ImportedWeights {
 // Why `path` cannot be read with `options` ("" when it can): its extension
 // names no format (weights_format_problem), unless it is one of this tool's
 // checkpoints; or it is a .pt/.pth file (no metadata) and options.model is
-// unset (the file's size limits follow the model).
+// unset (the file's size limits follow the model). A missing or unreadable
+// file is no such text: std::runtime_error (file_io.h's check_readable_file,
+// exit code 1).
 std::string weights_path_problem(const std::filesystem::path& path, const WeightsOptions& options);
 // Reads it: the tensors (every layout read_weights undoes) and what the file
 // says of them. Precondition: weights_path_problem(path, options) is ""

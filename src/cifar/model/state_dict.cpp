@@ -39,9 +39,17 @@ std::set<std::string> names_of(const TensorMap& tensors) {
 // The model whose state dict has exactly the names of `tensors` (its shapes
 // aside: a head for other classes, another stem), or "".
 std::string model_with_names(const TensorMap& tensors) {
+  // Each model's names, built once (a model's names depend on no option).
+  static const std::vector<std::pair<std::string, std::set<std::string>>> kNames = [] {
+    std::vector<std::pair<std::string, std::set<std::string>>> out;
+    for (const std::string& model : model_names()) {
+      out.emplace_back(model, names_of(model_state_dict(*make_model(ModelOptions(model)))));
+    }
+    return out;
+  }();
   const std::set<std::string> names = names_of(tensors);
-  for (const std::string& model : model_names()) {
-    if (names_of(model_state_dict(*make_model(ModelOptions(model)))) == names) return model;
+  for (const auto& [model, its] : kNames) {
+    if (its == names) return model;
   }
   return "";
 }

@@ -59,11 +59,23 @@ void check_resumed_fine_tune(const TrainConfig& c, const CheckpointInfo& was) {
 // resumed run goes on from its checkpoint's weights. Compared as files, not
 // as text (the option's role is local: ranks may hold it at other paths).
 void check_resumed_weights(const TrainConfig& c, const CheckpointInfo& was) {
-  if (c.init_weights.empty() || was.config_toml.empty()) return;  // older: not recorded
-  std::string started;
+  if (was.config_toml.empty()) return;  // older: not recorded
+  std::string started, digest;
   for (const TomlEntry& e : read_settings_toml(was.config_toml)) {
     if (e.key == "init-weights") started = e.value;
+    if (e.key == "init-weights-sha256") digest = e.value;
   }
+  // The digest checks the file a new run starts from: on a resume, only the
+  // run's own record (its config.toml's) may be given.
+  if (!c.init_weights_sha256.empty() && !digest.starts_with(lower_case(c.init_weights_sha256))) {
+    throw UsageError(fmt::format(
+        "--init-weights-sha256 checks the file a new run starts from, but --resume {} goes on "
+        "from its checkpoint's weights ({}): drop --init-weights-sha256",
+        c.resume,
+        digest.empty() ? std::string("its run recorded no such digest")
+                       : "its run recorded " + digest.substr(0, 12) + "..."));
+  }
+  if (c.init_weights.empty()) return;
   std::error_code ec;
   if (!started.empty() &&
       (absolute_path(c.init_weights) == started || fs::equivalent(c.init_weights, started, ec))) {

@@ -35,10 +35,9 @@ TrainConfig with_resumed_settings(const TrainConfig& config, const ModelSource& 
   if (!source.weights_sha256.empty()) sized.init_weights_sha256 = source.weights_sha256;
   if (!source.resumed_settings) return sized;
   const TrainConfig& was = *source.resumed_settings;
-  if (config.init_weights.empty()) {
-    sized.init_weights = was.init_weights;
-    sized.init_weights_sha256 = was.init_weights_sha256;
-  }
+  // A resume reads no weights file: the digest stays the run's record.
+  sized.init_weights_sha256 = was.init_weights_sha256;
+  if (config.init_weights.empty()) sized.init_weights = was.init_weights;
   if (!config.mean) {  // --mean and --std go together (validate)
     sized.mean = was.mean;
     sized.std = was.std;

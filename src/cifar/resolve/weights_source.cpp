@@ -100,10 +100,11 @@ std::string checked_sha256(const fs::path& file, const std::string& wanted) {
       to_hex(sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
   if (digest.starts_with(lower_case(wanted))) return digest;
   throw std::runtime_error(fmt::format(
-      "--init-weights {}: its SHA-256 is {}, not the {} --init-weights-sha256 asks for (a run "
-      "folder's config.toml records the file it started from): the file has changed since; give "
-      "the file the run started from, or, to start from this one, drop init-weights-sha256 from "
-      "the config file",
+      "--init-weights {}: its SHA-256 is {}, not the {} that --init-weights-sha256 asks for: it "
+      "is another file, or the file has changed since the digest was taken (a run folder's "
+      "config.toml records the file its run started from); give the file with that digest, or, "
+      "to start from this one, give --init-weights on the command line without "
+      "--init-weights-sha256 (a config file's digest then goes with its file)",
       file.string(), digest.substr(0, std::max<size_t>(wanted.size(), 12)), wanted));
 }
 
@@ -128,8 +129,8 @@ ModelSource weights_source(const TrainConfig& config,
     options.model = pretrained->name;
     options.normalization = pretrained->pretrained->normalization;
   }
+  ImportedWeights w = resolve_weights(file, options);  // the file's own checks first
   const std::string digest = pretrained ? "" : checked_sha256(file, config.init_weights_sha256);
-  ImportedWeights w = resolve_weights(file, options);
   if (!config.train_from.empty()) check_train_from(*w.model, w.model_name, config.train_from);
   // As cifar-eval's "weights:" line (model_input.cpp): the values and whence.
   const Normalization& n = w.normalization;
