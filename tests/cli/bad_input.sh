@@ -160,16 +160,18 @@ pass "unwritable outputs are refused before any training ($(( $(date +%s) - star
 
 # --- out of memory: the advice names the batch size (address space capped at 6 GB) --
 # A training step this large is refused by the memory forecast before the
-# first step (train/step_memory.h); the allocation's own advice is the
-# evaluation's, below.
+# first step (train/step_memory.h).
 expect 1 "a training step at batch 20000 and 32 px would hold about [0-9.]+ GiB \([0-9.]+ MiB an image\), more than the [0-9.]+ [GM]iB free for this process: lower --batch-size to [0-9]+ or less" -- \
   bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
   --batch-size 20000 --train-limit 20000 --epochs 1 --run-dir run6 --checkpoint oom.pt -q
 # (A training batch beyond the data is lowered to it before the run starts, so
 # such a run is the one above: --batch-size 20000.)
-expect 1 "out of memory on cpu at --eval-batch-size 10000 with model resnet18: try --eval-batch-size 5000" -- \
+# So is an evaluation batch this large, before the first epoch trains; the
+# allocation's own advice is cifar-eval's, below.
+expect 1 "an evaluation batch of 10000 images at 32 px would hold about [0-9.]+ GiB \([0-9.]+ [MK]iB an image\), more than the [0-9.]+ [GM]iB free for this process: lower --eval-batch-size to [0-9]+ or less" -- \
   bash -c 'ulimit -v 6000000 && exec "$@"' oom "$TRAIN" --data data --device cpu --model resnet18 \
   --batch-size 2 --train-limit 2 --eval-batch-size 10000 --epochs 1 --run-dir run7 --checkpoint oom.pt -q
+[[ ! -e run7 && ! -e oom.pt ]] || fail "a run refused for its evaluation batch wrote files"
 # cifar-eval under a 3.2 GB cap: batch 1000 fits (the control), batch 10000 does not.
 expect 0 '"accuracy"' -- bash -c 'ulimit -v 3200000 && exec "$@"' oom "$EVAL" --checkpoint good.pt \
   --data data --device cpu --batch-size 1000 --json

@@ -58,14 +58,16 @@ expect() {
 }
 
 # tool_options TOOL: the options TOOL's --help declares (each "--name" at the
-# start of a help line, after "-x," if any), one per line; remembered per tool.
+# start of a help line, after "-x," if any, and the names after it:
+# "--pretrained,--no-pretrained"), one per line; remembered per tool.
 declare -A TOOL_OPTIONS=()
 tool_options() {
   local tool=$1 name
   name=$(basename "$tool")
   if [[ -z ${TOOL_OPTIONS[$name]+set} ]]; then
     TOOL_OPTIONS[$name]=$("$tool" --help 2>/dev/null |
-      grep -Eo -- '^ +(-[a-zA-Z], ?)?--[a-z][a-z0-9-]*' | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u)
+      grep -Eo -- '^ +(-[a-zA-Z], ?)?--[a-z][a-z0-9-]*(,--[a-z][a-z0-9-]*)*' |
+      grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u)
   fi
   printf '%s\n' "${TOOL_OPTIONS[$name]}"
 }
