@@ -14,7 +14,8 @@ using pickle::ValuePtr;
 // PROTO 2, LONG1 of 10 bytes (0x1950a86a20f9469cfc6c, little-endian), STOP:
 // the first pickle of every legacy file (torch.save pickles at protocol 2 by
 // default; its pickle_protocol=3 gives PROTO 3 and the same bytes after it,
-// which torch.load reads too: 4 and 5 frame them, and torch.load refuses them).
+// which torch.load reads too: 4 and 5 frame them, and torch.load's
+// weights_only reader refuses them).
 constexpr std::string_view kMagicPickle(
     "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e", 15);
 constexpr size_t kProtocolByte = 1;
