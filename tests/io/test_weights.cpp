@@ -165,8 +165,8 @@ TEST_CASE("a state dict saved before batch norms counted their batches loads", "
   // Another model's names (a head for other classes too, counts aside): that
   // model is named.
   TensorMap net_sd = model_state_dict(*make_model(ModelOptions("net").num_classes(3)));
-  for (const char* model : {"resnet18", "airbench94"}) {
-    REQUIRE_THROWS_WITH(apply_weights(*make_model(ModelOptions(model)), net_sd, model, "net.pt"),
+  for (const char* other : {"resnet18", "airbench94"}) {
+    REQUIRE_THROWS_WITH(apply_weights(*make_model(ModelOptions(other)), net_sd, other, "net.pt"),
                         Catch::Contains("its names are a net model's: pass --model net"));
   }
   const TensorMap resnet_sd = model_state_dict(*make_model(ModelOptions("resnet18")));

@@ -195,9 +195,8 @@ void parse_for_help(CLI::App& app, int argc, char** argv) {
 // --quiet and --verbose ask for opposite logging: the command line's choice
 // overrides the config file's; both on one of them is refused.
 void settle_log_flags(const CLI::App& app, int argc, char** argv, LogOptions& log) {
-  const auto given = [&](const char* name) { return given_on_command_line(app, name); };
-  const bool quiet = given("--quiet") && log.quiet;  // not --quiet=false
-  const bool verbose = given("--verbose") && log.verbose;
+  const bool quiet = given_on_command_line(app, "--quiet") && log.quiet;  // not --quiet=false
+  const bool verbose = given_on_command_line(app, "--verbose") && log.verbose;
   if (quiet && !verbose) log.verbose = false;
   if (verbose && !quiet) log.quiet = false;
   if (log.quiet && log.verbose) {

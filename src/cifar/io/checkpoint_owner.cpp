@@ -6,8 +6,11 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "cifar/core/file_io.h"
 #include "cifar/core/names.h"
@@ -20,29 +23,36 @@ namespace cifar {
 namespace fs = std::filesystem;
 namespace {
 
+// A setting the checkpoint's run saved (its config.toml's `key`); none in an
+// older header, or one whose settings do not read.
+std::optional<TomlEntry> saved_setting(const CheckpointInfo& info, std::string_view key) {
+  try {
+    for (TomlEntry& entry : read_flat_toml(info.config_toml)) {
+      if (entry.key == key) return std::move(entry);
+    }
+  } catch (const TomlError&) {  // unreadable settings: none
+  }
+  return std::nullopt;
+}
+
 // The run folder that wrote a checkpoint: its settings' run-dir (a resumed
 // run keeps its run id, which names the folder it started in), else the
 // run id's folder (a checkpoint without settings).
 fs::path writer_folder(const CheckpointInfo& info) {
-  try {
-    for (const TomlEntry& entry : read_flat_toml(info.config_toml)) {
-      if (entry.key == "run-dir" && !entry.value.empty()) return entry.value;
-    }
-  } catch (const TomlError&) {  // unreadable settings: the run id's folder
-  }
-  return run_folder_of_id(info.run_id);
+  const auto run_dir = saved_setting(info, "run-dir");
+  return run_dir && !run_dir->value.empty() ? fs::path(run_dir->value)
+                                            : run_folder_of_id(info.run_id);
 }
 
 // The epochs a checkpoint's run was to train (its config.toml's), 0 when
 // unknown.
 int64_t planned_epochs(const CheckpointInfo& info) {
-  try {
-    for (const TomlEntry& entry : read_flat_toml(info.config_toml)) {
-      if (entry.key == "epochs" && entry.type == TomlType::kInteger) return std::stoll(entry.value);
-    }
-  } catch (const std::exception&) {  // an older or damaged header: unknown
+  const auto epochs = saved_setting(info, "epochs");
+  int64_t value = 0;
+  if (epochs && epochs->type == TomlType::kInteger) {
+    std::from_chars(epochs->value.data(), epochs->value.data() + epochs->value.size(), value);
   }
-  return 0;
+  return value;
 }
 
 // Whether the checkpoint's run stopped before its planned end.

@@ -52,7 +52,7 @@ struct ResumedDirProblem {
   bool ahead = false;  // it holds the same run, further on than the checkpoint
   // Another run's folder: its newest checkpoint ("last.pt", or "best.pt"
   // after a kill between the two), which goes on with the folder's own run.
-  std::string own_checkpoint;
+  std::string own_checkpoint = {};
 };
 
 // Why `dir` is not provably the folder to go on with run `run` in: one line

@@ -37,6 +37,12 @@ const ModelEntry& pretrained_entry(const std::string& model) {
 
 namespace {
 
+// The SHA-256 of a file's bytes, in hex (read whole, at most `max_bytes`).
+std::string file_sha256(const fs::path& file, uint64_t max_bytes, const std::string& what) {
+  const std::string bytes = read_file(file, max_bytes, what);
+  return to_hex(sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+}
+
 // torch.hub's check (check_hash): a file named NAME-HASH.EXT, HASH in hex,
 // holds bytes whose SHA-256 starts with HASH. `file`, or an error naming
 // the package to install again.
@@ -50,9 +56,7 @@ fs::path check_hub_hash(const fs::path& file, const std::string& package) {
                            [](unsigned char c) { return std::isxdigit(c) && !std::isupper(c); })) {
     return file;
   }
-  const std::string bytes = read_file(file, uint64_t{1} << 32, "--pretrained's weights");
-  const std::string digest =
-      to_hex(sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+  const std::string digest = file_sha256(file, uint64_t{1} << 32, "--pretrained's weights");
   if (digest.starts_with(hash)) return file;
   throw std::runtime_error(fmt::format(
       "--pretrained: {} is damaged: its SHA-256 starts {}, not {} as its name says (torch.hub's "
@@ -95,9 +99,7 @@ void check_train_from(ClassifierImpl& model, const std::string& model_name,
 // The SHA-256 of the --init-weights file, in hex; std::runtime_error unless
 // it starts with `wanted` (--init-weights-sha256: a rerun's record).
 std::string checked_sha256(const fs::path& file, const std::string& wanted) {
-  const std::string bytes = read_file(file, uint64_t{1} << 34, "weights file");
-  const std::string digest =
-      to_hex(sha256({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+  const std::string digest = file_sha256(file, uint64_t{1} << 34, "weights file");
   if (digest.starts_with(lower_case(wanted))) return digest;
   throw std::runtime_error(fmt::format(
       "--init-weights {}: its SHA-256 is {}, not the {} that --init-weights-sha256 asks for: it "

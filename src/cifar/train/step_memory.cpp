@@ -18,12 +18,18 @@ namespace {
 // and 256 px at batch 4) grew by 2.0x the forward's held bytes an image.
 constexpr double kPeakPerHeld = 2.0;
 
+// A probe's input: `batch` blank images of `side` px, in the run's layout.
+torch::Tensor probe_images(const StepMemoryOptions& options, int64_t batch, int64_t side) {
+  auto images = torch::zeros({batch, 3, side, side});  // (B, 3, S, S)
+  if (options.channels_last) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
+  return images;
+}
+
 // The bytes a forward of `batch` images of `side` px leaves held for the
 // backward pass.
 int64_t held_by_forward(ClassifierImpl& model, const StepMemoryOptions& options, int64_t batch,
                         int64_t side) {
-  auto images = torch::zeros({batch, 3, side, side});  // (B, 3, S, S)
-  if (options.channels_last) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
+  const torch::Tensor images = probe_images(options, batch, side);
   const int64_t before = heap_in_use_bytes();
   const AutocastScope autocast(images.device(), options.precision, /*cache=*/false);
   const torch::Tensor logits = model.forward(images);  // (B, classes), with its graph
@@ -55,8 +61,7 @@ constexpr int64_t kEvalProbeBatch = 8;
 // `side` px holds at once.
 int64_t eval_peak(ClassifierImpl& model, const StepMemoryOptions& options, int64_t batch,
                   int64_t side) {
-  auto images = torch::zeros({batch, 3, side, side});  // (B, 3, S, S)
-  if (options.channels_last) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
+  const torch::Tensor images = probe_images(options, batch, side);
   return peak_cpu_tensor_bytes([&] {
     const torch::NoGradGuard no_grad;
     const AutocastScope autocast(images.device(), options.precision, /*cache=*/false);
